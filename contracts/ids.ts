@@ -1,0 +1,66 @@
+/**
+ * Identifiers and stream names. Media ids are `mv` + 8 digits for movies and `tv` + 8 digits
+ * for TV shows, derived from the crawler's source id so a re-crawl never mints a new id.
+ */
+import type { ContentType } from './domain.ts';
+
+const MEDIA_ID = /^(mv|tv)(\d{8})$/;
+
+export function mediaIdOf(kind: ContentType, sourceId: number): string {
+  if (!Number.isInteger(sourceId) || sourceId < 0 || sourceId > 99_999_999) {
+    throw new RangeError(`source id ${sourceId} does not fit a media id (0..99999999)`);
+  }
+  return `${kind === 'movie' ? 'mv' : 'tv'}${String(sourceId).padStart(8, '0')}`;
+}
+
+export function isMediaId(value: string): boolean {
+  return MEDIA_ID.test(value);
+}
+
+export function kindOfMediaId(id: string): ContentType | null {
+  const m = MEDIA_ID.exec(id);
+  if (!m) return null;
+  return m[1] === 'mv' ? 'movie' : 'tv_show';
+}
+
+/** Lower-case ASCII slug: `The Land Girls` -> `the-land-girls`. */
+export function slugify(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 80) || 'untitled';
+}
+
+export const streams = {
+  media: (mediaId: string) => `media-${mediaId}`,
+  availability: (mediaId: string, country: string) => `availability-${mediaId}-${country}`,
+  providers: (country: string) => `providers-${country}`,
+  genres: () => 'genres',
+  collection: (slug: string) => `collection-${slug}`,
+  featured: (country: string) => `featured-${country}`,
+  ranking: (country: string) => `ranking-${country}`,
+} as const;
+
+/** The stream kind is the part before the first `-` (`availability-mv00000001-US` -> `availability`). */
+export function streamKind(streamId: string): string {
+  const dash = streamId.indexOf('-');
+  return dash === -1 ? streamId : streamId.slice(0, dash);
+}
+
+const COUNTRY = /^[A-Za-z]{2}$/;
+export function isCountryCode(value: string): boolean {
+  return COUNTRY.test(value);
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** A real calendar date in `YYYY-MM-DD` form. */
+export function isIsoDate(value: string): boolean {
+  const m = DATE.exec(value);
+  if (!m) return false;
+  const d = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+}

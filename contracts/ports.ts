@@ -1,0 +1,282 @@
+/**
+ * Ports: the small interfaces the application is written against. Each has one behaviour
+ * suite under test/ports that every adapter runs (LMDB and MongoDB, inbox and Kafka, ...).
+ * Adapters throw only AppError (contracts/errors.ts), converting driver errors at the edge.
+ */
+import type { AppError } from './errors.ts';
+import type { DomainEvent, RecordedEvent } from './events.ts';
+import type { Observation } from './observations.ts';
+
+// ---------------------------------------------------------------------------------------------
+// Clock
+
+/** Injected wherever time matters, so daily and weekly jobs are testable. */
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+// ---------------------------------------------------------------------------------------------
+// EventStore
+
+/**
+ * The revision the caller expects the stream to be at: the last revision it read (0-based),
+ * `'no_stream'` for a stream that must not exist yet, or `'any'` to skip the check.
+ */
+export type ExpectedRevision = number | 'no_stream' | 'any';
+
+export interface AppendRequest {
+  stream: string;
+  events: DomainEvent[];
+  expectedRevision: ExpectedRevision;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream. */
+  nextExpectedRevision: number;
+  /** Global position of the last appended event. */
+  position: number;
+}
+
+export interface ReadAllOptions {
+  /** Read events strictly after this global position; 0 reads from the start. Default 0. */
+  after?: number;
+  /** At most this many events. Default 1000. */
+  limit?: number;
+}
+
+export interface SubscribeOptions {
+  /** Deliver events strictly after this global position (a checkpoint). Default 0. */
+  after?: number;
+  /** Largest batch handed to the handler at once. Default 1000. */
+  batchSize?: number;
+  /** How long to wait before polling again once caught up, in ms. Default 50. */
+  idleMs?: number;
+}
+
+export interface Subscription {
+  /** Stops delivering; resolves when the handler in flight (if any) has returned. */
+  stop(): Promise<void>;
+  /** Resolves when the subscription ends: after stop(), or rejects if a handler threw. */
+  readonly done: Promise<void>;
+}
+
+export interface EventStore {
+  /**
+   * Appends events to one stream atomically. Throws AppError `wrong_expected_revision` when the
+   * stream is not at `expectedRevision`, never overwriting. Durable when it resolves.
+   */
+  append(stream: string, events: DomainEvent[], expectedRevision: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Appends to several streams in one durable write where the engine allows it (the ingest
+   * hot path). Each request is checked on its own: a conflict in one does not fail the others;
+   * its slot in the result holds the AppError instead.
+   */
+  appendMany(requests: AppendRequest[]): Promise<Array<AppendResult | AppError>>;
+  /** The events of one stream from `fromRevision` (default 0), oldest first; [] for a missing stream. */
+  readStream(stream: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /** The last revision of a stream, or -1 when it does not exist. */
+  streamRevision(stream: string): Promise<number>;
+  /** Events of all streams in global order. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Global position of the newest event, 0 when the store is empty. */
+  headPosition(): Promise<number>;
+  /**
+   * Catch-up subscription to all events: first the history after `after`, then live events.
+   * The next batch is read only after the handler's promise resolves.
+   */
+  subscribeAll(handler: (batch: RecordedEvent[]) => Promise<void>, options?: SubscribeOptions): Subscription;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ObservationBus
+
+/** One delivered observation, or one that could not be decoded (it goes to the dead letters). */
+export interface ObservationRecord {
+  /** Transport position, for logs: `inbox:42`, `kafka:topic/partition/offset`. */
+  source: string;
+  observation: Observation;
+}
+
+export interface DeadLetter {
+  id: string;
+  /** Why it was refused, for a person. */
+  reason: string;
+  /** The raw record as far as it could be read (the observation, or base64 bytes). */
+  payload: unknown;
+  source: string;
+  at: string;
+}
+
+export interface ConsumeOptions {
+  /** Consumer group; processes in one group share the work. Default `ingest`. */
+  group?: string;
+  /** Largest batch handed to the handler at once. Default 500. */
+  batchSize?: number;
+  /** Stop once everything published so far has been handled (for CLI runs and tests). Default false. */
+  untilIdle?: boolean;
+}
+
+export interface Consumer {
+  stop(): Promise<void>;
+  /** Resolves when the consumer ends (untilIdle reached, or stop()); rejects on a fatal error. */
+  readonly done: Promise<void>;
+}
+
+export interface ObservationBus {
+  /** Publishes in batches; durable (acknowledged) when it resolves. */
+  publish(observations: Observation[]): Promise<void>;
+  /**
+   * Delivers batches to the handler; a batch counts as consumed (offset committed) only after
+   * the handler resolves, so a crash redelivers it. Records that do not decode or validate go
+   * to the dead letters and are not delivered.
+   */
+  consume(handler: (batch: ObservationRecord[]) => Promise<void>, options?: ConsumeOptions): Consumer;
+  /** Records an observation that ingest refused, with the reason; the rest goes on. */
+  deadLetter(record: ObservationRecord | { source: string; payload: unknown }, reason: string): Promise<void>;
+  listDeadLetters(options?: { limit?: number }): Promise<DeadLetter[]>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ReadStore
+
+export interface StoredDocument<T = unknown> {
+  key: string;
+  doc: T;
+  /** Global position of the last event folded into this document. */
+  position: number;
+}
+
+export interface DocumentWrite<T = unknown> {
+  key: string;
+  /** null deletes the document (the deletion still records its position). */
+  doc: T | null;
+  position: number;
+}
+
+export interface ScanOptions {
+  /** Only keys starting with this prefix. */
+  prefix?: string;
+  /** Keys >= start (after applying prefix). */
+  start?: string;
+  /** Keys < end. */
+  end?: string;
+  offset?: number;
+  limit?: number;
+  reverse?: boolean;
+}
+
+export interface WriteBatchResult {
+  written: number;
+  /** Writes skipped because the stored position was not behind theirs (redelivery, replay). */
+  skipped: number;
+}
+
+export interface ReadStore {
+  get<T>(collection: string, key: string): Promise<StoredDocument<T> | null>;
+  /** Same order as `keys`, null where missing. */
+  getMany<T>(collection: string, keys: string[]): Promise<Array<StoredDocument<T> | null>>;
+  /** Documents in ascending key order (byte order of the UTF-8 key). */
+  scan<T>(collection: string, options?: ScanOptions): Promise<Array<StoredDocument<T>>>;
+  count(collection: string, options?: { prefix?: string }): Promise<number>;
+  /**
+   * Writes documents, skipping each whose stored position is >= its own, and (in the same
+   * atomic write where the engine allows) moves the named checkpoint to `checkpoint.position`.
+   */
+  writeBatch<T>(
+    collection: string,
+    writes: Array<DocumentWrite<T>>,
+    checkpoint?: { name: string; position: number },
+  ): Promise<WriteBatchResult>;
+  getCheckpoint(name: string): Promise<number>;
+  setCheckpoint(name: string, position: number): Promise<void>;
+  /** Drops a collection and everything in it (an old projection version after a switch). */
+  dropCollection(collection: string): Promise<void>;
+  /** Aliases: the live physical collection of a read model, switched atomically after a rebuild. */
+  getAlias(name: string): Promise<string | null>;
+  setAlias(name: string, collection: string): Promise<void>;
+  listCollections(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// SearchIndex
+
+/** What the search projection indexes per title (one document serves every locale). */
+export interface SearchDocument {
+  id: string;
+  kind: 'movie' | 'tv_show';
+  title: string;
+  originalTitle: string | null;
+  /** Translated titles by language code. */
+  titles: Record<string, string>;
+  year: number | null;
+  genres: string[];
+  popularity: number;
+  /** Provider short ids available per country (upper-case country code). */
+  availability: Record<string, string[]>;
+}
+
+export interface SearchQuery {
+  q: string;
+  /** Upper-case country: titles available there rank first; `provider` filters within it. */
+  country: string;
+  lang: string;
+  kind?: 'movie' | 'tv_show';
+  genre?: string;
+  provider?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface SearchResult {
+  total: number;
+  /** Media ids of the page, best first. */
+  ids: string[];
+}
+
+export interface SearchIndex {
+  upsert(docs: SearchDocument[]): Promise<void>;
+  remove(ids: string[]): Promise<void>;
+  search(query: SearchQuery): Promise<SearchResult>;
+  count(): Promise<number>;
+  close(): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ReleaseStore
+
+export interface ReleaseFile {
+  path: string;
+  sizeBytes: number;
+  sha256: string;
+}
+
+export interface ReleaseManifest {
+  version: string;
+  publishedAt: string;
+  countries: string[];
+  files: ReleaseFile[];
+}
+
+export interface ReleaseStore {
+  /** Opens a new release for writing; nothing is visible until `publish`. */
+  begin(version: string): Promise<ReleaseWriter>;
+  list(): Promise<ReleaseManifest[]>;
+  latest(): Promise<ReleaseManifest | null>;
+  get(version: string): Promise<ReleaseManifest | null>;
+  /** Reads a byte range [start, end] inclusive of a file in a published release. */
+  read(version: string, path: string, range?: { start: number; end: number }): Promise<NodeJS.ReadableStream>;
+  /** Removes all but the newest `keep` releases. */
+  prune(keep: number): Promise<string[]>;
+}
+
+export interface ReleaseWriter {
+  /** Absolute local path where a file of the release may be written (filesystem adapter). */
+  write(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<ReleaseFile>;
+  publish(meta: { publishedAt: string; countries: string[] }): Promise<ReleaseManifest>;
+  abort(): Promise<void>;
+}

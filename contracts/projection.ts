@@ -1,0 +1,23 @@
+/**
+ * The shape of a projection: a pure fold of events into documents. No I/O, no clock, no driver:
+ * the runner (projections/runner.ts) loads, batches, writes and checkpoints. Analysts write
+ * modules of this same shape and run them with `marquee replay --module`.
+ */
+import type { EventType, RecordedEvent } from './events.ts';
+
+export interface Projection<D = unknown> {
+  /** Logical read-model name, e.g. `media`; the live physical collection is found by alias. */
+  name: string;
+  /** Bumped when the document shape or the fold changes; a new version is rebuilt beside the old. */
+  version: number;
+  /** Event types this projection folds; others are never routed to it. */
+  canHandle: readonly EventType[];
+  /** The document an event belongs to, or null when this event touches none. */
+  documentId(event: RecordedEvent): string | null;
+  /** `null` document in: none stored yet. `null` out: delete the document. */
+  evolve(document: D | null, event: RecordedEvent): D | null;
+}
+
+export function defineProjection<D>(projection: Projection<D>): Projection<D> {
+  return projection;
+}

@@ -1,0 +1,129 @@
+/**
+ * Read-model documents, shaped for the queries of the /v1 API and the snapshot files.
+ * Keys are noted per model; logical names are the `name` of the projection that builds them.
+ */
+import type {
+  CollectionItemRef,
+  ContentType,
+  FeaturedItemRef,
+  Genre,
+  MediaDetails,
+  Offer,
+  Provider,
+  RankingEntry,
+  Season,
+  Translation,
+} from './domain.ts';
+
+/** `media`, key: media id. */
+export interface MediaDoc {
+  id: string;
+  kind: ContentType;
+  sourceId: number;
+  slug: string;
+  details: MediaDetails;
+  /** Overlays by language code. */
+  translations: Record<string, Translation>;
+  /** `YYYY-MM-DD` of the first observation. */
+  firstSeenAt: string;
+}
+
+/** `seasons`, key: media id (TV shows only). Seasons by number, episodes by number. */
+export interface SeasonsDoc {
+  mediaId: string;
+  seasons: Season[];
+}
+
+export interface LinkOffer extends Offer {
+  /** `YYYY-MM-DD` the offer was first seen (observedAt of its OfferAdded). */
+  firstSeenAt: string;
+}
+
+/** `links`, key: `${country}:${mediaId}` so a country's titles are one prefix scan. */
+export interface LinksDoc {
+  mediaId: string;
+  kind: ContentType;
+  country: string;
+  offers: LinkOffer[];
+}
+
+/** `providers`, key: country. */
+export interface ProvidersDoc {
+  country: string;
+  providers: Provider[];
+}
+
+/** `genres`, key: `all`. */
+export interface GenresDoc {
+  genres: Genre[];
+}
+
+/** `collections`, key: slug. */
+export interface CollectionDoc {
+  id: string;
+  slug: string;
+  name: string;
+  description: string | null;
+  country: string | null;
+  language: string | null;
+  items: CollectionItemRef[];
+}
+
+/** `featured`, key: country. */
+export interface FeaturedDoc {
+  country: string;
+  /** RFC 3339 of the last change. */
+  updatedAt: string;
+  daily: FeaturedItemRef[];
+  weekly: FeaturedItemRef[];
+}
+
+/** `rankings`, key: country. The latest day's full ranking. */
+export interface RankingDoc {
+  country: string;
+  date: string;
+  formulaVersion: number;
+  entries: RankingEntry[];
+}
+
+export interface TrendingEntry {
+  mediaId: string;
+  kind: ContentType;
+  /** Position that day; null when the title left the chart. */
+  position: number | null;
+  previousPosition: number | null;
+}
+
+/** `trending`, key: `${country}:${date}`. */
+export interface TrendingDoc {
+  country: string;
+  date: string;
+  entries: TrendingEntry[];
+}
+
+/** `api_keys` (account data written by the CLI, not derived from events), key: sha256 hex of the key. */
+export interface ApiKeyDoc {
+  id: string;
+  name: string;
+  hash: string;
+  /** First characters of the key, for listing without revealing it. */
+  prefix: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+/** Logical read-model names. */
+export const READ_MODELS = {
+  media: 'media',
+  seasons: 'seasons',
+  links: 'links',
+  providers: 'providers',
+  genres: 'genres',
+  collections: 'collections',
+  featured: 'featured',
+  rankings: 'rankings',
+  trending: 'trending',
+  search: 'search',
+} as const;
+
+export const API_KEYS_COLLECTION = 'api_keys';

@@ -1,0 +1,48 @@
+/**
+ * One LMDB environment per data directory, shared by the event store, the inbox and the read
+ * store. LMDB allows several processes on one environment (a CLI appends while the server
+ * runs), each opening its own named databases inside it.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { open, type RootDatabase } from 'lmdb';
+
+export interface LmdbOptions {
+  /** Data directory; the environment lives in `<dataDir>/lmdb`. */
+  dataDir: string;
+  /** Upper bound of the memory map; LMDB grows the file up to it. Default 64 GiB (sparse). */
+  mapSize?: number;
+}
+
+const opened = new Map<string, { root: RootDatabase; refs: number }>();
+
+/** Opens (or shares, within this process) the environment of a data directory. */
+export function openLmdb(options: LmdbOptions): RootDatabase {
+  const path = join(options.dataDir, 'lmdb');
+  const existing = opened.get(path);
+  if (existing) {
+    existing.refs += 1;
+    return existing.root;
+  }
+  mkdirSync(path, { recursive: true });
+  const root = open({
+    path,
+    maxDbs: 256,
+    mapSize: options.mapSize ?? 64 * 1024 ** 3,
+    // Durable when a write resolves: every commit is fsync'd (no noSync, no overlapping sync).
+    overlappingSync: false,
+  });
+  opened.set(path, { root, refs: 1 });
+  return root;
+}
+
+/** Releases one reference; the last one closes the environment. */
+export async function closeLmdb(dataDir: string): Promise<void> {
+  const path = join(dataDir, 'lmdb');
+  const entry = opened.get(path);
+  if (!entry) return;
+  entry.refs -= 1;
+  if (entry.refs > 0) return;
+  opened.delete(path);
+  await entry.root.close();
+}
