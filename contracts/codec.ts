@@ -1,0 +1,234 @@
+/**
+ * Binary codecs of observations and domain events: the bytes the local inbox stores and Kafka
+ * carries. Each record uses Avro single-object encoding (`C3 01`, the 8-byte little-endian
+ * Rabin fingerprint of the writer schema, then the Avro body), so a reader finds the writer
+ * schema from the record itself and resolves it to the newest version it knows.
+ *
+ * Mapping between the TypeScript types and the Avro records:
+ * - the record name is the `type`; the body holds the other top-level fields (`observationId`,
+ *   `observedAt`, `data` for observations; `data`, `metadata` for events);
+ * - `T | null` is the union `["null", T]` (default null); as avsc does, an absent (undefined)
+ *   nullable field is accepted and written as null, so it reads back as null;
+ * - EventMetadata's optional fields are nullable in Avro: an absent field is written as null,
+ *   and a null is dropped when read, so `{}` round-trips as `{}`.
+ */
+import type avsc from 'avsc';
+import { FORMATS } from './domain.ts';
+import { AppError } from './errors.ts';
+import type { DomainEvent, EventMetadata, EventType } from './events.ts';
+import { EVENT_TYPES } from './events.ts';
+import type { Observation, ObservationType } from './observations.ts';
+import { OBSERVATION_TYPES } from './observations.ts';
+import { buildSchemaRegistry, type SchemaKind, type SchemaRegistry, type VersionedSchema } from './schemaRegistry.ts';
+import { SCHEMA_SOURCES } from './schemas/bundle.ts';
+
+/** First two bytes of an Avro single-object encoded record. */
+export const SINGLE_OBJECT_MAGIC = Buffer.from([0xc3, 0x01]);
+const HEADER_LENGTH = 10;
+
+export interface Codec {
+  readonly registry: SchemaRegistry;
+  /** Throws AppError `invalid_observation` naming the bad field. */
+  encodeObservation(o: Observation): Buffer;
+  /** Throws AppError `invalid_observation` for bytes that are not a known observation record. */
+  decodeObservation(buf: Uint8Array): Observation;
+  /** null when valid, otherwise a reason naming the bad field. */
+  validateObservation(o: unknown): string | null;
+  /** Throws AppError `invalid_schema` when the event does not match its schema (a bug in decide). */
+  encodeEvent(e: DomainEvent): Buffer;
+  /** Throws AppError `invalid_schema` for bytes that are not a known event record. */
+  decodeEvent(buf: Uint8Array): DomainEvent;
+  validateEvent(e: unknown): string | null;
+  /** Fingerprint (16 hex characters, header byte order) of the newest schema of a type. */
+  schemaFingerprint(type: ObservationType | EventType): string;
+}
+
+const OBSERVATION_SET: ReadonlySet<string> = new Set(OBSERVATION_TYPES);
+const EVENT_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
+const FORMAT_SET: ReadonlySet<string> = new Set(FORMATS);
+/** RFC 3339 with a zone; `Date.parse` then rejects impossible dates. */
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+
+export function createCodec(registry: SchemaRegistry): Codec {
+  const resolvers = new Map<string, avsc.Resolver | null>();
+
+  function latestOf(kind: SchemaKind, type: string): VersionedSchema {
+    const schema = registry.latest(kind, type);
+    if (!schema) throw new AppError('invalid_schema', `no schema for ${kind} type ${type}`);
+    return schema;
+  }
+
+  /** The Avro body of a value, or a reason; extra properties count as errors (they would be lost). */
+  function check(schema: VersionedSchema, body: unknown): string | null {
+    let reason: string | null = null;
+    const hook = (prefix: string[]) => (path: string[], value: unknown, type: avsc.Type): void => {
+      if (reason !== null) return;
+      // A nullable field holding a wrong non-null value: look inside its one non-null branch,
+      // so the reason names the innermost bad field (`offers[0].priceTypes[1]`).
+      const branches = (type as avsc.Type & { types?: avsc.Type[] }).types;
+      const inner = branches?.filter((b) => (b as avsc.Type & { typeName: string }).typeName !== 'null');
+      const only = inner?.length === 1 ? inner[0] : undefined;
+      const complex = ['record', 'array', 'map'].includes((only as { typeName?: string } | undefined)?.typeName ?? '');
+      if (value !== null && value !== undefined && only && complex) {
+        only.isValid(value, { noUndeclaredFields: true, errorHook: hook([...prefix, ...path]) });
+        if (reason !== null) return;
+      }
+      reason = describeInvalid([...prefix, ...path], value, type);
+    };
+    const ok = schema.avro.isValid(body, { noUndeclaredFields: true, errorHook: hook([]) });
+    return ok ? null : (reason ?? 'does not match its schema');
+  }
+
+  function encode(schema: VersionedSchema, body: unknown): Buffer {
+    const payload = schema.avro.toBuffer(body);
+    return Buffer.concat([SINGLE_OBJECT_MAGIC, schema.fingerprint, payload], HEADER_LENGTH + payload.length);
+  }
+
+  /** Decodes with the writer schema named in the header, resolved to the newest reader version. */
+  function decode(buf: Uint8Array, kind: SchemaKind): { type: string; body: Record<string, unknown> } {
+    const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    if (bytes.length < HEADER_LENGTH || bytes[0] !== 0xc3 || bytes[1] !== 0x01) {
+      throw new Error('not an Avro single-object record (missing the C3 01 header)');
+    }
+    const hex = bytes.toString('hex', 2, HEADER_LENGTH);
+    const writer = registry.byFingerprint(hex);
+    if (!writer) throw new Error(`unknown writer schema fingerprint ${hex}`);
+    if (writer.kind !== kind) throw new Error(`record is the ${writer.kind} ${writer.typeName}, not an ${kind}`);
+    const reader = latestOf(kind, writer.typeName);
+    let resolver = resolvers.get(hex);
+    if (resolver === undefined) {
+      resolver = reader === writer ? null : reader.avro.createResolver(writer.avro);
+      resolvers.set(hex, resolver);
+    }
+    const payload = bytes.subarray(HEADER_LENGTH);
+    let value: unknown;
+    try {
+      value = resolver ? reader.avro.fromBuffer(payload, resolver) : reader.avro.fromBuffer(payload);
+    } catch (err) {
+      throw new Error(`cannot decode a ${writer.typeName} v${writer.version} body: ${(err as Error).message}`);
+    }
+    return { type: writer.typeName, body: toPlain(value) as Record<string, unknown> };
+  }
+
+  function observationBody(o: Observation): unknown {
+    const { type: _type, ...body } = o;
+    return body;
+  }
+
+  function validateObservation(o: unknown): string | null {
+    if (typeof o !== 'object' || o === null) return 'observation: not an object';
+    const type = (o as { type?: unknown }).type;
+    if (typeof type !== 'string' || !OBSERVATION_SET.has(type)) return `type: unknown observation type ${JSON.stringify(type)}`;
+    const observation = o as Observation;
+    const reason = check(latestOf('observation', type), observationBody(observation));
+    if (reason) return `${type}.${reason}`;
+    if (observation.observationId.length === 0) return `${type}.observationId: empty`;
+    if (!TIMESTAMP.test(observation.observedAt) || Number.isNaN(Date.parse(observation.observedAt))) {
+      return `${type}.observedAt: ${JSON.stringify(observation.observedAt)} is not an RFC 3339 timestamp`;
+    }
+    if (observation.type === 'AvailabilityObserved') {
+      // Formats are Avro strings ("4k" is no enum symbol), so their set is checked here.
+      for (const [i, offer] of observation.data.offers.entries()) {
+        const bad = offer.formats?.find((f) => !FORMAT_SET.has(f));
+        if (bad !== undefined) return `${type}.data.offers[${i}].formats: ${JSON.stringify(bad)} is not one of ${FORMATS.join(', ')}`;
+      }
+    }
+    return null;
+  }
+
+  function eventBody(e: DomainEvent): unknown {
+    const { type: _type, metadata, ...rest } = e;
+    const m = metadata as EventMetadata | undefined;
+    // Absent optional metadata is written as null (see the header comment).
+    const normalized = typeof m === 'object' && m !== null
+      ? { ...m, observationId: m.observationId ?? null, observedAt: m.observedAt ?? null, producer: m.producer ?? null }
+      : m;
+    return { ...rest, metadata: normalized };
+  }
+
+  function validateEvent(e: unknown): string | null {
+    if (typeof e !== 'object' || e === null) return 'event: not an object';
+    const type = (e as { type?: unknown }).type;
+    if (typeof type !== 'string' || !EVENT_SET.has(type)) return `type: unknown event type ${JSON.stringify(type)}`;
+    const reason = check(latestOf('event', type), eventBody(e as DomainEvent));
+    return reason ? `${type}.${reason}` : null;
+  }
+
+  return {
+    registry,
+    encodeObservation(o) {
+      const reason = validateObservation(o);
+      if (reason) throw new AppError('invalid_observation', reason, { details: { reason } });
+      return encode(latestOf('observation', o.type), observationBody(o));
+    },
+    decodeObservation(buf) {
+      let decoded: { type: string; body: Record<string, unknown> };
+      try {
+        decoded = decode(buf, 'observation');
+      } catch (err) {
+        throw new AppError('invalid_observation', (err as Error).message, { cause: err });
+      }
+      return { type: decoded.type, ...decoded.body } as Observation;
+    },
+    validateObservation,
+    encodeEvent(e) {
+      const reason = validateEvent(e);
+      if (reason) throw new AppError('invalid_schema', reason, { details: { reason } });
+      return encode(latestOf('event', e.type), eventBody(e));
+    },
+    decodeEvent(buf) {
+      let decoded: { type: string; body: Record<string, unknown> };
+      try {
+        decoded = decode(buf, 'event');
+      } catch (err) {
+        throw new AppError('invalid_schema', (err as Error).message, { cause: err });
+      }
+      const metadata: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(decoded.body['metadata'] as Record<string, unknown>)) {
+        if (value !== null) metadata[key] = value;
+      }
+      return { type: decoded.type, data: decoded.body['data'], metadata } as DomainEvent;
+    },
+    validateEvent,
+    schemaFingerprint(type) {
+      return latestOf(OBSERVATION_SET.has(type) ? 'observation' : 'event', type).fingerprintHex;
+    },
+  };
+}
+
+/** avsc decodes records into instances of generated classes; callers get plain data. */
+function toPlain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toPlain);
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = toPlain((value as Record<string, unknown>)[key]);
+  return out;
+}
+
+function describeInvalid(path: string[], value: unknown, type: avsc.Type): string {
+  const where = path.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join('').replace(/^\./, '') || '(record)';
+  if (value === undefined) return `${where}: missing`;
+  const shown = JSON.stringify(value)?.slice(0, 80) ?? String(value);
+  const t = type as avsc.Type & { typeName: string; types?: avsc.Type[]; symbols?: string[]; fields?: Array<{ name: string }> };
+  if (t.typeName === 'record' && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const declared = new Set((t.fields ?? []).map((f) => f.name));
+    const extra = Object.keys(value).filter((k) => !declared.has(k));
+    if (extra.length > 0) return `${where}: unknown field ${extra.join(', ')}`;
+  }
+  let expected: string = t.typeName;
+  if (t.symbols) expected = `one of ${t.symbols.join(', ')}`;
+  else if (t.types) expected = t.types.map((b) => b.name ?? (b as avsc.Type & { typeName: string }).typeName).join(' or ');
+  else if (t.typeName === 'record') expected = `a ${t.name ?? 'record'}`;
+  return `${where}: ${shown} is not ${expected === 'int' || expected === 'long' ? `an ${expected}` : expected}`;
+}
+
+/** The codec of the checked-in schemas. */
+export const codec: Codec = createCodec(buildSchemaRegistry(SCHEMA_SOURCES));
+
+export const encodeObservation = (o: Observation): Buffer => codec.encodeObservation(o);
+export const decodeObservation = (buf: Uint8Array): Observation => codec.decodeObservation(buf);
+export const validateObservation = (o: unknown): string | null => codec.validateObservation(o);
+export const encodeEvent = (e: DomainEvent): Buffer => codec.encodeEvent(e);
+export const decodeEvent = (buf: Uint8Array): DomainEvent => codec.decodeEvent(buf);
+export const validateEvent = (e: unknown): string | null => codec.validateEvent(e);
+export const schemaFingerprint = (type: ObservationType | EventType): string => codec.schemaFingerprint(type);

@@ -1,0 +1,193 @@
+/**
+ * The embedded event store: LMDB named databases inside the shared environment.
+ *
+ * - `es:events`  global position (ordered-binary number) -> `{ type, data, metadata, streamId, revision, recordedAt }`
+ * - `es:streams` `[streamId, revision]` -> global position (the per-stream index)
+ * - `es:heads`   streamId -> last revision (so a revision check is one lookup, never a stream read)
+ * - `es:meta`    `head` -> newest global position
+ *
+ * Every append runs inside an LMDB write transaction, whose lock is shared by every process on
+ * the environment: the revision check, the head read and the writes are atomic across processes,
+ * and positions stay gapless. lmdb-js batches the transactions queued in one event turn into one
+ * commit, so concurrent appends share one fsync; a commit resolves only once it is synced.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
+import {
+  systemClock,
+  type AppendRequest,
+  type AppendResult,
+  type Clock,
+  type EventStore,
+  type ExpectedRevision,
+  type ReadAllOptions,
+  type SubscribeOptions,
+  type Subscription,
+} from '../../contracts/ports.ts';
+import { closeLmdb, openLmdb } from './env.ts';
+import { pollingSubscription } from './pollingSubscription.ts';
+
+export interface LmdbEventStoreOptions {
+  /** Data directory shared with the other embedded adapters (`<dataDir>/lmdb`). */
+  dataDir: string;
+  /** Stamps `recordedAt`. Default: the system clock. */
+  clock?: Clock;
+}
+
+/** What is stored per event; the position is the key. */
+interface StoredEvent {
+  type: string;
+  data: unknown;
+  metadata: unknown;
+  streamId: string;
+  revision: number;
+  recordedAt: string;
+}
+
+const MAX_KEY = Number.MAX_SAFE_INTEGER;
+const HEAD_KEY = 'head';
+
+export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
+  const clock = options.clock ?? systemClock;
+  const root: RootDatabase = openLmdb({ dataDir: options.dataDir });
+  const events: Database<StoredEvent, number> = root.openDB({ name: 'es:events' });
+  const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
+  const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
+  const meta: Database<number, string> = root.openDB({ name: 'es:meta' });
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  function open(): void {
+    if (closed) throw new AppError('closed', 'the LMDB event store is closed');
+  }
+
+  function toRecorded(position: number, stored: StoredEvent): RecordedEvent {
+    return {
+      type: stored.type,
+      data: stored.data,
+      metadata: stored.metadata,
+      streamId: stored.streamId,
+      revision: stored.revision,
+      position,
+      recordedAt: stored.recordedAt,
+    } as RecordedEvent;
+  }
+
+  /** Runs inside the write transaction: reads see the writes of earlier requests in it. */
+  function writeRequests(requests: AppendRequest[], recordedAt: string): Array<AppendResult | AppError> {
+    let head = meta.get(HEAD_KEY) ?? 0;
+    const results: Array<AppendResult | AppError> = [];
+    for (const request of requests) {
+      const current = heads.get(request.stream) ?? -1;
+      if (!matches(current, request.expectedRevision)) {
+        results.push(conflict(request.stream, request.expectedRevision, current));
+        continue;
+      }
+      let revision = current;
+      for (const event of request.events) {
+        head += 1;
+        revision += 1;
+        const stored: StoredEvent = {
+          type: event.type,
+          data: event.data,
+          metadata: event.metadata,
+          streamId: request.stream,
+          revision,
+          recordedAt,
+        };
+        events.putSync(head, stored);
+        streams.putSync([request.stream, revision], head);
+      }
+      if (revision !== current) heads.putSync(request.stream, revision);
+      results.push({ nextExpectedRevision: revision, position: head });
+    }
+    meta.putSync(HEAD_KEY, head);
+    return results;
+  }
+
+  async function appendMany(requests: AppendRequest[]): Promise<Array<AppendResult | AppError>> {
+    open();
+    if (requests.length === 0) return [];
+    const recordedAt = clock.now().toISOString();
+    try {
+      return await root.transaction(() => writeRequests(requests, recordedAt));
+    } catch (err) {
+      throw asUnavailable(err, 'LMDB event store');
+    }
+  }
+
+  const store: EventStore = {
+    appendMany,
+
+    async append(stream: string, batch: DomainEvent[], expectedRevision: ExpectedRevision) {
+      const [result] = await appendMany([{ stream, events: batch, expectedRevision }]);
+      if (result === undefined) throw new AppError('internal', 'append returned no result');
+      if (result instanceof Error) throw result;
+      return result;
+    },
+
+    async readStream(stream, readOptions = {}) {
+      open();
+      const from = readOptions.fromRevision ?? 0;
+      const out: RecordedEvent[] = [];
+      for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream, MAX_KEY] })) {
+        const stored = events.get(position);
+        if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
+        out.push(toRecorded(position, stored));
+      }
+      return out;
+    },
+
+    async streamRevision(stream) {
+      open();
+      return heads.get(stream) ?? -1;
+    },
+
+    async readAll(readOptions: ReadAllOptions = {}) {
+      open();
+      const after = readOptions.after ?? 0;
+      const limit = readOptions.limit ?? 1000;
+      const out: RecordedEvent[] = [];
+      for (const { key, value } of events.getRange({ start: after + 1, end: MAX_KEY, limit })) {
+        out.push(toRecorded(key, value));
+      }
+      return out;
+    },
+
+    async headPosition() {
+      open();
+      return meta.get(HEAD_KEY) ?? 0;
+    },
+
+    subscribeAll(handler, subscribeOptions: SubscribeOptions = {}) {
+      open();
+      const subscription = pollingSubscription(store, handler, subscribeOptions);
+      subscriptions.add(subscription);
+      void subscription.done.finally(() => subscriptions.delete(subscription)).catch(() => undefined);
+      return subscription;
+    },
+
+    async close() {
+      if (closed) return;
+      await Promise.all([...subscriptions].map((s) => s.stop()));
+      closed = true;
+      await closeLmdb(options.dataDir);
+    },
+  };
+  return store;
+}
+
+function matches(current: number, expected: ExpectedRevision): boolean {
+  if (expected === 'any') return true;
+  if (expected === 'no_stream') return current === -1;
+  return current === expected;
+}
+
+function conflict(stream: string, expected: ExpectedRevision, actual: number): AppError {
+  return new AppError(
+    'wrong_expected_revision',
+    `stream ${stream} is at revision ${actual}, expected ${String(expected)}`,
+    { details: { stream, expected, actual } },
+  );
+}

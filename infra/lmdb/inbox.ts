@@ -1,0 +1,233 @@
+/**
+ * The embedded ObservationBus: a durable local inbox in the shared LMDB environment. It stores
+ * the same Avro single-object records Kafka carries (contracts/codec.ts), so a crawler can
+ * switch transport without changing a byte.
+ *
+ * Named databases:
+ * - `inbox`: sequence (1, 2, ...) -> record bytes; the sequence is assigned inside the write
+ *   transaction, so several processes can publish to one inbox (LMDB serialises writers);
+ * - `inbox_offsets`: consumer group -> last sequence it handled (committed after the handler);
+ * - `dead_letters`: id (1, 2, ...) -> DeadLetter; `dead_letter_keys`: `source \0 reason` -> id,
+ *   so a redelivered poison record is not dead-lettered twice.
+ *
+ * One consumer per group at a time: the inbox has no partitions to share out, and a second
+ * consumer of the same group in this process is refused (another process is not detected).
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { decodeObservation, encodeObservation, validateObservation } from '../../contracts/codec.ts';
+import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import type { Observation } from '../../contracts/observations.ts';
+import {
+  systemClock,
+  type Clock,
+  type ConsumeOptions,
+  type Consumer,
+  type DeadLetter,
+  type ObservationBus,
+  type ObservationRecord,
+} from '../../contracts/ports.ts';
+import { closeLmdb, openLmdb } from './env.ts';
+
+export interface LmdbInboxOptions {
+  /** Data directory; the inbox lives in the LMDB environment of `<dataDir>/lmdb`. */
+  dataDir: string;
+  /** How long a caught-up consumer waits before checking for new records, in ms. Default 50. */
+  pollMs?: number;
+  /** Stamps dead letters. Default the system clock. */
+  clock?: Clock;
+}
+
+export interface LmdbInbox extends ObservationBus {
+  /**
+   * Appends already-encoded records as they are, in one durable transaction (a bridge from
+   * another transport, or a test injecting undecodable bytes). Resolves to the last sequence.
+   */
+  publishRaw(records: readonly Uint8Array[]): Promise<number>;
+  /** The sequence of the newest record, 0 when the inbox is empty. */
+  lastSequence(): number;
+  /** The committed offset of a group (the last sequence it handled), 0 before its first commit. */
+  committedOffset(group: string): number;
+}
+
+const DEFAULT_GROUP = 'ingest';
+const DEFAULT_BATCH = 500;
+const DEFAULT_DEAD_LETTER_LIMIT = 100;
+
+export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
+  const { dataDir } = options;
+  const pollMs = options.pollMs ?? 50;
+  const clock = options.clock ?? systemClock;
+  const root: RootDatabase = openLmdb({ dataDir });
+  const inbox: Database<Uint8Array, number> = root.openDB({ name: 'inbox', encoding: 'binary' });
+  const offsets: Database<number, string> = root.openDB({ name: 'inbox_offsets' });
+  const deadLetters: Database<DeadLetter, number> = root.openDB({ name: 'dead_letters' });
+  const deadLetterKeys: Database<number, string> = root.openDB({ name: 'dead_letter_keys' });
+
+  let closed = false;
+  const active = new Map<string, Consumer>();
+
+  function ensureOpen(): void {
+    if (closed) throw new AppError('closed', 'the inbox is closed');
+  }
+
+  function lastKey<V>(db: Database<V, number>): number {
+    for (const key of db.getKeys({ reverse: true, limit: 1 })) return key;
+    return 0;
+  }
+
+  function lastSequence(): number {
+    return lastKey(inbox);
+  }
+
+  function committedOffset(group: string): number {
+    return offsets.get(group) ?? 0;
+  }
+
+  async function publishRaw(records: readonly Uint8Array[]): Promise<number> {
+    ensureOpen();
+    if (records.length === 0) return lastSequence();
+    try {
+      // Read the last sequence inside the write transaction: no other writer, in this process
+      // or another, can take the same numbers.
+      return await root.transaction(() => {
+        let seq = lastKey(inbox);
+        for (const record of records) {
+          seq += 1;
+          void inbox.put(seq, record);
+        }
+        return seq;
+      });
+    } catch (err) {
+      throw asUnavailable(err, 'the local inbox');
+    }
+  }
+
+  async function writeDeadLetter(source: string, payload: unknown, reason: string): Promise<void> {
+    ensureOpen();
+    const dedupeKey = `${source}\u0000${reason}`;
+    try {
+      await root.transaction(() => {
+        if (deadLetterKeys.get(dedupeKey) !== undefined) return;
+        const id = lastKey(deadLetters) + 1;
+        void deadLetters.put(id, { id: String(id), reason, payload, source, at: clock.now().toISOString() });
+        void deadLetterKeys.put(dedupeKey, id);
+      });
+    } catch (err) {
+      throw asUnavailable(err, 'the local inbox');
+    }
+  }
+
+  /** Decodes one stored record, or dead-letters it and returns null. */
+  async function toRecord(seq: number, bytes: Uint8Array): Promise<ObservationRecord | null> {
+    const source = `inbox:${seq}`;
+    let observation: Observation;
+    try {
+      observation = decodeObservation(bytes);
+    } catch (err) {
+      await writeDeadLetter(source, Buffer.from(bytes).toString('base64'), (err as Error).message);
+      return null;
+    }
+    const reason = validateObservation(observation);
+    if (reason !== null) {
+      await writeDeadLetter(source, observation, reason);
+      return null;
+    }
+    return { source, observation };
+  }
+
+  function consume(handler: (batch: ObservationRecord[]) => Promise<void>, consumeOptions: ConsumeOptions = {}): Consumer {
+    ensureOpen();
+    const group = consumeOptions.group ?? DEFAULT_GROUP;
+    const batchSize = consumeOptions.batchSize ?? DEFAULT_BATCH;
+    const untilIdle = consumeOptions.untilIdle ?? false;
+    if (!Number.isInteger(batchSize) || batchSize < 1) {
+      throw new AppError('internal', `batchSize must be a positive integer, got ${batchSize}`);
+    }
+    if (active.has(group)) throw new AppError('internal', `group ${group} already has a consumer in this process`);
+
+    let stopping = false;
+    let wake: (() => void) | null = null;
+    const idle = () => new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        wake = null;
+        resolve();
+      }, pollMs);
+      wake = () => {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      };
+    });
+
+    const run = async (): Promise<void> => {
+      let offset = committedOffset(group);
+      while (!stopping) {
+        // The cheap check first: one key lookup tells whether anything is past our offset. The
+        // read snapshot is renewed so records published by another process become visible.
+        inbox.resetReadTxn();
+        if (lastSequence() <= offset) {
+          if (untilIdle) return;
+          await idle();
+          continue;
+        }
+        const entries = [...inbox.getRange({ start: offset + 1, limit: batchSize })];
+        const records: ObservationRecord[] = [];
+        for (const { key, value } of entries) {
+          const record = await toRecord(key, value);
+          if (record) records.push(record);
+        }
+        // A failing handler ends the consumer before the commit: the batch is redelivered.
+        if (records.length > 0) await handler(records);
+        const last = entries.at(-1)?.key ?? offset;
+        try {
+          await offsets.put(group, last);
+        } catch (err) {
+          throw asUnavailable(err, 'the local inbox');
+        }
+        offset = last;
+      }
+    };
+
+    const done = run().finally(() => active.delete(group));
+    // The caller observes `done`; this only keeps an unobserved failure from crashing the process.
+    done.catch(() => {});
+    const consumer: Consumer = {
+      async stop() {
+        stopping = true;
+        (wake as (() => void) | null)?.();
+        await done.catch(() => {});
+      },
+      done,
+    };
+    active.set(group, consumer);
+    return consumer;
+  }
+
+  return {
+    async publish(observations) {
+      ensureOpen();
+      // Encode (and so validate) everything first: a bad observation publishes nothing.
+      const records = observations.map((o) => encodeObservation(o));
+      await publishRaw(records);
+    },
+    publishRaw,
+    lastSequence,
+    committedOffset,
+    consume,
+    async deadLetter(record, reason) {
+      const payload = 'observation' in record ? record.observation : record.payload;
+      await writeDeadLetter(record.source, payload, reason);
+    },
+    async listDeadLetters(listOptions = {}) {
+      ensureOpen();
+      const limit = listOptions.limit ?? DEFAULT_DEAD_LETTER_LIMIT;
+      return [...deadLetters.getRange({ limit })].map(({ value }) => value);
+    },
+    async close() {
+      if (closed) return;
+      await Promise.all([...active.values()].map((c) => c.stop()));
+      closed = true;
+      await closeLmdb(dataDir);
+    },
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * The embedded read store: every collection lives in the same few named databases under a key
+ * prefix, so the number of read models (and their versions) never runs into LMDB's `maxDbs`.
+ *
+ * - `rs:docs`       `<collection>\0<key>` (raw UTF-8 bytes) -> `{ doc, position }`
+ * - `rs:tombstones` same keys -> position of the deletion, so a replayed older write cannot
+ *                   resurrect a deleted document; kept apart so reads and counts never see them
+ * - `rs:meta`       `checkpoint:<name>` -> position, `alias:<name>` -> collection,
+ *                   `collection:<name>` -> true (for listCollections)
+ *
+ * Keys are raw bytes so scans run in the byte order of the UTF-8 key, as the port promises.
+ * A batch, its position guard and its checkpoint commit in one transaction, atomic across
+ * processes on the same environment.
+ */
+import type { Database, RootDatabase } from 'lmdb';
+import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import type {
+  DocumentWrite,
+  ReadStore,
+  ScanOptions,
+  StoredDocument,
+  WriteBatchResult,
+} from '../../contracts/ports.ts';
+import { closeLmdb, openLmdb } from './env.ts';
+
+export interface LmdbReadStoreOptions {
+  /** Data directory shared with the other embedded adapters (`<dataDir>/lmdb`). */
+  dataDir: string;
+}
+
+interface StoredValue {
+  doc: unknown;
+  position: number;
+}
+
+/** Keys removed per transaction by dropCollection, so one drop never holds the write lock long. */
+const DROP_CHUNK = 10_000;
+
+export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
+  const root: RootDatabase = openLmdb({ dataDir: options.dataDir });
+  const docs: Database<StoredValue, Buffer> = root.openDB({ name: 'rs:docs', keyEncoding: 'binary' });
+  const tombstones: Database<number, Buffer> = root.openDB({ name: 'rs:tombstones', keyEncoding: 'binary' });
+  const meta: Database<unknown, string> = root.openDB({ name: 'rs:meta' });
+  let closed = false;
+
+  function open(): void {
+    if (closed) throw new AppError('closed', 'the LMDB read store is closed');
+  }
+
+  async function write<T>(what: string, action: () => T): Promise<T> {
+    open();
+    try {
+      return await root.transaction(action);
+    } catch (err) {
+      throw asUnavailable(err, `LMDB read store (${what})`);
+    }
+  }
+
+  function stored<T>(prefixLength: number, key: Buffer, value: StoredValue): StoredDocument<T> {
+    return { key: key.toString('utf8', prefixLength), doc: value.doc as T, position: value.position };
+  }
+
+  const store: ReadStore = {
+    async get<T>(collection: string, key: string) {
+      open();
+      const value = docs.get(docKey(collection, key));
+      return value === undefined ? null : { key, doc: value.doc as T, position: value.position };
+    },
+
+    async getMany<T>(collection: string, keys: string[]) {
+      open();
+      return keys.map((key): StoredDocument<T> | null => {
+        const value = docs.get(docKey(collection, key));
+        return value === undefined ? null : { key, doc: value.doc as T, position: value.position };
+      });
+    },
+
+    async scan<T>(collection: string, scanOptions: ScanOptions = {}) {
+      open();
+      const range = scanRange(collection, scanOptions);
+      if (range === null) return [];
+      const prefixLength = collectionPrefix(collection).length;
+      const base = { offset: scanOptions.offset ?? 0, ...(scanOptions.limit === undefined ? {} : { limit: scanOptions.limit }) };
+      // LMDB walks a reverse range from `start` down to `end`; flip inclusivity so the bounds
+      // stay [low, high) either way.
+      const entries = scanOptions.reverse
+        ? docs.getRange({ ...base, start: range.high, end: range.low, reverse: true, exclusiveStart: true, inclusiveEnd: true })
+        : docs.getRange({ ...base, start: range.low, end: range.high });
+      const out: Array<StoredDocument<T>> = [];
+      for (const { key, value } of entries) out.push(stored<T>(prefixLength, key, value));
+      return out;
+    },
+
+    async count(collection, countOptions = {}) {
+      open();
+      const range = scanRange(collection, countOptions);
+      return range === null ? 0 : docs.getCount({ start: range.low, end: range.high });
+    },
+
+    async writeBatch<T>(
+      collection: string,
+      writes: Array<DocumentWrite<T>>,
+      checkpoint?: { name: string; position: number },
+    ): Promise<WriteBatchResult> {
+      const prefix = collectionPrefix(collection);
+      // Keys are built before the transaction: the write lock is held only for the LMDB work.
+      const keys = writes.map((w) => Buffer.concat([prefix, Buffer.from(w.key, 'utf8')]));
+      return write('writeBatch', () => {
+        let written = 0;
+        let skipped = 0;
+        if (writes.length > 0 && meta.get(collectionMetaKey(collection)) === undefined) {
+          meta.putSync(collectionMetaKey(collection), true);
+        }
+        writes.forEach((w, index) => {
+          const key = keys[index] as Buffer;
+          // Reads inside the transaction see its earlier writes, so two writes of one key in a
+          // batch are guarded against each other too.
+          const live = docs.get(key);
+          const tombstone = live === undefined ? tombstones.get(key) : undefined;
+          const storedPosition = live?.position ?? tombstone;
+          if (storedPosition !== undefined && storedPosition >= w.position) {
+            skipped += 1;
+            return;
+          }
+          if (w.doc === null) {
+            if (live !== undefined) docs.removeSync(key);
+            tombstones.putSync(key, w.position);
+          } else {
+            docs.putSync(key, { doc: w.doc, position: w.position });
+            if (tombstone !== undefined) tombstones.removeSync(key);
+          }
+          written += 1;
+        });
+        if (checkpoint) meta.putSync(checkpointKey(checkpoint.name), checkpoint.position);
+        return { written, skipped };
+      });
+    },
+
+    async getCheckpoint(name) {
+      open();
+      const value = meta.get(checkpointKey(name));
+      return typeof value === 'number' ? value : 0;
+    },
+
+    async setCheckpoint(name, position) {
+      await write('setCheckpoint', () => meta.putSync(checkpointKey(name), position));
+    },
+
+    async dropCollection(collection) {
+      const range = scanRange(collection, {});
+      if (range === null) return;
+      for (const db of [docs, tombstones] as Array<Database<unknown, Buffer>>) {
+        for (;;) {
+          open();
+          const keys = [...db.getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })];
+          if (keys.length === 0) break;
+          await write('dropCollection', () => {
+            for (const key of keys) db.removeSync(key);
+          });
+        }
+      }
+      await write('dropCollection', () => meta.removeSync(collectionMetaKey(collection)));
+    },
+
+    async getAlias(name) {
+      open();
+      const value = meta.get(aliasKey(name));
+      return typeof value === 'string' ? value : null;
+    },
+
+    async setAlias(name, collection) {
+      await write('setAlias', () => meta.putSync(aliasKey(name), collection));
+    },
+
+    async listCollections() {
+      open();
+      const start = collectionMetaKey('');
+      // ';' is the character after ':', so this range holds exactly the `collection:` keys.
+      const out: string[] = [];
+      for (const key of meta.getKeys({ start, end: 'collection;' })) out.push(key.slice(start.length));
+      return out;
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await closeLmdb(options.dataDir);
+    },
+  };
+  return store;
+}
+
+const checkpointKey = (name: string) => `checkpoint:${name}`;
+const aliasKey = (name: string) => `alias:${name}`;
+const collectionMetaKey = (name: string) => `collection:${name}`;
+
+function collectionPrefix(collection: string): Buffer {
+  if (collection.length === 0 || collection.includes('\0')) {
+    throw new AppError('internal', `invalid collection name ${JSON.stringify(collection)}`);
+  }
+  return Buffer.from(`${collection}\0`, 'utf8');
+}
+
+function docKey(collection: string, key: string): Buffer {
+  return Buffer.concat([collectionPrefix(collection), Buffer.from(key, 'utf8')]);
+}
+
+/** The smallest byte string greater than every string starting with `bytes`; null if none. */
+function prefixEnd(bytes: Buffer): Buffer | null {
+  let end = bytes.length;
+  while (end > 0 && bytes[end - 1] === 0xff) end -= 1;
+  if (end === 0) return null;
+  const out = Buffer.from(bytes.subarray(0, end));
+  out[end - 1] = (out[end - 1] as number) + 1;
+  return out;
+}
+
+/** The byte range [low, high) of a scan inside a collection, or null when it is empty. */
+function scanRange(collection: string, options: ScanOptions): { low: Buffer; high: Buffer } | null {
+  const prefix = collectionPrefix(collection);
+  let low = Buffer.concat([prefix, Buffer.from(options.prefix ?? '', 'utf8')]);
+  // A collection prefix ends in \0, so its end always exists.
+  let high = prefixEnd(low) ?? prefixEnd(prefix) as Buffer;
+  if (options.start !== undefined) {
+    const start = Buffer.concat([prefix, Buffer.from(options.start, 'utf8')]);
+    if (Buffer.compare(start, low) > 0) low = start;
+  }
+  if (options.end !== undefined) {
+    const end = Buffer.concat([prefix, Buffer.from(options.end, 'utf8')]);
+    if (Buffer.compare(end, high) < 0) high = end;
+  }
+  return Buffer.compare(low, high) < 0 ? { low, high } : null;
+}

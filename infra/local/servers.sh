@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Real servers for development and CI, without Docker, on 127.0.0.1:
+#   kafka       Kafka 3.9 KRaft single node   :9092   (Maven Central jars, system JDK 17)
+#   opensearch  OpenSearch 2.19 single node   :9200   (Maven Central integ-test zip)
+#   ferretdb    FerretDB 1.24, MongoDB wire   :27017  (Go module proxy, SQLite backend)
+#   redis       Redis 7 from Debian           :6379
+#
+# Usage:
+#   servers.sh up [NAME...]      install what is missing, start, wait until healthy (default: all)
+#   servers.sh down [NAME...]    stop (default: all)
+#   servers.sh status [NAME...]  say which are healthy
+#   servers.sh env               print the export lines for the tests and the app
+#
+# `up` is idempotent: a server that is already healthy is left alone. Downloads and
+# builds are cached in ~/.cache/marquee, ~/.m2 and Go's caches; state (pid files, logs,
+# data) goes to $MARQUEE_SERVERS_DIR (default ~/.cache/marquee/run). See README.md.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+# shellcheck source=kafka.sh
+source "$HERE/kafka.sh"
+# shellcheck source=opensearch.sh
+source "$HERE/opensearch.sh"
+# shellcheck source=ferretdb.sh
+source "$HERE/ferretdb.sh"
+# shellcheck source=redis.sh
+source "$HERE/redis.sh"
+
+ALL=(kafka opensearch ferretdb redis)
+# Seconds to wait for health after start; OpenSearch takes 20-60 s on 2 cores.
+declare -A TIMEOUT=([kafka]=120 [opensearch]=240 [ferretdb]=30 [redis]=20)
+
+check_names() {
+  local name
+  for name in "$@"; do
+    [[ -n "${TIMEOUT[$name]:-}" ]] || die "unknown server '$name' (known: ${ALL[*]})"
+  done
+}
+
+up_one() {
+  local name="$1" t pid port_var port
+  if "${name}_healthy"; then
+    echo "$name: already running"
+    return 0
+  fi
+
+  pid="$(read_pid "$("${name}_pidfile")" || true)"
+  if pid_alive "$pid"; then
+    # Ours and still starting (say, an earlier `up` was interrupted): just wait for it.
+    log "$name: pid $pid is running but not healthy yet, waiting"
+    STARTED_PID="$pid"
+  else
+    port_var="${name^^}_PORT"
+    port="${!port_var}"
+    if port_open "$port"; then
+      die "$name: port $port is taken by something that is not a healthy $name (not started by this script)"
+    fi
+    t="$(now)"
+    "${name}_install"
+    log "$name: install check took $(elapsed "$t") s"
+    STARTED_PID=""
+    t="$(now)"
+    "${name}_start"
+  fi
+
+  t="${t:-$(now)}"
+  wait_healthy "$name" "${name}_healthy" "$STARTED_PID" "$("${name}_logfile")" "${TIMEOUT[$name]}" ||
+    die "$name did not start (log: $("${name}_logfile"))"
+  echo "$name: healthy $(elapsed "$t") s after start (log: $("${name}_logfile"))"
+}
+
+cmd="${1:-}"
+[[ $# -gt 0 ]] && shift
+case "$cmd" in
+  up)
+    (($#)) || set -- "${ALL[@]}"
+    check_names "$@"
+    mkdir -p "$MARQUEE_CACHE" "$MARQUEE_SERVERS_DIR"
+    for name in "$@"; do up_one "$name"; done
+    ;;
+  down)
+    (($#)) || set -- "${ALL[@]}"
+    check_names "$@"
+    for name in "$@"; do "${name}_stop"; done
+    ;;
+  status)
+    (($#)) || set -- "${ALL[@]}"
+    check_names "$@"
+    rc=0
+    for name in "$@"; do
+      if "${name}_healthy"; then echo "$name: healthy"; else echo "$name: down"; rc=1; fi
+    done
+    exit "$rc"
+    ;;
+  env)
+    # eval "$(bash infra/local/servers.sh env)"
+    echo "export KAFKA_BROKERS=127.0.0.1:$KAFKA_PORT"
+    echo "export OPENSEARCH_URL=http://127.0.0.1:$OPENSEARCH_PORT"
+    echo "export MONGODB_URL=mongodb://127.0.0.1:$FERRETDB_PORT"
+    echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
+    ;;
+  *)
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,243 @@
+/**
+ * The embedded SearchIndex: MiniSearch (BM25+, radix-tree fuzzy and prefix lookup) plus the
+ * ranking of ./ranking.ts. Chosen over a hand-rolled index after measuring both on the sample
+ * catalog (bench/searchEngines.ts): similar quality once transpositions are added, and
+ * MiniSearch's radix tree keeps fuzzy lookups fast as the vocabulary grows.
+ *
+ * Locales: one base index holds every title under its base-language title (`titles[baseLang]
+ * ?? title`) with `title` and `originalTitle` as alternatives, so English queries work in
+ * every locale. Each other language gets an overlay index holding only the titles translated
+ * into it (and whose translation differs from the base titles); a query in that language reads
+ * the overlay and the base index and keeps each title's better match. Memory therefore grows
+ * with the number of translations, not with titles x locales, and no locale needs a lazy build
+ * on its first query.
+ */
+import MiniSearch from 'minisearch';
+import type { Query, SearchResult as MiniResult } from 'minisearch';
+import { AppError } from '../../contracts/errors.ts';
+import type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from '../../contracts/ports.ts';
+import { lookupWords, maxTypos, normalizeText, titleKey, tokenize, transpositions } from './normalize.ts';
+import { compareRanked, phraseFactor, popularityFactor, type RankInput } from './ranking.ts';
+
+export interface InProcessSearchOptions {
+  /** Language whose titles fill the base index (every title is in it). Default `'en'`. */
+  baseLang?: string;
+  /** Share of a title's relevance that popularity can add, see ranking.ts. Default 0.2. */
+  popularityWeight?: number;
+  /** Extra weight of a match on the query language's own title over the base titles. Default 1.1. */
+  localeBoost?: number;
+}
+
+/** What the adapter keeps per title besides the engine's postings. */
+interface Entry {
+  kind: SearchDocument['kind'];
+  genres: readonly string[];
+  popularity: number;
+  availability: Record<string, string[]>;
+  /** titleKey of the base-language title, `title` and `originalTitle` (distinct). */
+  baseKeys: string[];
+  /** titleKey of the translated titles held in overlay indexes, by language. */
+  localKeys: Record<string, string> | null;
+}
+
+interface IndexedFields {
+  id: string;
+  title: string;
+  alt?: string;
+}
+
+/** Identity: our tokenizer already normalises, and MiniSearch must not lower-case twice. */
+const keepTerm = (term: string): string => term;
+
+function newEngine(fields: string[]): MiniSearch<IndexedFields> {
+  return new MiniSearch<IndexedFields>({
+    fields,
+    storeFields: [],
+    tokenize,
+    processTerm: keepTerm,
+    // Base titles weigh a little more than alternatives (original title, untranslated title).
+    searchOptions: { boost: { title: 1.5, alt: 1 }, combineWith: 'OR', tokenize, processTerm: keepTerm },
+  });
+}
+
+export function inProcessSearchIndex(options: InProcessSearchOptions = {}): SearchIndex {
+  const baseLang = options.baseLang ?? 'en';
+  const popularityWeight = options.popularityWeight ?? 0.2;
+  const localeBoost = options.localeBoost ?? 1.1;
+
+  const entries = new Map<string, Entry>();
+  const base = newEngine(['title', 'alt']);
+  const overlays = new Map<string, MiniSearch<IndexedFields>>();
+  // Only grows: a removed blockbuster keeps the scale, which changes factors by a constant.
+  let maxPopularity = 0;
+  let closed = false;
+
+  function ensureOpen(): void {
+    if (closed) throw new AppError('closed', 'The search index is closed.');
+  }
+
+  function drop(id: string): void {
+    const entry = entries.get(id);
+    if (entry === undefined) return;
+    base.discard(id);
+    for (const lang of Object.keys(entry.localKeys ?? {})) overlays.get(lang)?.discard(id);
+    entries.delete(id);
+  }
+
+  function add(doc: SearchDocument): void {
+    const primary = doc.titles[baseLang] ?? doc.title;
+    const alternatives = distinct([doc.title, doc.originalTitle ?? ''].filter((t) => t !== '' && t !== primary));
+    const baseKeys = distinct([primary, ...alternatives].map((t) => titleKey(tokenize(t))));
+    base.add({ id: doc.id, title: primary, alt: alternatives.join(' | ') });
+
+    let localKeys: Record<string, string> | null = null;
+    for (const [lang, text] of Object.entries(doc.titles)) {
+      if (lang === baseLang || text.trim() === '') continue;
+      const key = titleKey(tokenize(text));
+      // A translation equal to a base title adds nothing the base index does not find.
+      if (key === '' || baseKeys.includes(key)) continue;
+      let overlay = overlays.get(lang);
+      if (overlay === undefined) {
+        overlay = newEngine(['title']);
+        overlays.set(lang, overlay);
+      }
+      overlay.add({ id: doc.id, title: text });
+      (localKeys ??= {})[lang] = key;
+    }
+    entries.set(doc.id, {
+      kind: doc.kind,
+      genres: doc.genres,
+      popularity: doc.popularity,
+      availability: doc.availability,
+      baseKeys,
+      localKeys,
+    });
+    if (doc.popularity > maxPopularity) maxPopularity = doc.popularity;
+  }
+
+  return {
+    async upsert(docs) {
+      ensureOpen();
+      for (const doc of docs) {
+        drop(doc.id);
+        add(doc);
+      }
+    },
+
+    async remove(ids) {
+      ensureOpen();
+      for (const id of ids) drop(id);
+    },
+
+    async count() {
+      ensureOpen();
+      return entries.size;
+    },
+
+    async search(query) {
+      ensureOpen();
+      return runSearch(query);
+    },
+
+    async close() {
+      closed = true;
+      entries.clear();
+      overlays.clear();
+    },
+  };
+
+  function runSearch(query: SearchQuery): SearchResult {
+    const words = tokenize(query.q);
+    if (words.length === 0) return { total: 0, ids: [] };
+    const { tree, owners, termCount } = buildQuery(lookupWords(words));
+
+    // Per title: best engine score and which query words it explains (over both indexes).
+    const hits = new Map<string, { score: number; covered: Set<number> }>();
+    const collect = (results: MiniResult[], boost: number): void => {
+      for (const r of results) {
+        const id = r.id as string;
+        let hit = hits.get(id);
+        if (hit === undefined) {
+          hit = { score: 0, covered: new Set() };
+          hits.set(id, hit);
+        }
+        hit.score = Math.max(hit.score, r.score * boost);
+        for (const qt of r.queryTerms) for (const i of owners.get(qt) ?? []) hit.covered.add(i);
+      }
+    };
+    collect(base.search(tree), 1);
+    const overlay = query.lang === baseLang ? undefined : overlays.get(query.lang);
+    if (overlay !== undefined) collect(overlay.search(tree), localeBoost);
+
+    const country = query.country.toUpperCase();
+    const queryKey = titleKey(words);
+    const ranked: RankInput[] = [];
+    for (const [id, hit] of hits) {
+      const entry = entries.get(id);
+      if (entry === undefined) continue;
+      if (query.kind !== undefined && entry.kind !== query.kind) continue;
+      if (query.genre !== undefined && !entry.genres.includes(query.genre)) continue;
+      const providers = entry.availability[country];
+      if (query.provider !== undefined && !(providers ?? []).includes(query.provider)) continue;
+
+      const local = entry.localKeys?.[query.lang];
+      const keys = local === undefined ? entry.baseKeys : [local, ...entry.baseKeys];
+      const phrase = phraseFactor(queryKey, keys);
+      ranked.push({
+        id,
+        matchClass: phrase.exact ? 3 : hit.covered.size === termCount ? 2 : 1,
+        available: providers !== undefined && providers.length > 0,
+        relevance: hit.score * phrase.factor * popularityFactor(entry.popularity, maxPopularity, popularityWeight),
+        popularity: entry.popularity,
+      });
+    }
+    ranked.sort(compareRanked);
+    const offset = Math.max(0, query.offset);
+    const limit = Math.max(0, query.limit);
+    return { total: ranked.length, ids: ranked.slice(offset, offset + limit).map((r) => r.id) };
+  }
+}
+
+/**
+ * The engine query: an OR of one sub-query per distinct word. Each word is looked up exactly,
+ * within its typo budget (maxTypos) and, for the last word only and from 2 characters, as a
+ * prefix (the user is still typing it; a 1-letter prefix would match a tenth of the
+ * vocabulary); its one-swap variants are looked up with one typo less, so a transposition
+ * costs one typo. `owners` maps every engine term back to the query words it stands for.
+ */
+function buildQuery(words: string[]): { tree: Query; owners: Map<string, number[]>; termCount: number } {
+  const last = words[words.length - 1] as string;
+  const unique = distinct(words);
+  const owners = new Map<string, number[]>();
+  const own = (term: string, i: number): void => {
+    const list = owners.get(term);
+    if (list === undefined) owners.set(term, [i]);
+    else if (!list.includes(i)) list.push(i);
+  };
+  const queries: Query[] = unique.map((word, i) => {
+    own(word, i);
+    const typos = maxTypos(word);
+    const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix: word === last && word.length >= 2 }];
+    const swaps = typos === 0 ? [] : transpositions(word);
+    if (swaps.length > 0) {
+      for (const s of swaps) own(s, i);
+      // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
+      parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
+    }
+    if (typos >= 2) {
+      // Two swaps ("negoitatro"): exact lookups of every two-swap variant, a few dozen at most.
+      const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swaps.includes(d));
+      for (const d of doubles) own(d, i);
+      if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
+    }
+    return { combineWith: 'OR', queries: parts };
+  });
+  return { tree: { combineWith: 'OR', queries }, owners, termCount: unique.length };
+}
+
+function distinct<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
+
+/** Exposed for tests and benchmarks that compare titles the way the index does. */
+export { normalizeText };

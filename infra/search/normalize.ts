@@ -1,0 +1,97 @@
+/**
+ * Text normalisation shared by indexing and querying, so both sides see the same terms:
+ * case- and accent-insensitive (NFKD, combining marks stripped), apostrophes dropped inside
+ * words ("Schindler's" -> "schindlers", the same whether or not the user types the apostrophe),
+ * everything that is not a letter or digit separates words.
+ */
+
+/** Letters NFKD does not decompose but users type without their stroke or ligature. */
+const FOLD: Record<string, string> = {
+  ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', đ: 'd', ð: 'd', ł: 'l', þ: 'th', ı: 'i', ħ: 'h',
+};
+const FOLD_RE = /[ßæœøđðłþıħ]/g;
+const MARKS_RE = /\p{M}+/gu;
+const APOSTROPHES_RE = /['’ʼ`´]/g;
+const SEPARATORS_RE = /[^\p{L}\p{N}]+/u;
+
+/** Lower-cased, accent-free text with apostrophes removed (word separators kept as they are). */
+export function normalizeText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(MARKS_RE, '')
+    .toLowerCase()
+    .replace(FOLD_RE, (c) => FOLD[c] ?? c)
+    .replace(APOSTROPHES_RE, '');
+}
+
+/** The normalised words of a text, in order. */
+export function tokenize(text: string): string[] {
+  return normalizeText(text).split(SEPARATORS_RE).filter((t) => t.length > 0);
+}
+
+/**
+ * Leading articles a user commonly leaves out ("Lord of the Rings" for "The Lord of the Rings"),
+ * in the languages of the catalog's biggest markets. Used only to compare a query with a whole
+ * title; articles stay indexed and searchable as words.
+ */
+const LEADING_ARTICLES = new Set([
+  'the', 'a', 'an', 'le', 'la', 'les', 'l', 'un', 'une', 'der', 'die', 'das', 'ein', 'eine',
+  'el', 'los', 'las', 'il', 'lo', 'gli', 'de', 'het', 'een', 'o', 'os', 'as',
+]);
+
+/** Words joined by one space, without a leading article (unless the article is all there is). */
+export function titleKey(words: readonly string[]): string {
+  const first = words[0];
+  const rest = first !== undefined && words.length > 1 && LEADING_ARTICLES.has(first) ? words.slice(1) : words;
+  return rest.join(' ');
+}
+
+/**
+ * Typos tolerated in a query word: none below 5 characters (short words have too many
+ * neighbours), 1 from 5, 2 from 9 — the same thresholds as OpenSearch `fuzziness: AUTO:5,9`.
+ */
+export function maxTypos(term: string): number {
+  const n = [...term].length;
+  return n >= 9 ? 2 : n >= 5 ? 1 : 0;
+}
+
+/**
+ * The words one adjacent transposition away ("titnaic" -> "titanic", ...). MiniSearch's fuzzy
+ * search counts edits by Levenshtein distance, where a swap costs 2; searching these variants
+ * with one typo less makes a swap cost 1, as in Damerau/OSA distance (and in OpenSearch).
+ */
+export function transpositions(term: string): string[] {
+  const chars = [...term];
+  const out = new Set<string>();
+  for (let i = 0; i + 1 < chars.length; i++) {
+    if (chars[i] === chars[i + 1]) continue;
+    const swapped = chars.slice();
+    swapped[i] = chars[i + 1] as string;
+    swapped[i + 1] = chars[i] as string;
+    out.add(swapped.join(''));
+  }
+  out.delete(term);
+  return [...out];
+}
+
+/**
+ * Words so common in titles that, as query words, they would make nearly every title a
+ * candidate ("the" is in a third of them) while adding almost nothing to BM25. A query looks
+ * up only its other words (all of them when it has nothing else); the full query, stop words
+ * included, still decides whole-title and phrase matches. English plus the articles and
+ * prepositions of the biggest catalog languages.
+ */
+const STOP_WORDS = new Set([
+  'the', 'a', 'an', 'of', 'and', 'in', 'on', 'to', 'for', 'at', 'by', 'with', 'from', 'or',
+  'le', 'la', 'les', 'l', 'du', 'des', 'et', 'der', 'die', 'das', 'und', 'den', 'dem', 'el', 'los',
+  'las', 'y', 'il', 'lo', 'gli', 'di', 'e', 'het', 'een', 'o',
+]);
+
+/**
+ * The query words to look up: the non-stop words, plus the last word whatever it is (it may be
+ * a prefix still being typed: "the" of "theory"). All words when every word is a stop word.
+ */
+export function lookupWords(words: readonly string[]): string[] {
+  const kept = words.filter((w, i) => !STOP_WORDS.has(w) || i === words.length - 1);
+  return kept.some((w) => !STOP_WORDS.has(w)) ? kept : words.slice();
+}

@@ -1,0 +1,54 @@
+/** Every read-model projection, for the runner, `marquee replay` and the API's collection lookup. */
+import type { Projection } from '../contracts/projection.ts';
+import { collectionsProjection } from './curatedCollections.ts';
+import { featuredProjection } from './featured.ts';
+import { genresProjection } from './genres.ts';
+import { linksProjection } from './links.ts';
+import { mediaProjection } from './media.ts';
+import { providersProjection } from './providers.ts';
+import { rankingsProjection } from './rankings.ts';
+import { searchProjection } from './search.ts';
+import { seasonsProjection } from './seasons.ts';
+import { trendingProjection } from './trending.ts';
+
+export {
+  collectionsProjection,
+  featuredProjection,
+  genresProjection,
+  linksProjection,
+  mediaProjection,
+  providersProjection,
+  rankingsProjection,
+  searchProjection,
+  seasonsProjection,
+  trendingProjection,
+};
+export { defaultCollectionName } from './collections.ts';
+export { foldStream, eventsUntilEndOfDay } from './fold.ts';
+export { eventTime, eventDate, dateOf } from './time.ts';
+export { linksKey } from './links.ts';
+export { trendingKey, compareTrending, changeOf } from './trending.ts';
+export { collectionIdOf } from './curatedCollections.ts';
+export { GENRES_KEY } from './genres.ts';
+export { compareProviders } from './providers.ts';
+export { compareOfferKeys } from './offerOrder.ts';
+export { toSearchDocument, type SearchProjectionDoc } from './search.ts';
+
+/** In dependency-free order; `search` last (it is also fed to the SearchIndex). */
+export const ALL_PROJECTIONS: ReadonlyArray<Projection<unknown>> = [
+  mediaProjection,
+  seasonsProjection,
+  linksProjection,
+  providersProjection,
+  genresProjection,
+  collectionsProjection,
+  featuredProjection,
+  rankingsProjection,
+  trendingProjection,
+  searchProjection,
+];
+
+/** A projection by its logical name, or undefined. */
+export function projectionByName(name: string): Projection<unknown> | undefined {
+  return ALL_PROJECTIONS.find((p) => p.name === name);
+}

@@ -1,0 +1,162 @@
+/**
+ * `search` projection, key: media id. Folds what full-text search needs about a title from two
+ * kinds of stream: its media stream (titles per language, year, genres, popularity) and its
+ * availability streams (which providers offer it, per country).
+ *
+ * Choices (documented here because the SearchIndex consumes the result):
+ * - Availability holds provider **ids (slugs)** per country, as offer events carry them, not
+ *   provider short ids: short ids belong to the providers read model and may change without any
+ *   offer changing. The API maps a `provider=<short_id>` filter to the provider id through the
+ *   providers read model at query time, and passes that id to the index.
+ * - Genres are kept as **ids** (`genreIds`); `toSearchDocument` resolves them to slugs with the
+ *   genre table when the document is handed to the index, because the genre table is a separate
+ *   stream and a projection folds one document at a time.
+ * - To handle OfferRemoved exactly, the document keeps, per country, each offer's key with its
+ *   provider id; availability is the sorted distinct provider ids of that map.
+ * - Offers may be folded before the title's registration (different streams). Such a document
+ *   is a stub (`registered: false`) that `toSearchDocument` does not index until registration.
+ */
+import type { Genre } from '../contracts/domain.ts';
+import { offerKeyString } from '../contracts/domain.ts';
+import type { RecordedEvent } from '../contracts/events.ts';
+import { kindOfMediaId } from '../contracts/ids.ts';
+import { defineProjection } from '../contracts/projection.ts';
+import type { SearchDocument } from '../contracts/ports.ts';
+import { sortedRecord } from './media.ts';
+
+export interface SearchProjectionDoc extends Omit<SearchDocument, 'genres'> {
+  genreIds: number[];
+  /** country -> offer key (offerKeyString) -> provider id. */
+  offers: Record<string, Record<string, string>>;
+  /** false while only offers of the title have been folded. */
+  registered: boolean;
+}
+
+export const searchProjection = defineProjection<SearchProjectionDoc>({
+  name: 'search',
+  version: 1,
+  canHandle: [
+    'MediaRegistered', 'MediaDetailsChanged', 'MediaTranslationChanged',
+    'OfferAdded', 'OfferChanged', 'OfferRemoved',
+  ],
+  documentId(event: RecordedEvent): string | null {
+    switch (event.type) {
+      case 'MediaRegistered':
+      case 'MediaDetailsChanged':
+      case 'MediaTranslationChanged':
+      case 'OfferAdded':
+      case 'OfferChanged':
+      case 'OfferRemoved':
+        return event.data.mediaId;
+      default:
+        return null;
+    }
+  },
+  evolve(doc: SearchProjectionDoc | null, event: RecordedEvent): SearchProjectionDoc | null {
+    switch (event.type) {
+      case 'MediaRegistered':
+      case 'MediaDetailsChanged': {
+        // Details changed before any registration or offer: nothing to attach them to.
+        if (event.type === 'MediaDetailsChanged' && doc === null) return null;
+        const base = doc ?? stub(event.data.mediaId);
+        if (base === null) return null;
+        const { details } = event.data;
+        return {
+          ...base,
+          kind: event.type === 'MediaRegistered' ? event.data.kind : base.kind,
+          title: details.title,
+          originalTitle: details.originalTitle,
+          year: details.year,
+          genreIds: [...details.genreIds].sort((a, b) => a - b),
+          popularity: details.popularity ?? 0,
+          registered: base.registered || event.type === 'MediaRegistered',
+        };
+      }
+      case 'MediaTranslationChanged': {
+        if (doc === null) return null;
+        const { language, translation } = event.data;
+        const titles = { ...doc.titles };
+        if (translation.title === null || translation.title === '') delete titles[language];
+        else titles[language] = translation.title;
+        return { ...doc, titles: sortedRecord(titles) };
+      }
+      case 'OfferAdded':
+      case 'OfferChanged': {
+        const { mediaId, country, offer } = event.data;
+        const base = doc ?? stub(mediaId);
+        if (base === null) return null;
+        const countryOffers = { ...(base.offers[country] ?? {}), [offerKeyString(offer)]: offer.providerId };
+        return withCountryOffers(base, country, countryOffers);
+      }
+      case 'OfferRemoved': {
+        if (doc === null) return null;
+        const { country, offer } = event.data;
+        const countryOffers = { ...(doc.offers[country] ?? {}) };
+        delete countryOffers[offerKeyString(offer)];
+        return withCountryOffers(doc, country, countryOffers);
+      }
+      default:
+        return doc;
+    }
+  },
+});
+
+/** The index document of a title, or null while it is an unregistered stub (do not index). */
+export function toSearchDocument(doc: SearchProjectionDoc, genres: readonly Genre[]): SearchDocument | null {
+  if (!doc.registered) return null;
+  const slugById = new Map(genres.map((g) => [g.id, g.slug] as const));
+  const slugs: string[] = [];
+  for (const id of doc.genreIds) {
+    const slug = slugById.get(id);
+    // A genre id missing from the table (not crawled yet) cannot be filtered on by slug.
+    if (slug !== undefined) slugs.push(slug);
+  }
+  return {
+    id: doc.id,
+    kind: doc.kind,
+    title: doc.title,
+    originalTitle: doc.originalTitle,
+    titles: doc.titles,
+    year: doc.year,
+    genres: slugs,
+    popularity: doc.popularity,
+    availability: doc.availability,
+  };
+}
+
+function stub(mediaId: string): SearchProjectionDoc | null {
+  const kind = kindOfMediaId(mediaId);
+  if (kind === null) return null;
+  return {
+    id: mediaId,
+    kind,
+    title: '',
+    originalTitle: null,
+    titles: {},
+    year: null,
+    genreIds: [],
+    popularity: 0,
+    availability: {},
+    offers: {},
+    registered: false,
+  };
+}
+
+function withCountryOffers(
+  doc: SearchProjectionDoc,
+  country: string,
+  countryOffers: Record<string, string>,
+): SearchProjectionDoc | null {
+  const offers = { ...doc.offers };
+  const availability = { ...doc.availability };
+  if (Object.keys(countryOffers).length === 0) {
+    delete offers[country];
+    delete availability[country];
+  } else {
+    offers[country] = sortedRecord(countryOffers);
+    availability[country] = [...new Set(Object.values(countryOffers))].sort();
+  }
+  // A stub whose last offer went away describes nothing: delete it.
+  if (!doc.registered && Object.keys(offers).length === 0) return null;
+  return { ...doc, offers: sortedRecord(offers), availability: sortedRecord(availability) };
+}

@@ -1,0 +1,118 @@
+/**
+ * The Koa application of the read-only API: /v1 (auth, rate limit, ETag, the endpoints of
+ * endpoints.ts), the link redirect /go, probes and metrics. Every error goes through the one
+ * error middleware; every parameter through the one definition per endpoint.
+ */
+import Router from '@koa/router';
+import Koa from 'koa';
+import { AppError } from '../../contracts/errors.ts';
+import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import { authenticate, requireKey } from './auth.ts';
+import { createCatalog, type ModelName } from './catalog.ts';
+import { endpoints } from './endpoints.ts';
+import { errorMiddleware, methodGuard, notFoundFallback } from './errors.ts';
+import { etagMiddleware } from './etag.ts';
+import { createKeyLookup } from './keys.ts';
+import { createMetrics } from './metrics.ts';
+import { buildOpenApi } from './openapi.ts';
+import { parseParams } from './params.ts';
+import { ExpiringMap, rateLimiter } from './rateLimit.ts';
+import type { ApiDeps, Endpoint } from './types.ts';
+
+export type { ApiDeps } from './types.ts';
+
+/** Runs middleware in order, like koa-compose (not a direct dependency of ours). */
+function chain(middleware: Koa.Middleware[]): Koa.Middleware {
+  return (ctx, next) => {
+    const run = (i: number): Promise<void> => {
+      const m = middleware[i];
+      return m ? Promise.resolve(m(ctx, () => run(i + 1))) : Promise.resolve(next());
+    };
+    return run(0);
+  };
+}
+
+export const DEFAULT_IMAGE_BASE = 'https://images.marquee.example';
+
+function defaultPerMinute(): number {
+  const fromEnv = Number(process.env.RATE_LIMIT_PER_MINUTE);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 60;
+}
+
+async function isReady(deps: ApiDeps): Promise<boolean> {
+  if (!deps.ready) return true;
+  try {
+    return (await deps.ready()) === true;
+  } catch {
+    return false;
+  }
+}
+
+export interface ApiApp extends Koa {
+  /** The rate limiter's in-memory store (absent with Redis); exposed for tests and metrics. */
+  rateLimitStore?: ExpiringMap;
+  /** The OpenAPI document this app serves. */
+  openapi: Record<string, unknown>;
+}
+
+export function createApp(deps: ApiDeps): ApiApp {
+  const app = new Koa() as ApiApp;
+  const imageBase = deps.imageBase ?? DEFAULT_IMAGE_BASE;
+  const versions: Partial<Record<ModelName, number>> = {};
+  for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;
+  const catalog = createCatalog(deps.readStore, { versions: { ...versions, ...deps.modelVersions } });
+  const metrics = createMetrics();
+
+  let openapi: Record<string, unknown> = {};
+  const list: Endpoint[] = endpoints(() => openapi);
+  openapi = buildOpenApi(list, { version: deps.version ?? '0.1.0' });
+  app.openapi = openapi;
+
+  const memory = deps.rateLimit?.redis ? undefined : new ExpiringMap();
+  if (memory) app.rateLimitStore = memory;
+  const v1 = chain([
+    authenticate(createKeyLookup(deps.readStore, deps.keyCacheMs ?? 1000)),
+    rateLimiter({
+      max: deps.rateLimit?.perMinute ?? defaultPerMinute(),
+      windowMs: deps.rateLimit?.windowMs ?? 60_000,
+      redis: deps.rateLimit?.redis,
+      memory,
+    }),
+    methodGuard(),
+    etagMiddleware(),
+  ]);
+
+  const router = new Router();
+  for (const e of list) {
+    router.get(e.path, async (ctx) => {
+      requireKey(ctx, e.auth);
+      if (e.needsCatalog && !(await isReady(deps))) {
+        throw new AppError('unavailable', 'The catalog is still being built.');
+      }
+      const params = parseParams(e.params, ctx.query, ctx.params as Record<string, string | undefined>);
+      const body = await e.handler({ params, deps, catalog, ctx, imageBase });
+      if (body !== undefined) {
+        ctx.status = 200;
+        ctx.body = body;
+      }
+    });
+  }
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+  router.get('/readyz', async (ctx) => {
+    if (!(await isReady(deps))) throw new AppError('unavailable', 'Not ready: the catalog is still being built.');
+    ctx.body = { status: 'ready' };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = metrics.registry.contentType;
+    ctx.body = await metrics.registry.metrics();
+  });
+
+  app.use(metrics.middleware);
+  app.use(errorMiddleware(deps.logger));
+  app.use(notFoundFallback());
+  app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1(ctx, next) : next()));
+  app.use(router.routes());
+  return app;
+}

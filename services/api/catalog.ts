@@ -1,0 +1,96 @@
+/**
+ * Read access to the read models for the API: resolves each model's live physical collection
+ * (alias, else `<name>_v<version>`) and turns every driver failure into AppError `unavailable`,
+ * so an outage answers 503 and never 500.
+ */
+import { asUnavailable } from '../../contracts/errors.ts';
+import type { ReadStore, ScanOptions, StoredDocument } from '../../contracts/ports.ts';
+import type {
+  CollectionDoc,
+  FeaturedDoc,
+  GenresDoc,
+  LinksDoc,
+  MediaDoc,
+  ProvidersDoc,
+  RankingDoc,
+  SeasonsDoc,
+  TrendingDoc,
+} from '../../contracts/readModels.ts';
+
+export interface CatalogModels {
+  media: MediaDoc;
+  seasons: SeasonsDoc;
+  links: LinksDoc;
+  providers: ProvidersDoc;
+  genres: GenresDoc;
+  collections: CollectionDoc;
+  featured: FeaturedDoc;
+  rankings: RankingDoc;
+  trending: TrendingDoc;
+}
+export type ModelName = keyof CatalogModels;
+
+export interface CatalogOptions {
+  /** Projection version per read model, used when no alias is set. Default 1 for each. */
+  versions?: Partial<Record<ModelName, number>>;
+  /**
+   * How long a resolved alias is reused, in ms. Default 1000: a switch after a rebuild is
+   * seen within a second without an extra read per request.
+   */
+  aliasTtlMs?: number;
+  now?: () => number;
+}
+
+export interface Catalog {
+  collectionOf(name: ModelName): Promise<string>;
+  get<N extends ModelName>(name: N, key: string): Promise<CatalogModels[N] | null>;
+  getMany<N extends ModelName>(name: N, keys: string[]): Promise<Array<CatalogModels[N] | null>>;
+  scan<N extends ModelName>(name: N, options?: ScanOptions): Promise<Array<StoredDocument<CatalogModels[N]>>>;
+}
+
+export function createCatalog(store: ReadStore, options: CatalogOptions = {}): Catalog {
+  const ttl = options.aliasTtlMs ?? 1000;
+  const now = options.now ?? Date.now;
+  const cache = new Map<ModelName, { collection: string; until: number }>();
+
+  async function collectionOf(name: ModelName): Promise<string> {
+    const hit = cache.get(name);
+    if (hit && hit.until > now()) return hit.collection;
+    let alias: string | null;
+    try {
+      alias = await store.getAlias(name);
+    } catch (err) {
+      throw asUnavailable(err, 'The catalog');
+    }
+    const collection = alias ?? `${name}_v${options.versions?.[name] ?? 1}`;
+    if (ttl > 0) cache.set(name, { collection, until: now() + ttl });
+    return collection;
+  }
+
+  async function guarded<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw asUnavailable(err, 'The catalog');
+    }
+  }
+
+  return {
+    collectionOf,
+    async get(name, key) {
+      const collection = await collectionOf(name);
+      const stored = await guarded(() => store.get<CatalogModels[typeof name]>(collection, key));
+      return stored?.doc ?? null;
+    },
+    async getMany(name, keys) {
+      if (keys.length === 0) return [];
+      const collection = await collectionOf(name);
+      const stored = await guarded(() => store.getMany<CatalogModels[typeof name]>(collection, keys));
+      return stored.map((s) => s?.doc ?? null);
+    },
+    async scan(name, scanOptions) {
+      const collection = await collectionOf(name);
+      return guarded(() => store.scan<CatalogModels[typeof name]>(collection, scanOptions));
+    },
+  };
+}

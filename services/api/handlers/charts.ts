@@ -1,0 +1,72 @@
+/** /v1/rankings, /v1/trending and /v1/featured: positions per country joined with list items. */
+import type { FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
+import type { TrendingDoc } from '../../../contracts/readModels.ts';
+import { changeOf, compareTrending, trendingKey } from '../../../projections/trending.ts';
+import { int, reqStr, str } from '../params.ts';
+import type { HandlerInput } from '../types.ts';
+import { listItems, page } from './common.ts';
+
+export async function getRankings({ params, catalog }: HandlerInput): Promise<unknown> {
+  const country = reqStr(params, 'country');
+  const kind = str(params, 'kind');
+  const limit = int(params, 'limit');
+  const offset = int(params, 'offset');
+  const doc = await catalog.get('rankings', country);
+  // Positions stay those of the overall chart: a kind filter selects rows, it does not re-rank.
+  const entries = (doc?.entries ?? []).filter((e) => kind === undefined || e.kind === kind);
+  const slice = page(entries, limit, offset);
+  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  const results = [];
+  for (const e of slice) {
+    const item = items.get(e.mediaId);
+    if (item) results.push({ ...item, position: e.position, score: e.score, points: e.points });
+  }
+  return { total: entries.length, limit, offset, country, date: doc?.date ?? null, results };
+}
+
+/** The newest computed day of a country: the last key of its `${country}:` prefix. */
+async function latestTrending(input: HandlerInput, country: string): Promise<TrendingDoc | null> {
+  const rows = await input.catalog.scan('trending', { prefix: `${country}:`, reverse: true, limit: 1 });
+  return rows[0]?.doc ?? null;
+}
+
+export async function getTrending(input: HandlerInput): Promise<unknown> {
+  const { params, catalog } = input;
+  const country = reqStr(params, 'country');
+  const kind = str(params, 'kind');
+  const date = str(params, 'date');
+  const limit = int(params, 'limit');
+  const offset = int(params, 'offset');
+  const doc = date === undefined ? await latestTrending(input, country) : await catalog.get('trending', trendingKey(country, date));
+  const day = doc?.date ?? date ?? null;
+  // Titles that left the chart that day have no position today: they are not trending.
+  const entries = (doc?.entries ?? [])
+    .filter((e) => e.position !== null && (kind === undefined || e.kind === kind))
+    .sort(compareTrending);
+  const slice = page(entries, limit, offset);
+  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  const results = [];
+  for (const e of slice) {
+    const item = items.get(e.mediaId);
+    if (item) {
+      results.push({ ...item, position: e.position, previous_position: e.previousPosition, change: changeOf(e), date: day });
+    }
+  }
+  return { total: entries.length, limit, offset, country, date: day, results };
+}
+
+export async function getFeatured({ params, catalog }: HandlerInput): Promise<unknown> {
+  const country = reqStr(params, 'country');
+  const period = str(params, 'period') as FeaturedPeriod | undefined;
+  const doc = await catalog.get('featured', country);
+  const picked: Array<{ ref: FeaturedItemRef; period: FeaturedPeriod }> = [];
+  if (doc && period !== 'weekly') picked.push(...doc.daily.map((ref) => ({ ref, period: 'daily' as const })));
+  if (doc && period !== 'daily') picked.push(...doc.weekly.map((ref) => ({ ref, period: 'weekly' as const })));
+  const items = await listItems(catalog, picked.map((p) => p.ref.mediaId));
+  const results = [];
+  for (const { ref, period: p } of picked) {
+    const item = items.get(ref.mediaId);
+    if (item) results.push({ ...item, position: ref.position, period: p });
+  }
+  return { country, updated_at: doc?.updatedAt ?? null, results };
+}

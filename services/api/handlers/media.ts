@@ -1,0 +1,91 @@
+/** /v1/media/{id}, its links (also as of a past day), seasons and episodes. */
+import { AppError } from '../../../contracts/errors.ts';
+import { streams } from '../../../contracts/ids.ts';
+import type { LinkOffer, LinksDoc } from '../../../contracts/readModels.ts';
+import { eventsUntilEndOfDay, foldStream } from '../../../projections/fold.ts';
+import { linksKey, linksProjection } from '../../../projections/links.ts';
+import { compareStrings } from '../../../projections/offerOrder.ts';
+import { reqStr, str } from '../params.ts';
+import { linkItem, mediaDetail } from '../present.ts';
+import type { HandlerInput } from '../types.ts';
+import { loadGenres, notFound, requireMedia } from './common.ts';
+
+export async function getMedia({ params, catalog, imageBase }: HandlerInput): Promise<unknown> {
+  const id = reqStr(params, 'id');
+  const [doc, genres] = await Promise.all([requireMedia(catalog, id), loadGenres(catalog)]);
+  return mediaDetail(doc, genres, { country: reqStr(params, 'country'), lang: str(params, 'lang'), imageBase });
+}
+
+export async function getLinks({ params, catalog, deps }: HandlerInput): Promise<unknown> {
+  const id = reqStr(params, 'id');
+  const country = reqStr(params, 'country');
+  const at = str(params, 'at');
+  const media = await requireMedia(catalog, id);
+
+  let doc: LinksDoc | null;
+  if (at === undefined) {
+    doc = await catalog.get('links', linksKey(country, id));
+  } else {
+    const eventStore = deps.eventStore;
+    if (!eventStore) throw new AppError('unavailable', 'The event history is not available to this API process.');
+    let events;
+    try {
+      events = await eventStore.readStream(streams.availability(id, country));
+    } catch (err) {
+      throw new AppError('unavailable', 'The event history is unavailable.', { cause: err });
+    }
+    doc = foldStream(linksProjection, eventsUntilEndOfDay(events, at));
+  }
+
+  const providers = await catalog.get('providers', country);
+  const weight = new Map((providers?.providers ?? []).map((p) => [p.id, p.weight]));
+  const offers = [...(doc?.offers ?? [])].sort((a: LinkOffer, b: LinkOffer) =>
+    (weight.get(b.providerId) ?? 0) - (weight.get(a.providerId) ?? 0) || compareStrings(a.providerId, b.providerId));
+  const isTv = media.kind === 'tv_show';
+  return offers.map((o) => linkItem(o, isTv, deps.linkTokens.encode(o.webUrl)));
+}
+
+async function tvSeasons({ params, catalog }: HandlerInput) {
+  const id = reqStr(params, 'id');
+  const media = await requireMedia(catalog, id);
+  if (media.kind !== 'tv_show') throw notFound(`Media '${id}' is a movie: it has no seasons.`);
+  const doc = await catalog.get('seasons', id);
+  return { id, seasons: [...(doc?.seasons ?? [])].sort((a, b) => a.seasonNumber - b.seasonNumber) };
+}
+
+export async function getSeasons(input: HandlerInput): Promise<unknown> {
+  const { id, seasons } = await tvSeasons(input);
+  return {
+    media_id: id,
+    seasons: seasons.map((s) => ({
+      season_number: s.seasonNumber,
+      title: s.title,
+      overview: s.overview,
+      poster: s.poster,
+      air_date: s.airDate,
+      episode_count: s.episodes.length,
+    })),
+  };
+}
+
+export async function getEpisodes(input: HandlerInput): Promise<unknown> {
+  const { id, seasons } = await tvSeasons(input);
+  const raw = reqStr(input.params, 'season');
+  // The season travels as a path string; anything that is not a season number names no season.
+  const number = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+  const season = seasons.find((s) => s.seasonNumber === number);
+  if (!season) throw notFound(`Media '${id}' has no season '${raw}'.`);
+  return {
+    media_id: id,
+    season_number: season.seasonNumber,
+    episodes: [...season.episodes]
+      .sort((a, b) => a.episodeNumber - b.episodeNumber)
+      .map((e) => ({
+        episode_number: e.episodeNumber,
+        title: e.title,
+        overview: e.overview,
+        backdrop: e.backdrop,
+        air_date: e.airDate,
+      })),
+  };
+}

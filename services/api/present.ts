@@ -1,0 +1,137 @@
+/**
+ * Read-model documents -> response bodies (snake_case, exactly the fields of spec 2.x).
+ * Raw provider URLs never leave this layer: links carry only their token.
+ */
+import type { Genre, Provider } from '../../contracts/domain.ts';
+import type { CollectionDoc, GenresDoc, LinkOffer, MediaDoc } from '../../contracts/readModels.ts';
+
+export type GenreIndex = Map<number, Genre>;
+
+export function genreIndex(doc: GenresDoc | null): GenreIndex {
+  return new Map((doc?.genres ?? []).map((g) => [g.id, g]));
+}
+
+function genresOf(doc: MediaDoc, genres: GenreIndex): Genre[] {
+  const out: Genre[] = [];
+  for (const id of doc.details.genreIds) {
+    const g = genres.get(id);
+    if (g) out.push(g);
+  }
+  return out;
+}
+
+export interface MediaListItem {
+  id: string;
+  slug: string;
+  title: string;
+  original_title: string | null;
+  year: number | null;
+  kind: 'movie' | 'tv_show';
+  poster: string | null;
+  backdrop: string | null;
+  genres: string[];
+  popularity: number;
+  tmdb_rating: number | null;
+}
+
+export function listItem(doc: MediaDoc, genres: GenreIndex): MediaListItem {
+  const d = doc.details;
+  return {
+    id: doc.id,
+    slug: doc.slug,
+    title: d.title,
+    original_title: d.originalTitle,
+    year: d.year,
+    kind: doc.kind,
+    poster: d.poster,
+    backdrop: d.backdrop,
+    genres: genresOf(doc, genres).map((g) => g.slug),
+    // The list item requires a number; a title without a popularity figure ranks as 0.
+    popularity: d.popularity ?? 0,
+    tmdb_rating: d.tmdbRating,
+  };
+}
+
+export function mediaDetail(
+  doc: MediaDoc,
+  genres: GenreIndex,
+  options: { country: string; lang: string | undefined; imageBase: string },
+): Record<string, unknown> {
+  const d = doc.details;
+  const body: Record<string, unknown> = {
+    id: doc.id,
+    slug: doc.slug,
+    title: d.title,
+    original_title: d.originalTitle,
+    year: d.year,
+    content_type: doc.kind,
+    tagline: d.tagline,
+    overview: d.overview,
+    classification: d.classification,
+    poster: d.poster,
+    backdrop: d.backdrop,
+    popularity: d.popularity,
+    tmdb_rating: d.tmdbRating,
+    vote_count: d.voteCount,
+    runtime: d.runtime,
+    in_production: d.inProduction,
+    last_air_date: d.lastAirDate,
+    genres: genresOf(doc, genres).map((g) => ({ id: g.id, slug: g.slug, name: g.name })),
+    ratings: d.ratings.map((r) => ({ source: r.source, rating: r.rating })),
+    external_ids: d.externalIds.map((e) => ({ source: e.source, id: e.id })),
+    videos: d.videos.map((v) => ({ source: v.source, id: v.id })),
+    content_rating: d.contentRatings.find((c) => c.country.toUpperCase() === options.country)?.rating ?? null,
+    image_base: options.imageBase,
+  };
+  const overlay = options.lang === undefined ? undefined : doc.translations[options.lang];
+  if (overlay) {
+    body.translation = {
+      title: overlay.title,
+      overview: overlay.overview,
+      tagline: overlay.tagline,
+      poster: overlay.poster,
+      backdrop: overlay.backdrop,
+    };
+  }
+  return body;
+}
+
+export function linkItem(offer: LinkOffer, isTv: boolean, token: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    provider_id: offer.providerId,
+    addon_provider_id: offer.addonProviderId,
+    link_token: token,
+    price_types: offer.priceTypes,
+    formats: offer.formats,
+    audio_languages: offer.audioLanguages,
+    subtitle_languages: offer.subtitleLanguages,
+    available_from: offer.availableFrom,
+    available_to: offer.availableTo,
+    platforms: offer.platforms,
+  };
+  if (isTv) {
+    body.season_number = offer.seasonNumber;
+    body.episode_number = offer.episodeNumber;
+  }
+  return body;
+}
+
+export function providerItem(p: Provider): Record<string, unknown> {
+  return { id: p.id, parent_id: p.parentId, name: p.name, logo: p.logo, short_id: p.shortId, weight: p.weight };
+}
+
+export function collectionSummary(c: CollectionDoc): Record<string, unknown> {
+  return {
+    id: c.id,
+    name: c.name,
+    slug: c.slug,
+    description: c.description,
+    country: c.country,
+    language: c.language,
+  };
+}
+
+/** Providers heaviest first, then by id, so equal weights keep a stable order. */
+export function byWeight(a: Provider, b: Provider): number {
+  return b.weight - a.weight || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+}

@@ -1,0 +1,111 @@
+/**
+ * Rate limiting with koa-ratelimit: per API key, per client address for keyless calls.
+ * Headers are the IETF draft names `RateLimit-Limit`, `RateLimit-Remaining` and
+ * `RateLimit-Reset` (seconds until the window resets) on every /v1 response; over the limit
+ * the request fails with AppError `rate_limited` (429) and `Retry-After` in seconds.
+ *
+ * koa-ratelimit's memory driver never deletes an entry (an expired one is only re-initialised
+ * when the same id calls again), so one entry per client address would live forever. The
+ * memory driver is therefore given an ExpiringMap that drops entries whose window is over.
+ */
+import type Koa from 'koa';
+import ratelimit from 'koa-ratelimit';
+import { AppError } from '../../contracts/errors.ts';
+import type { AuthState } from './auth.ts';
+
+interface LimiterEntry {
+  /** End of the window, unix seconds (fractional), as koa-ratelimit's memory driver stores it. */
+  reset: number;
+}
+
+/**
+ * A Map whose entries disappear once their window has ended. Sweeps on write, at most once per
+ * `sweepEveryMs`, so a write stays O(1) amortised and the map never outgrows the clients of
+ * one window (plus one sweep interval).
+ */
+export class ExpiringMap<V extends LimiterEntry = LimiterEntry> extends Map<string, V> {
+  #lastSweep = 0;
+  readonly #now: () => number;
+  readonly #sweepEveryMs: number;
+
+  /**
+   * @param now ms clock. Default Date.now.
+   * @param sweepEveryMs least time between two sweeps. Default 1000.
+   */
+  constructor(now: () => number = Date.now, sweepEveryMs = 1000) {
+    super();
+    this.#now = now;
+    this.#sweepEveryMs = sweepEveryMs;
+  }
+
+  override set(key: string, value: V): this {
+    const now = this.#now?.() ?? Date.now();
+    if (now - this.#lastSweep >= (this.#sweepEveryMs ?? 1000)) this.sweep(now);
+    return super.set(key, value);
+  }
+
+  /** Drops every entry whose window ended before `now` (ms); returns how many. */
+  sweep(now = this.#now()): number {
+    this.#lastSweep = now;
+    let dropped = 0;
+    for (const [key, entry] of this) {
+      if (entry.reset * 1000 <= now) {
+        this.delete(key);
+        dropped += 1;
+      }
+    }
+    return dropped;
+  }
+}
+
+export interface RateLimiterOptions {
+  /** Requests allowed per window. */
+  max: number;
+  /** Window length in ms. Default 60000. */
+  windowMs?: number;
+  /** ioredis client: counters shared by every API process. Default: in memory. */
+  redis?: unknown;
+  /** The memory driver's store (tests inspect it). Default a new ExpiringMap. */
+  memory?: ExpiringMap;
+}
+
+function secondsUntil(resetHeader: unknown, now: number): number | null {
+  const raw = Number(resetHeader);
+  if (!Number.isFinite(raw) || raw <= 0) return null;
+  // The memory driver reports unix seconds, the Redis driver unix milliseconds.
+  const resetMs = raw > 1e11 ? raw : raw * 1000;
+  return Math.max(0, Math.ceil((resetMs - now) / 1000));
+}
+
+export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
+  const windowMs = options.windowMs ?? 60_000;
+  const limiter = ratelimit({
+    driver: options.redis ? 'redis' : 'memory',
+    db: (options.redis ?? options.memory ?? new ExpiringMap()) as Map<unknown, unknown>,
+    duration: windowMs,
+    max: options.max,
+    namespace: 'marquee-ratelimit',
+    id: (ctx: Koa.Context) => {
+      const auth = ctx.state.auth as AuthState | undefined;
+      return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
+    },
+    headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
+    throw: false,
+  } as ratelimit.MiddlewareOptions);
+
+  return async (ctx, next) => {
+    try {
+      await limiter(ctx, next);
+    } finally {
+      const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), Date.now());
+      if (seconds !== null) ctx.set('RateLimit-Reset', String(seconds));
+    }
+    if (ctx.status === 429 && ctx.state.rateLimit) {
+      // RateLimit-Reset holds the seconds left in the window by now; wait at least one.
+      const after = Math.max(1, Number(ctx.response.get('RateLimit-Reset')) || 1);
+      throw new AppError('rate_limited', `Rate limit exceeded: ${options.max} requests per ${windowMs / 1000} s. Retry in ${after} s.`, {
+        details: { retry_after: after },
+      });
+    }
+  };
+}

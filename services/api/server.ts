@@ -1,0 +1,38 @@
+/** Starts the API on a port: `startApi({ port, ...deps })` -> `{ url, close() }`. */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import type { ApiDeps } from './types.ts';
+
+export interface StartApiOptions extends ApiDeps {
+  /** TCP port; 0 picks a free one. Default 0. */
+  port?: number;
+  /** Interface to bind. Default `127.0.0.1`; use `0.0.0.0` to serve other machines. */
+  host?: string;
+}
+
+export interface RunningApi {
+  url: string;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startApi(options: StartApiOptions): Promise<RunningApi> {
+  const { port = 0, host = '127.0.0.1', ...deps } = options;
+  const app = createApp(deps);
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = app.listen(port, host, () => resolve(s));
+    s.once('error', reject);
+  });
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`,
+    server,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        // Idle keep-alive sockets would hold close() open.
+        server.closeAllConnections();
+      }),
+  };
+}

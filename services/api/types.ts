@@ -1,0 +1,95 @@
+/** The dependencies of the API and the shape of one endpoint definition. */
+import type Koa from 'koa';
+import type { Platform } from '../../contracts/domain.ts';
+import type { Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import type { Catalog } from './catalog.ts';
+import type { ParamDef, ParsedParams } from './params.ts';
+
+/** What the API needs of the link-token codec (services/links/linkTokens.ts). */
+export interface LinkTokenCodec {
+  encode(url: string): string;
+  /** The URL, or null when the token does not decrypt under any configured key. */
+  decode(token: string): string | null;
+  deepLink(url: string, platform: Platform): string;
+}
+
+/** Minimal logger (pino-compatible). */
+export interface ApiLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * Snapshot endpoints, supplied by the snapshot service. Until they are, `/v1/snapshots`,
+ * `/v1/schemas`, `/v1/snapshots/download` and `/v1/snapshots/file/...` answer 503.
+ * Each returns the response body (or, for `file`, writes the response on `ctx` itself) and
+ * throws AppError (`not_found`, `forbidden`, `unavailable`, ...) for the documented errors.
+ */
+export interface SnapshotRoutes {
+  listing(ctx: Koa.Context): Promise<unknown>;
+  schemas(ctx: Koa.Context): Promise<unknown>;
+  download(params: { path: string; version: string | undefined }, ctx: Koa.Context): Promise<unknown>;
+  file(params: { version: string; path: string }, ctx: Koa.Context): Promise<void>;
+}
+
+export interface RateLimitOptions {
+  /** Requests per minute per API key (per address when keyless). Default RATE_LIMIT_PER_MINUTE, else 60. */
+  perMinute?: number;
+  /** Shares the counters between API processes; in memory (bounded) when absent. */
+  redis?: unknown;
+  /** Window length in ms. Default 60000. */
+  windowMs?: number;
+}
+
+export interface ApiDeps {
+  readStore: ReadStore;
+  search: SearchIndex;
+  linkTokens: LinkTokenCodec;
+  clock: Clock;
+  /** For `links?at=`; without it such a request answers 503. */
+  eventStore?: EventStore;
+  snapshots?: SnapshotRoutes;
+  rateLimit?: RateLimitOptions;
+  logger?: ApiLogger;
+  /** Base URL clients prefix to poster/backdrop paths. Default `https://images.marquee.example`. */
+  imageBase?: string;
+  /** Reported in the OpenAPI document. Default the package version `0.1.0`. */
+  version?: string;
+  /** /readyz answers 200 only once this returns true; /v1 data endpoints answer 503 until then. Default always ready. */
+  ready?: () => boolean | Promise<boolean>;
+  /** How long an API key lookup is reused, in ms (at most 1000 so a revocation bites at once). Default 1000. */
+  keyCacheMs?: number;
+  /** Projection version per read model when no alias exists. Default: the versions in projections/. */
+  modelVersions?: Record<string, number>;
+}
+
+export interface HandlerInput {
+  params: ParsedParams;
+  deps: ApiDeps;
+  catalog: Catalog;
+  ctx: Koa.Context;
+  imageBase: string;
+}
+
+export interface Endpoint {
+  /** Koa path, `:name` for path parameters. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  params: ParamDef[];
+  /** Component schema of the JSON 200 body. */
+  response?: string;
+  /** The success response of an endpoint that does not answer JSON 200 (redirect, file, text). */
+  otherResponse?: { status: number; description: string; contentType?: string };
+  /** Documented error statuses; every /v1 endpoint also has 401, 429, 500 and 503. */
+  errors: number[];
+  /** `required` (default for /v1), `optional` (GET /v1/snapshots) or `none`. */
+  auth: 'required' | 'optional' | 'none';
+  /** Reads the catalog: answers 503 until the read models are ready. */
+  needsCatalog: boolean;
+  /** Returns the JSON body, or undefined when it wrote the response on ctx itself. */
+  handler(input: HandlerInput): Promise<unknown>;
+}

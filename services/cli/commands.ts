@@ -1,0 +1,274 @@
+/**
+ * The one-shot CLI commands. Each opens the adapters it needs, does its work with progress a
+ * person can follow, and closes them again.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { parseArgs } from 'node:util';
+import type { EventType } from '../../contracts/events.ts';
+import { isIsoDate } from '../../contracts/ids.ts';
+import type { Clock } from '../../contracts/ports.ts';
+import type { Projection } from '../../contracts/projection.ts';
+import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
+import { catchUp } from '../../projections/runner.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '../api/keys.ts';
+import { crawl } from '../crawler/crawl.ts';
+import { rankDay } from '../ranking/job.ts';
+import { openAdapters, type Adapters } from '../shared/adapters.ts';
+import type { Config } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import { liveCollection } from '../shared/projectionGroup.ts';
+import { createPipeline } from './pipeline.ts';
+import { progress } from './progress.ts';
+import { addDays, sampleStartDate } from './sample.ts';
+
+export interface CommandContext {
+  args: string[];
+  config: Config;
+  logger: Logger;
+  clock: Clock;
+  parse: typeof parseArgs;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+async function withAdapters<T>(ctx: CommandContext, work: (adapters: Adapters) => Promise<T>): Promise<T> {
+  const adapters = await openAdapters(ctx.config, ctx.logger);
+  try {
+    return await work(adapters);
+  } finally {
+    await adapters.close();
+  }
+}
+
+function intOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} takes a non-negative integer, got "${value}"`);
+  return n;
+}
+
+async function crawlCommand(ctx: CommandContext): Promise<number> {
+  const { values } = ctx.parse({
+    args: ctx.args,
+    options: {
+      day: { type: 'string' },
+      titles: { type: 'string' },
+      seed: { type: 'string' },
+      'start-date': { type: 'string' },
+      'publish-only': { type: 'boolean', default: false },
+    },
+  });
+  const day = intOption(values.day, 'day', 0);
+  const seed = intOption(values.seed, 'seed', ctx.config.sampleSeed);
+  const titles = values.titles === undefined ? undefined : intOption(values.titles, 'titles', 0);
+  const startDate = values['start-date'] ?? process.env.SAMPLE_START_DATE ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
+  if (!isIsoDate(startDate)) throw new UsageError(`--start-date takes YYYY-MM-DD, got "${startDate}"`);
+  return withAdapters(ctx, async (adapters) => {
+    const bar = progress(`crawl day ${day}`, 0, 'observations');
+    const counts = await crawl({
+      bus: adapters.bus,
+      seed,
+      day,
+      startDate,
+      ...(titles === undefined ? {} : { titles }),
+      onProgress: (n: number) => bar.update(n, n),
+    });
+    bar.stop();
+    console.log(`published ${JSON.stringify(counts)}`);
+    if (values['publish-only']) return 0;
+    const pipeline = createPipeline(adapters, ctx.logger);
+    const projecting = progress('ingest and project', 0, 'events');
+    await pipeline.drain((stage, done, total) => projecting.update(done, total, stage));
+    projecting.stop();
+    console.log(`crawl of ${addDays(startDate, day)} ingested and projected; event store head ${await adapters.eventStore.headPosition()}`);
+    return 0;
+  });
+}
+
+async function rankCommand(ctx: CommandContext): Promise<number> {
+  const { values } = ctx.parse({ args: ctx.args, options: { date: { type: 'string' } } });
+  const date = values.date ?? ctx.clock.now().toISOString().slice(0, 10);
+  if (!isIsoDate(date)) throw new UsageError(`--date takes YYYY-MM-DD, got "${date}"`);
+  return withAdapters(ctx, async (adapters) => {
+    // Rankings read the links and media read models: bring them up to date first.
+    const pipeline = createPipeline(adapters, ctx.logger);
+    await pipeline.projections.catchUp();
+    const result = await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock: ctx.clock });
+    await pipeline.projections.catchUp();
+    console.log(`ranking for ${date}: ${JSON.stringify(result)}`);
+    return 0;
+  });
+}
+
+async function loadProjectionModule(file: string): Promise<Projection<unknown>> {
+  const mod = (await import(pathToFileURL(resolve(file)).href)) as Record<string, unknown>;
+  const candidate = (mod.default ?? mod.projection) as Partial<Projection<unknown>> | undefined;
+  const problems: string[] = [];
+  if (!candidate || typeof candidate !== 'object') problems.push('no default export (or export named `projection`)');
+  else {
+    if (typeof candidate.name !== 'string') problems.push('`name` must be a string');
+    if (typeof candidate.version !== 'number') problems.push('`version` must be a number');
+    if (!Array.isArray(candidate.canHandle)) problems.push('`canHandle` must be an array of event types');
+    if (typeof candidate.documentId !== 'function') problems.push('`documentId(event)` must be a function');
+    if (typeof candidate.evolve !== 'function') problems.push('`evolve(document, event)` must be a function');
+  }
+  if (problems.length > 0) throw new UsageError(`${file} is not a projection: ${problems.join('; ')}`);
+  return candidate as Projection<unknown>;
+}
+
+async function replayCommand(ctx: CommandContext): Promise<number> {
+  const { values, positionals } = ctx.parse({
+    args: ctx.args,
+    allowPositionals: true,
+    options: { module: { type: 'string' }, out: { type: 'string' }, 'keep-old': { type: 'boolean', default: false } },
+  });
+  if (values.module) {
+    if (!values.out) throw new UsageError('replay --module needs --out FILE.ndjson');
+    const projection = await loadProjectionModule(values.module);
+    return withAdapters(ctx, (adapters) => replayToFile(adapters, projection, resolve(values.out as string)));
+  }
+  const name = positionals[0];
+  const projection = name === undefined ? undefined : projectionByName(name);
+  if (!projection) {
+    throw new UsageError(`replay needs a projection: one of ${ALL_PROJECTIONS.map((p) => p.name).join(', ')} (or --module FILE --out FILE)`);
+  }
+  return withAdapters(ctx, async (adapters) => {
+    const { readStore, eventStore } = adapters;
+    const previous = await liveCollection(readStore, projection);
+    // A new physical collection beside the live one; the API keeps answering from the old one
+    // until the switch.
+    const collection = `${projection.name}_v${projection.version}_r${Date.now().toString(36)}`;
+    const bar = progress(`replay ${projection.name}`, await eventStore.headPosition(), 'events');
+    let result = await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
+    // Events appended during the rebuild (a live server): one more pass before switching.
+    result = await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
+    bar.stop();
+    await readStore.setAlias(projection.name, collection);
+    const documents = await readStore.count(collection);
+    console.log(`${projection.name}: rebuilt ${documents} documents up to position ${result.position} into ${collection}; now live`);
+    if (previous !== collection && !values['keep-old']) {
+      // A running server follows the alias within a couple of seconds; give in-flight reads time.
+      await new Promise((r) => setTimeout(r, Number(process.env.REPLAY_DROP_GRACE_MS ?? 3000)));
+      await readStore.dropCollection(previous);
+      console.log(`dropped the previous collection ${previous}`);
+    }
+    return 0;
+  });
+}
+
+async function replayToFile(adapters: Adapters, projection: Projection<unknown>, out: string): Promise<number> {
+  const { readStore, eventStore } = adapters;
+  // Documents are folded in the read store, not in memory, so a history of any size fits.
+  const collection = `analyst_${projection.name.replace(/[^A-Za-z0-9_]/g, '_')}_${Date.now().toString(36)}`;
+  const bar = progress(`replay ${projection.name}`, await eventStore.headPosition(), 'events');
+  try {
+    await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
+    bar.stop();
+    const file = createWriteStream(out);
+    let written = 0;
+    let after: string | undefined;
+    for (;;) {
+      const page = await readStore.scan<unknown>(collection, { ...(after === undefined ? {} : { start: `${after}\u0000` }), limit: 5000 });
+      for (const stored of page) {
+        if (!file.write(`${JSON.stringify({ id: stored.key, position: stored.position, document: stored.doc })}\n`)) await once(file, 'drain');
+        written += 1;
+      }
+      if (page.length < 5000) break;
+      after = page[page.length - 1]?.key;
+    }
+    file.end();
+    await once(file, 'finish');
+    console.log(`${projection.name}: ${written} documents written to ${out}`);
+    return 0;
+  } finally {
+    await readStore.dropCollection(collection);
+  }
+}
+
+async function statusCommand(ctx: CommandContext): Promise<number> {
+  return withAdapters(ctx, async (adapters) => {
+    const { readStore, eventStore } = adapters;
+    const head = await eventStore.headPosition();
+    console.log(`engines: ${Object.entries(adapters.engines).map(([k, v]) => `${k}=${v}`).join('; ')}`);
+    console.log(`event store head position: ${head}\n`);
+    console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);
+    for (const projection of ALL_PROJECTIONS) {
+      const collection = await liveCollection(readStore, projection);
+      const position = await readStore.getCheckpoint(collection);
+      const documents = await readStore.count(collection);
+      console.log(
+        `${projection.name.padEnd(12)} ${collection.padEnd(26)} ${String(position).padStart(10)} ${String(head - position).padStart(8)} ${String(documents).padStart(10)}`,
+      );
+    }
+    const counts = new Map<EventType, number>();
+    let after = 0;
+    for (;;) {
+      const batch = await eventStore.readAll({ after, limit: 10_000 });
+      for (const e of batch) counts.set(e.type, (counts.get(e.type) ?? 0) + 1);
+      const last = batch[batch.length - 1];
+      if (!last) break;
+      after = last.position;
+    }
+    console.log('\nevents per type:');
+    for (const [type, n] of [...counts.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${type.padEnd(26)} ${n}`);
+    const dead = await adapters.bus.listDeadLetters({ limit: 100_000 });
+    console.log(`\ndead letters: ${dead.length}`);
+    return 0;
+  });
+}
+
+async function deadLettersCommand(ctx: CommandContext): Promise<number> {
+  const { values } = ctx.parse({ args: ctx.args, options: { limit: { type: 'string' } } });
+  const limit = intOption(values.limit, 'limit', 50);
+  return withAdapters(ctx, async (adapters) => {
+    const letters = await adapters.bus.listDeadLetters({ limit });
+    if (letters.length === 0) console.log('no dead letters');
+    for (const letter of letters) {
+      console.log(`${letter.at}  ${letter.source}  ${letter.reason}`);
+      console.log(`  ${JSON.stringify(letter.payload).slice(0, 300)}`);
+    }
+    return 0;
+  });
+}
+
+async function keysCommand(ctx: CommandContext): Promise<number> {
+  const [sub, ...rest] = ctx.args;
+  return withAdapters(ctx, async ({ readStore }) => {
+    if (sub === 'create') {
+      const { values } = ctx.parse({ args: rest, options: { name: { type: 'string' } } });
+      if (!values.name) throw new UsageError('keys create needs --name NAME');
+      const { key, doc } = await createApiKey(readStore, values.name, ctx.clock);
+      console.log(`created key "${doc.name}" (${doc.prefix}…); it is shown only this once:`);
+      console.log(key);
+      return 0;
+    }
+    if (sub === 'revoke') {
+      const target = rest[0];
+      if (!target) throw new UsageError('keys revoke needs the key or its prefix');
+      const revoked = await revokeApiKey(readStore, target, ctx.clock);
+      console.log(`revoked key "${revoked.name}" (${revoked.prefix}…)`);
+      return 0;
+    }
+    if (sub === 'list') {
+      const keys = await listApiKeys(readStore);
+      if (keys.length === 0) console.log('no keys yet: marquee keys create --name NAME');
+      for (const k of keys) console.log(`${k.prefix}…  ${k.name.padEnd(20)} created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`);
+      return 0;
+    }
+    throw new UsageError('keys create --name NAME | keys revoke KEY | keys list');
+  });
+}
+
+export const commands: Record<string, (ctx: CommandContext) => Promise<number>> = {
+  crawl: crawlCommand,
+  rank: rankCommand,
+  replay: replayCommand,
+  status: statusCommand,
+  'dead-letters': deadLettersCommand,
+  keys: keysCommand,
+};

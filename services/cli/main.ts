@@ -1,0 +1,69 @@
+/**
+ * `marquee <command>`: the CLI's composition root. Reads the configuration once, opens the
+ * adapters it selects, and hands them to the command. Every command works while `start` runs
+ * on the same data directory (LMDB takes several processes).
+ */
+import { parseArgs } from 'node:util';
+import { isAppError } from '../../contracts/errors.ts';
+import { systemClock } from '../../contracts/ports.ts';
+import { loadConfig } from '../shared/config.ts';
+import { createLogger } from '../shared/logger.ts';
+import { commands } from './commands.ts';
+import { startCommand } from './start.ts';
+
+const USAGE = `Marquee: streaming-availability catalog, /v1 API and weekly Parquet releases.
+
+Usage: marquee <command> [options]
+
+Commands:
+  start                          every role in one process; API on $PORT (default 8080), data in $DATA_DIR (default ./data)
+  crawl [--day N] [--titles N] [--seed N] [--start-date YYYY-MM-DD]
+                                 publish a crawl of the sample (or a synthetic N-title) catalog, then ingest and project it
+  rank --date YYYY-MM-DD         run the daily ranking job for a day
+  replay <projection>            rebuild a read model from position 0 into a new version and switch it live
+  replay --module FILE --out FILE.ndjson
+                                 run your own projection over the whole history and write its documents
+  status                         per projection: position, lag; events per type
+  dead-letters [--limit N]       observations refused by ingest, with the reason
+  keys create --name NAME        create an API key (printed once, alone on the last line)
+  keys revoke KEY|PREFIX         revoke a key at once
+  keys list                      list keys (prefix, name, created, revoked)
+  snapshot build [--week YYYY-Www]
+                                 build and publish the weekly Parquet release
+
+Environment: KAFKA_BROKERS, EVENTSTORE_URL, MONGODB_URL, OPENSEARCH_URL, REDIS_URL switch a part to its server.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    console.log(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  const config = loadConfig();
+  const logger = createLogger({ level: config.logLevel });
+  if (command === 'start') {
+    await startCommand(config, logger, systemClock);
+    return 0;
+  }
+  const run = commands[command];
+  if (!run) {
+    console.error(`marquee: unknown command "${command}"\n\n${USAGE}`);
+    return 2;
+  }
+  return run({ args: rest, config, logger, clock: systemClock, parse: parseArgs });
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    // A person reads this: the message, not a stack, for errors we expect.
+    if (isAppError(err) || (err instanceof Error && err.name === 'UsageError')) {
+      console.error(`marquee: ${err.message}`);
+    } else {
+      console.error(err);
+    }
+    process.exitCode = 1;
+  },
+);

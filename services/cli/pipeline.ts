@@ -1,0 +1,84 @@
+/**
+ * The write and read sides wired together in one process: ingest from the bus, every projection
+ * off one read of the log, the search index fed from the search projection. Used by `start`,
+ * by the one-shot CLI commands and by the ingest benchmark.
+ */
+import type { DocumentWrite, SearchDocument } from '../../contracts/ports.ts';
+import type { GenresDoc } from '../../contracts/readModels.ts';
+import { ALL_PROJECTIONS, GENRES_KEY, genresProjection, searchProjection, toSearchDocument, type SearchProjectionDoc } from '../../projections/index.ts';
+import { createIngest, type Ingest } from '../ingest/ingest.ts';
+import type { Adapters } from '../shared/adapters.ts';
+import type { Logger } from '../shared/logger.ts';
+import { liveCollection, ProjectionGroup, type ProjectionTarget } from '../shared/projectionGroup.ts';
+
+export interface Pipeline {
+  ingest: Ingest;
+  projections: ProjectionGroup;
+  /** Consumes everything published so far, then projects everything appended so far. */
+  drain(onProgress?: (stage: 'ingest' | 'project', done: number, total: number) => void): Promise<void>;
+}
+
+export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
+  const { eventStore, bus, readStore, search } = adapters;
+  const ingest = createIngest({ eventStore, bus, logger });
+  const targets: ProjectionTarget[] = ALL_PROJECTIONS.map((projection) =>
+    projection.name === searchProjection.name ? { projection, afterWrite: (writes) => feedSearch(adapters, writes as Array<DocumentWrite<SearchProjectionDoc>>) } : { projection },
+  );
+  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger });
+  return {
+    ingest,
+    projections,
+    async drain(onProgress) {
+      await ingest.run({ untilIdle: true, onProgress: (n: number) => onProgress?.('ingest', n, n) });
+      await projections.catchUp((position, head) => onProgress?.('project', position, head));
+    },
+  };
+}
+
+/** Genre slugs for the index come from the genres read model (a separate stream). */
+async function genreTable(adapters: Adapters) {
+  const collection = await liveCollection(adapters.readStore, genresProjection);
+  const stored = await adapters.readStore.get<GenresDoc>(collection, GENRES_KEY);
+  return stored?.doc.genres ?? [];
+}
+
+async function feedSearch(adapters: Adapters, writes: Array<DocumentWrite<SearchProjectionDoc>>): Promise<void> {
+  const genres = await genreTable(adapters);
+  const upserts: SearchDocument[] = [];
+  const removals: string[] = [];
+  for (const write of writes) {
+    const doc = write.doc === null ? null : toSearchDocument(write.doc, genres);
+    if (doc === null) removals.push(write.key);
+    else upserts.push(doc);
+  }
+  if (upserts.length > 0) await adapters.search.upsert(upserts);
+  if (removals.length > 0) await adapters.search.remove(removals);
+}
+
+/**
+ * Refills an in-process index from the search read model at start-up (the index lives in
+ * memory; the read model is durable). Returns the number of documents indexed.
+ */
+export async function refillSearch(adapters: Adapters, onProgress?: (done: number, total: number) => void): Promise<number> {
+  const { readStore } = adapters;
+  const collection = await liveCollection(readStore, searchProjection);
+  const total = await readStore.count(collection);
+  const genres = await genreTable(adapters);
+  const chunk = 5000;
+  let done = 0;
+  let after: string | undefined;
+  for (;;) {
+    const page = await readStore.scan<SearchProjectionDoc>(collection, {
+      ...(after === undefined ? {} : { start: `${after}\u0000` }),
+      limit: chunk,
+    });
+    if (page.length === 0) break;
+    const docs = page.map((d) => toSearchDocument(d.doc, genres)).filter((d): d is SearchDocument => d !== null);
+    await adapters.search.upsert(docs);
+    done += page.length;
+    after = page[page.length - 1]?.key;
+    onProgress?.(done, total);
+    if (page.length < chunk) break;
+  }
+  return done;
+}

@@ -1,0 +1,85 @@
+/**
+ * `marquee start`: every role in one process on the configured engines. The API answers at
+ * once (`/readyz` 503 while loading); on an empty data directory the sample catalog is loaded
+ * first with a week of simulated daily crawls and rankings.
+ */
+import { systemClock, type Clock } from '../../contracts/ports.ts';
+import { startApi } from '../api/server.ts';
+import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
+import { rankDay } from '../ranking/job.ts';
+import { openAdapters, type Adapters } from '../shared/adapters.ts';
+import type { Config } from '../shared/config.ts';
+import type { Logger } from '../shared/logger.ts';
+import { createPipeline, refillSearch, type Pipeline } from './pipeline.ts';
+import { loadSample } from './sample.ts';
+import { createScheduler } from './schedule.ts';
+
+export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock): Promise<void> {
+  const startedAt = Date.now();
+  const adapters = await openAdapters(config, logger);
+  logger.info(adapters.engines, 'engines');
+  let ready = false;
+  const linkTokens = createLinkTokens({ keys: linkKeysFromEnv(process.env) });
+  const api = await startApi({
+    port: config.port,
+    readStore: adapters.readStore,
+    search: adapters.search,
+    eventStore: adapters.eventStore,
+    linkTokens,
+    clock,
+    logger,
+    imageBase: config.imageBase,
+    rateLimit: { perMinute: config.rateLimitPerMinute },
+    ready: () => ready,
+  });
+  logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
+
+  const pipeline = createPipeline(adapters, logger);
+  let consumer: { stop(): Promise<void> } | undefined;
+  let scheduler: { stop(): Promise<void> } | undefined;
+  const stopping = shutdownOn(logger, async () => {
+    await scheduler?.stop();
+    await consumer?.stop();
+    await pipeline.projections.stop();
+    await api.close();
+    await adapters.close();
+  });
+
+  if (adapters.searchInProcess) {
+    const indexed = await refillSearch(adapters);
+    if (indexed > 0) logger.info(`search index refilled with ${indexed} titles`);
+  }
+  if ((await adapters.eventStore.headPosition()) === 0) {
+    await loadSample({ adapters, pipeline, logger, config, clock });
+  } else {
+    await pipeline.drain();
+  }
+  if (stopping.requested) return;
+
+  consumer = pipeline.ingest.run({ untilIdle: false });
+  pipeline.projections.start();
+  scheduler = createScheduler({ adapters, pipeline, logger, clock, config });
+  ready = true;
+  logger.info(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${api.url}/v1 (create a key with \`npx marquee keys create --name me\`)`);
+  await stopping.promise;
+}
+
+function shutdownOn(logger: Logger, close: () => Promise<void>) {
+  const state = { requested: false, promise: Promise.resolve() };
+  let resolve!: () => void;
+  state.promise = new Promise<void>((r) => (resolve = r));
+  const onSignal = (signal: string) => {
+    if (state.requested) return;
+    state.requested = true;
+    logger.info(`${signal}: shutting down`);
+    close()
+      .catch((err) => logger.error({ err }, 'shutdown failed'))
+      .finally(() => resolve());
+  };
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  return state;
+}
+
+export type { Adapters, Pipeline };
+export { rankDay };

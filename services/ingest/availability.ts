@@ -1,0 +1,129 @@
+/**
+ * `availability-{id}-{country}`: the offers of a title in a country. Each observation is the
+ * full offer set, so the decision is a diff by offer identity (provider, add-on provider,
+ * season, episode, web URL): new keys are added, missing keys removed, others changed.
+ */
+import { offerKeyString, type Offer, type OfferKey } from '../../contracts/domain.ts';
+import type { AvailabilityEvent, DomainEvent } from '../../contracts/events.ts';
+import { mediaIdOf, streams } from '../../contracts/ids.ts';
+import type { AvailabilityObserved } from '../../contracts/observations.ts';
+import {
+  alreadySeen,
+  byString,
+  changedFieldsOf,
+  emptySeen,
+  metadataOf,
+  noteEvent,
+  reject,
+  skip,
+  type Decider,
+  type Decision,
+  type Seen,
+} from './decision.ts';
+import { normalizeCountry } from './route.ts';
+import { invalidReason } from './validate.ts';
+
+export interface AvailabilityState {
+  seen: Seen;
+  /** Current offers by offerKeyString. */
+  offers: Record<string, Offer>;
+}
+
+/** Fields of an offer that are not part of its identity; a change in any is an OfferChanged. */
+export const OFFER_VALUE_FIELDS = [
+  'priceTypes', 'formats', 'audioLanguages', 'subtitleLanguages', 'availableFrom', 'availableTo', 'platforms',
+] as const satisfies readonly (keyof Offer)[];
+
+const STREAM = 'stream';
+
+export function offerKeyOf(o: OfferKey): OfferKey {
+  return {
+    providerId: o.providerId,
+    addonProviderId: o.addonProviderId,
+    seasonNumber: o.seasonNumber,
+    episodeNumber: o.episodeNumber,
+    webUrl: o.webUrl,
+  };
+}
+
+/** Copies exactly the Offer fields, so extra observation fields never reach an event. */
+export function offerOf(o: Offer): Offer {
+  const copy = <T>(a: T[] | null): T[] | null => (a === null ? null : [...a]);
+  return {
+    ...offerKeyOf(o),
+    priceTypes: copy(o.priceTypes),
+    formats: copy(o.formats),
+    audioLanguages: copy(o.audioLanguages),
+    subtitleLanguages: copy(o.subtitleLanguages),
+    availableFrom: o.availableFrom,
+    availableTo: o.availableTo,
+    platforms: copy(o.platforms),
+  };
+}
+
+function initialState(): AvailabilityState {
+  return { seen: emptySeen(), offers: {} };
+}
+
+function evolve(state: AvailabilityState, event: DomainEvent): AvailabilityState {
+  const e = event as AvailabilityEvent;
+  switch (e.type) {
+    case 'OfferAdded':
+    case 'OfferChanged':
+      return {
+        seen: noteEvent(state.seen, STREAM, e.metadata),
+        offers: { ...state.offers, [offerKeyString(e.data.offer)]: e.data.offer },
+      };
+    case 'OfferRemoved': {
+      const offers = { ...state.offers };
+      delete offers[offerKeyString(e.data.offer)];
+      return { seen: noteEvent(state.seen, STREAM, e.metadata), offers };
+    }
+    default:
+      return state;
+  }
+}
+
+function decide(state: AvailabilityState, o: AvailabilityObserved): Decision {
+  const invalid = invalidReason(o);
+  if (invalid !== null) return reject(invalid);
+  const observed = new Map<string, Offer>();
+  for (const [i, offer] of o.data.offers.entries()) {
+    const key = offerKeyString(offer);
+    if (observed.has(key)) return reject(`data.offers[${i}]: duplicate offer key ${JSON.stringify(key)}`);
+    observed.set(key, offerOf(offer));
+  }
+  const seen = alreadySeen(state.seen, o, [STREAM]);
+  if (seen !== null) return seen;
+
+  const mediaId = mediaIdOf(o.data.contentType, o.data.sourceId);
+  const country = normalizeCountry(o.data.country);
+  const metadata = metadataOf(o);
+  const removed: DomainEvent[] = Object.keys(state.offers)
+    .filter((key) => !observed.has(key))
+    .sort(byString)
+    .map((key) => ({ type: 'OfferRemoved', data: { mediaId, country, offer: offerKeyOf(state.offers[key] as Offer) }, metadata }));
+  const changed: DomainEvent[] = [];
+  const added: DomainEvent[] = [];
+  for (const key of [...observed.keys()].sort(byString)) {
+    const offer = observed.get(key) as Offer;
+    const before = state.offers[key];
+    if (before === undefined) {
+      added.push({ type: 'OfferAdded', data: { mediaId, country, offer }, metadata });
+      continue;
+    }
+    const changedFields = changedFieldsOf(before, offer, OFFER_VALUE_FIELDS);
+    if (changedFields.length > 0) changed.push({ type: 'OfferChanged', data: { mediaId, country, offer, changedFields }, metadata });
+  }
+  const events = [...removed, ...changed, ...added];
+  if (events.length === 0) return skip('unchanged offers');
+  return { kind: 'append', stream: streams.availability(mediaId, country), events };
+}
+
+export const availabilityDecider: Decider<AvailabilityState, AvailabilityObserved> = {
+  kind: 'availability',
+  observationTypes: ['AvailabilityObserved'],
+  initialState,
+  evolve,
+  decide,
+};

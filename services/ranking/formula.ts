@@ -1,0 +1,179 @@
+/**
+ * The daily ranking formula, version 1. Pure and deterministic: the same titles, providers and
+ * date always give the same entries, in the same order, with the same numbers.
+ *
+ * For each title with at least one offer valid on the ranking date in the country:
+ *
+ *   availability A = S / (S + 1), S = sum over the title's distinct providers p there of
+ *                    w(p) * f(p), where
+ *                      w(p) = provider weight / the heaviest provider weight in the country
+ *                             (0..1; 0 for a provider the country's list does not know),
+ *                      f(p) = the best price-type factor among p's offers for the title:
+ *                             1 for flatrate, free, ads, fast, flatrate_and_buy (watchable
+ *                             with no extra payment), 0.5 for rent and buy, 0.25 for cinema,
+ *                             0.5 when the crawler gave no price types.
+ *                    S/(S+1) saturates: being on many providers helps, but less and less.
+ *   rating R       = Bayesian average / 10 = ((v/(v+m))*r + (m/(v+m))*C) / 10, with r the
+ *                    TMDB rating, v its vote count, m = 500 votes (how many votes it takes to
+ *                    count as much as the prior) and C = 6.5 (a typical catalog mean rating).
+ *                    No rating or no votes gives the prior C: few votes cannot make a title.
+ *   recency T      = 0.5 ^ (age / 2): halves every 2 years of age, where age is the time in
+ *                    years (days / 365.25) from the newest of lastAirDate and releaseDate
+ *                    (1 July of `year` when both are missing) to the ranking date; 0 age for a
+ *                    future date; T = 0 when no date or year is known.
+ *   popularity P   = p / (p + 50), p the TMDB popularity (0 when missing or negative).
+ *
+ *   points = 40*A + 30*R + 15*T + 15*P   (0..100), rounded to 6 decimals
+ *   score  = 100 * points / (highest points in the country), rounded to 2 decimals
+ *
+ * Sorted by points descending, ties by media id ascending (code-unit order); positions 1..N.
+ */
+import type { ContentType, Offer, PriceType, RankingEntry } from '../../contracts/domain.ts';
+
+export const FORMULA_VERSION = 1;
+
+export const WEIGHTS = { availability: 40, rating: 30, recency: 15, popularity: 15 } as const;
+/** Bayesian prior: the vote count that weighs as much as the prior, and the prior mean rating. */
+export const RATING_PRIOR = { votes: 500, mean: 6.5 } as const;
+export const RECENCY_HALF_LIFE_YEARS = 2;
+export const POPULARITY_HALF_POINT = 50;
+
+const PRICE_FACTOR: Record<PriceType, number> = {
+  flatrate: 1,
+  free: 1,
+  ads: 1,
+  fast: 1,
+  flatrate_and_buy: 1,
+  rent: 0.5,
+  buy: 0.5,
+  cinema: 0.25,
+};
+const UNKNOWN_PRICE_FACTOR = 0.5;
+
+/** What the formula needs of a title in one country. */
+export interface RankingCandidate {
+  mediaId: string;
+  kind: ContentType;
+  offers: ReadonlyArray<Pick<Offer, 'providerId' | 'priceTypes' | 'availableFrom' | 'availableTo'>>;
+  tmdbRating: number | null;
+  voteCount: number | null;
+  popularity: number | null;
+  releaseDate: string | null;
+  lastAirDate: string | null;
+  year: number | null;
+}
+
+export interface ProviderWeight {
+  id: string;
+  weight: number;
+}
+
+export interface PointsBreakdown {
+  availability: number;
+  rating: number;
+  recency: number;
+  popularity: number;
+  points: number;
+}
+
+/** An offer counts on `date` when the date is inside [availableFrom, availableTo] (open ends). */
+export function offerValidOn(offer: Pick<Offer, 'availableFrom' | 'availableTo'>, date: string): boolean {
+  return (offer.availableFrom === null || offer.availableFrom <= date) && (offer.availableTo === null || offer.availableTo >= date);
+}
+
+/** Provider weights scaled so the heaviest provider of the country weighs 1. */
+export function normalisedWeights(providers: readonly ProviderWeight[]): Map<string, number> {
+  const max = providers.reduce((m, p) => Math.max(m, p.weight), 0);
+  const out = new Map<string, number>();
+  for (const p of providers) out.set(p.id, max > 0 ? Math.max(0, p.weight) / max : 0);
+  return out;
+}
+
+export function priceFactor(priceTypes: readonly PriceType[] | null): number {
+  if (priceTypes === null || priceTypes.length === 0) return UNKNOWN_PRICE_FACTOR;
+  return Math.max(...priceTypes.map((t) => PRICE_FACTOR[t] ?? UNKNOWN_PRICE_FACTOR));
+}
+
+/** A in 0..1 from the offers valid on the date (the caller filters by date). */
+export function availabilityFactor(
+  offers: RankingCandidate['offers'],
+  weights: ReadonlyMap<string, number>,
+): number {
+  const bestFactor = new Map<string, number>();
+  for (const o of offers) {
+    bestFactor.set(o.providerId, Math.max(bestFactor.get(o.providerId) ?? 0, priceFactor(o.priceTypes)));
+  }
+  let sum = 0;
+  for (const [providerId, factor] of bestFactor) sum += (weights.get(providerId) ?? 0) * factor;
+  return sum / (sum + 1);
+}
+
+/** The Bayesian average rating on the 0..10 scale. */
+export function bayesianRating(rating: number | null, votes: number | null): number {
+  const { votes: m, mean: c } = RATING_PRIOR;
+  if (rating === null || votes === null || votes <= 0) return c;
+  return (votes / (votes + m)) * rating + (m / (votes + m)) * c;
+}
+
+const DAY_MS = 86_400_000;
+
+/** T in 0..1 from the title's newest date relative to the ranking date. */
+export function recencyFactor(candidate: Pick<RankingCandidate, 'releaseDate' | 'lastAirDate' | 'year'>, date: string): number {
+  const dates = [candidate.releaseDate, candidate.lastAirDate].filter((d): d is string => d !== null);
+  let newest: string | null = dates.length > 0 ? dates.reduce((a, b) => (a > b ? a : b)) : null;
+  if (newest === null && candidate.year !== null) newest = `${String(candidate.year).padStart(4, '0')}-07-01`;
+  if (newest === null) return 0;
+  const from = Date.parse(`${newest}T00:00:00Z`);
+  const to = Date.parse(`${date}T00:00:00Z`);
+  if (Number.isNaN(from) || Number.isNaN(to)) return 0;
+  const ageYears = Math.max(0, to - from) / DAY_MS / 365.25;
+  return 0.5 ** (ageYears / RECENCY_HALF_LIFE_YEARS);
+}
+
+export function popularityFactor(popularity: number | null): number {
+  const p = popularity === null || popularity < 0 ? 0 : popularity;
+  return p / (p + POPULARITY_HALF_POINT);
+}
+
+function round(value: number, decimals: number): number {
+  const f = 10 ** decimals;
+  return Math.round(value * f) / f;
+}
+
+/** Points of one title, with the parts (each 0..1) for explanation and tests. */
+export function pointsOf(
+  candidate: RankingCandidate,
+  weights: ReadonlyMap<string, number>,
+  date: string,
+): PointsBreakdown {
+  const availability = availabilityFactor(candidate.offers.filter((o) => offerValidOn(o, date)), weights);
+  const rating = bayesianRating(candidate.tmdbRating, candidate.voteCount) / 10;
+  const recency = recencyFactor(candidate, date);
+  const popularity = popularityFactor(candidate.popularity);
+  const points = round(
+    WEIGHTS.availability * availability + WEIGHTS.rating * rating + WEIGHTS.recency * recency + WEIGHTS.popularity * popularity,
+    6,
+  );
+  return { availability, rating, recency, popularity, points };
+}
+
+/** The full ranking of a country on `date`; titles with no offer valid that day are left out. */
+export function rankTitles(
+  candidates: readonly RankingCandidate[],
+  providers: readonly ProviderWeight[],
+  date: string,
+): RankingEntry[] {
+  const weights = normalisedWeights(providers);
+  const scored = candidates
+    .filter((c) => c.offers.some((o) => offerValidOn(o, date)))
+    .map((c) => ({ c, points: pointsOf(c, weights, date).points }))
+    .sort((a, b) => b.points - a.points || (a.c.mediaId < b.c.mediaId ? -1 : a.c.mediaId > b.c.mediaId ? 1 : 0));
+  const top = scored[0]?.points ?? 0;
+  return scored.map(({ c, points }, i) => ({
+    mediaId: c.mediaId,
+    kind: c.kind,
+    position: i + 1,
+    score: top > 0 ? round((100 * points) / top, 2) : 0,
+    points,
+  }));
+}

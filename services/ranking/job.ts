@@ -1,0 +1,161 @@
+/**
+ * The daily ranking job: per country, score every title available there (formula.ts), compare
+ * with the previous day's chart and append to `ranking-{country}` ONE RankingComputed plus one
+ * PositionChanged per title that moved, entered or left the chart. The trending read model is
+ * built from those events alone, so ranking history replays like everything else.
+ *
+ * It reads the `links`, `media` and `providers` read models, so run it after the projections
+ * have caught up with the day's crawl. Re-running a day that a country already has is a no-op.
+ */
+import type { RankingEntry } from '../../contracts/domain.ts';
+import { AppError, isAppError } from '../../contracts/errors.ts';
+import type { DomainEvent, RankingComputed, RecordedEvent } from '../../contracts/events.ts';
+import { isCountryCode, isIsoDate, streams } from '../../contracts/ids.ts';
+import type { Clock, EventStore, ExpectedRevision, ReadStore } from '../../contracts/ports.ts';
+import type { LinksDoc, MediaDoc, ProvidersDoc } from '../../contracts/readModels.ts';
+import { linksProjection } from '../../projections/links.ts';
+import { mediaProjection } from '../../projections/media.ts';
+import { providersProjection } from '../../projections/providers.ts';
+import { resolveCollection } from '../shared/readModels.ts';
+import { diffCharts } from './diff.ts';
+import { FORMULA_VERSION, rankTitles, type RankingCandidate } from './formula.ts';
+
+export interface RankDayOptions {
+  /** The day to rank, `YYYY-MM-DD`. Default: the clock's current UTC date. */
+  date?: string;
+  /** Upper-case countries to rank. Default: every country of the providers read model. */
+  countries?: string[];
+  readStore: ReadStore;
+  eventStore: EventStore;
+  clock: Clock;
+  /** How many top positions form the chart that PositionChanged events describe. Default 200. */
+  chartSize?: number;
+  /** Documents read per scan page / getMany call. Default 500. */
+  pageSize?: number;
+  /** Appends tried again after a concurrent writer moved the stream. Default 3. */
+  maxAttempts?: number;
+}
+
+export interface CountryRanking {
+  country: string;
+  date: string;
+  /** `appended`: this run appended the day; `exists`: the stream already had it (no-op). */
+  status: 'appended' | 'exists';
+  /** Titles ranked (entries of the RankingComputed), 0 when `exists`. */
+  ranked: number;
+  /** PositionChanged events appended, 0 when `exists`. */
+  positionChanges: number;
+}
+
+export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]> {
+  const date = options.date ?? options.clock.now().toISOString().slice(0, 10);
+  if (!isIsoDate(date)) {
+    throw new AppError('invalid_parameter', `ranking date ${date} is not a YYYY-MM-DD calendar date`, { details: { parameter: 'date' } });
+  }
+  const chartSize = options.chartSize ?? 200;
+  if (!Number.isInteger(chartSize) || chartSize < 1) {
+    throw new AppError('invalid_parameter', `chart size ${chartSize} is not a positive integer`, { details: { parameter: 'chartSize' } });
+  }
+  const { readStore } = options;
+  const collections = {
+    links: await resolveCollection(readStore, linksProjection),
+    media: await resolveCollection(readStore, mediaProjection),
+    providers: await resolveCollection(readStore, providersProjection),
+  };
+  const countries = options.countries ?? (await readStore.scan<ProvidersDoc>(collections.providers)).map((d) => d.key);
+  const results: CountryRanking[] = [];
+  for (const raw of countries) {
+    if (!isCountryCode(raw)) {
+      throw new AppError('invalid_parameter', `country ${raw} is not a two-letter code`, { details: { parameter: 'countries' } });
+    }
+    results.push(await rankCountry({ ...options, country: raw.toUpperCase(), date, chartSize, collections }));
+  }
+  return results;
+}
+
+interface CountryJob extends RankDayOptions {
+  country: string;
+  date: string;
+  chartSize: number;
+  collections: { links: string; media: string; providers: string };
+}
+
+async function rankCountry(job: CountryJob): Promise<CountryRanking> {
+  const stream = streams.ranking(job.country);
+  const maxAttempts = job.maxAttempts ?? 3;
+  for (let attempt = 1; ; attempt += 1) {
+    const history = await job.eventStore.readStream(stream);
+    const computed = history.filter(isRankingComputed);
+    if (computed.some((e) => e.data.date === job.date)) {
+      return { country: job.country, date: job.date, status: 'exists', ranked: 0, positionChanges: 0 };
+    }
+    const entries = await computeEntries(job);
+    const changes = diffCharts(previousDay(computed, job.date)?.data.entries ?? null, entries, job.chartSize);
+    const metadata = { producer: 'ranking' };
+    const events: DomainEvent[] = [
+      { type: 'RankingComputed', data: { country: job.country, date: job.date, formulaVersion: FORMULA_VERSION, entries }, metadata },
+      ...changes.map((c): DomainEvent => ({ type: 'PositionChanged', data: { country: job.country, date: job.date, ...c }, metadata })),
+    ];
+    const last = history.at(-1);
+    const expected: ExpectedRevision = last === undefined ? 'no_stream' : last.revision;
+    try {
+      await job.eventStore.append(stream, events, expected);
+      return { country: job.country, date: job.date, status: 'appended', ranked: entries.length, positionChanges: changes.length };
+    } catch (err) {
+      // Another run appended meanwhile: read again; it probably ranked this very day already.
+      if (isAppError(err, 'wrong_expected_revision') && attempt < maxAttempts) continue;
+      throw err;
+    }
+  }
+}
+
+function isRankingComputed(event: RecordedEvent): event is RecordedEvent<RankingComputed> {
+  return event.type === 'RankingComputed';
+}
+
+/** The newest ranked day before `date` (a backfilled older day compares with its own past). */
+function previousDay(computed: Array<RecordedEvent<RankingComputed>>, date: string): RecordedEvent<RankingComputed> | null {
+  let best: RecordedEvent<RankingComputed> | null = null;
+  for (const e of computed) {
+    if (e.data.date < date && (best === null || e.data.date >= best.data.date)) best = e;
+  }
+  return best;
+}
+
+async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
+  const { readStore, collections, country } = job;
+  const pageSize = job.pageSize ?? 500;
+  const providersDoc = await readStore.get<ProvidersDoc>(collections.providers, country);
+  const providers = providersDoc?.doc.providers ?? [];
+
+  const candidates: RankingCandidate[] = [];
+  const prefix = `${country}:`;
+  let start: string | undefined;
+  for (;;) {
+    // Page by key, not offset, so each page is one range read whatever the adapter.
+    const page = await readStore.scan<LinksDoc>(collections.links, { prefix, start, limit: pageSize });
+    if (page.length === 0) break;
+    const media = await readStore.getMany<MediaDoc>(collections.media, page.map((d) => d.doc.mediaId));
+    page.forEach((links, i) => candidates.push(candidateOf(links.doc, media[i]?.doc ?? null)));
+    const lastKey = page.at(-1)?.key;
+    if (page.length < pageSize || lastKey === undefined) break;
+    start = `${lastKey}\u0000`;
+  }
+  return rankTitles(candidates, providers, job.date);
+}
+
+/** A title whose media document is missing (not projected yet) is ranked on availability alone. */
+function candidateOf(links: LinksDoc, media: MediaDoc | null): RankingCandidate {
+  const d = media?.details;
+  return {
+    mediaId: links.mediaId,
+    kind: links.kind,
+    offers: links.offers,
+    tmdbRating: d?.tmdbRating ?? null,
+    voteCount: d?.voteCount ?? null,
+    popularity: d?.popularity ?? null,
+    releaseDate: d?.releaseDate ?? null,
+    lastAirDate: d?.lastAirDate ?? null,
+    year: d?.year ?? null,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * Chooses an adapter per port from the configuration: the embedded default (LMDB, the local
+ * inbox, the in-process index) unless a server URL is set. Server adapters are imported only
+ * when selected, so an embedded run never loads a driver it does not use.
+ */
+import type { EventStore, ObservationBus, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
+import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+
+export interface Adapters {
+  eventStore: EventStore;
+  bus: ObservationBus;
+  readStore: ReadStore;
+  search: SearchIndex;
+  /** Whether the search index lives in this process (and must be refilled at start-up). */
+  searchInProcess: boolean;
+  /** One line per port naming the engine, for the start-up log and `marquee status`. */
+  engines: Record<'events' | 'observations' | 'readModels' | 'search', string>;
+  close(): Promise<void>;
+}
+
+export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
+  const { dataDir } = config;
+  let eventStore: EventStore;
+  let events: string;
+  if (config.eventStoreUrl) {
+    const { eventStoreDbEventStore } = await import('../../infra/eventstoredb/eventStore.ts');
+    eventStore = eventStoreDbEventStore({ connectionString: config.eventStoreUrl });
+    events = `EventStoreDB ${redact(config.eventStoreUrl)}`;
+  } else {
+    eventStore = lmdbEventStore({ dataDir });
+    events = `LMDB ${dataDir}`;
+  }
+
+  let bus: ObservationBus;
+  let observations: string;
+  if (config.kafkaBrokers) {
+    const { kafkaObservationBus } = await import('../../infra/kafka/observationBus.ts');
+    bus = kafkaObservationBus({ brokers: config.kafkaBrokers, logger });
+    observations = `Kafka ${config.kafkaBrokers.join(',')}`;
+  } else {
+    bus = lmdbInbox({ dataDir });
+    observations = `local inbox ${dataDir}`;
+  }
+
+  let readStore: ReadStore;
+  let readModels: string;
+  if (config.mongodbUrl) {
+    const { mongoReadStore } = await import('../../infra/mongo/readStore.ts');
+    readStore = await mongoReadStore({ url: config.mongodbUrl, database: config.mongodbDb });
+    readModels = `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}`;
+  } else {
+    readStore = lmdbReadStore({ dataDir });
+    readModels = `LMDB ${dataDir}`;
+  }
+
+  let search: SearchIndex;
+  let searchEngine: string;
+  const searchInProcess = !config.opensearchUrl;
+  if (config.opensearchUrl) {
+    const { openSearchIndex } = await import('../../infra/opensearch/searchIndex.ts');
+    search = await openSearchIndex({ url: config.opensearchUrl, logger });
+    searchEngine = `OpenSearch ${redact(config.opensearchUrl)}`;
+  } else {
+    search = inProcessSearchIndex();
+    searchEngine = 'in-process index';
+  }
+
+  return {
+    eventStore,
+    bus,
+    readStore,
+    search,
+    searchInProcess,
+    engines: { events, observations, readModels, search: searchEngine },
+    async close() {
+      await Promise.allSettled([bus.close(), search.close()]);
+      await Promise.allSettled([eventStore.close(), readStore.close()]);
+    },
+  };
+}
+
+/** Hides credentials in a URL before it is logged. */
+function redact(value: string): string {
+  try {
+    const u = new URL(value);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Configuration from the environment, read once in each process's `main`. Every other module
+ * receives what it needs as arguments. Unset server URLs select the embedded default.
+ */
+import { resolve } from 'node:path';
+
+export interface Config {
+  /** API port. `PORT`, default 8080. */
+  port: number;
+  /** Where the embedded engines keep their files. `DATA_DIR`, default `./data`. */
+  dataDir: string;
+  /** Comma-separated Kafka brokers; unset = the local inbox. `KAFKA_BROKERS`. */
+  kafkaBrokers: string[] | null;
+  /** EventStoreDB connection string; unset = LMDB. `EVENTSTORE_URL`. */
+  eventStoreUrl: string | null;
+  /** MongoDB URL; unset = LMDB read models. `MONGODB_URL`. */
+  mongodbUrl: string | null;
+  /** MongoDB database name. `MONGODB_DB`, default `marquee`. */
+  mongodbDb: string;
+  /** OpenSearch URL; unset = the in-process index. `OPENSEARCH_URL`. */
+  opensearchUrl: string | null;
+  /** Redis URL for shared rate-limit counters; unset = in memory. `REDIS_URL`. */
+  redisUrl: string | null;
+  /** Requests per minute per key. `RATE_LIMIT_PER_MINUTE`, default 60. */
+  rateLimitPerMinute: number;
+  /** `LINK_TOKEN_KEYS` = `1:<64 hex>,2:<64 hex>`; unset = the development key. */
+  linkTokenKeys: string | null;
+  /** Secret for signed download URLs. `DOWNLOAD_SIGNING_KEY`; unset = derived from the data dir (development). */
+  downloadSigningKey: string | null;
+  /** Base URL clients prefix to image path templates. `IMAGE_BASE`. */
+  imageBase: string;
+  /** Public base URL of this API, for download URLs. `PUBLIC_BASE_URL`, default `http://localhost:<port>`. */
+  publicBaseUrl: string;
+  /** pino level. `LOG_LEVEL`, default `info`. */
+  logLevel: string;
+  /** Seed of the sample catalog. `SAMPLE_SEED`, default 42. */
+  sampleSeed: number;
+  /** Days of simulated crawls loaded on first start. `SAMPLE_DAYS`, default 7. */
+  sampleDays: number;
+  /** Releases kept. `RELEASES_KEEP`, default 8. */
+  releasesKeep: number;
+}
+
+function int(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function url(value: string | undefined): string | null {
+  return value === undefined || value.trim() === '' ? null : value.trim();
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = int(env.PORT, 8080, 'PORT');
+  const brokers = url(env.KAFKA_BROKERS);
+  return {
+    port,
+    dataDir: resolve(env.DATA_DIR ?? './data'),
+    kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    eventStoreUrl: url(env.EVENTSTORE_URL),
+    mongodbUrl: url(env.MONGODB_URL),
+    mongodbDb: env.MONGODB_DB ?? 'marquee',
+    opensearchUrl: url(env.OPENSEARCH_URL),
+    redisUrl: url(env.REDIS_URL),
+    rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
+    linkTokenKeys: url(env.LINK_TOKEN_KEYS),
+    downloadSigningKey: url(env.DOWNLOAD_SIGNING_KEY),
+    imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',
+    publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
+    sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),
+    releasesKeep: int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'),
+  };
+}

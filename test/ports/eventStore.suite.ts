@@ -1,0 +1,315 @@
+/**
+ * The EventStore behaviour suite. Every adapter runs it through its own `*.int.test.ts`:
+ *
+ *   eventStoreSuite('lmdbEventStore', async () => ({ store, cleanup }));
+ *
+ * Tests use unique stream names and positions relative to the head, so an adapter may hand the
+ * same (non-empty) server to every test.
+ */
+import assert from 'node:assert/strict';
+import { isAppError } from '../../contracts/errors.ts';
+import type { RecordedEvent } from '../../contracts/events.ts';
+import type { AppendResult, EventStore } from '../../contracts/ports.ts';
+import { genreEvent, uniqueName, waitFor } from './support.ts';
+
+export interface EventStoreFixture {
+  store: EventStore;
+  cleanup(): Promise<void>;
+}
+
+const isConflict = (err: unknown) => isAppError(err, 'wrong_expected_revision');
+
+export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixture>): void {
+  describe(`EventStore behaviour: ${name}`, () => {
+    let fixture: EventStoreFixture;
+    let store: EventStore;
+    beforeEach(async () => {
+      fixture = await make();
+      store = fixture.store;
+    });
+    afterEach(async () => {
+      await fixture.cleanup();
+    });
+
+    describe('append and readStream', () => {
+      it('appends events to a new stream and reads them back as recorded events', async () => {
+        const stream = uniqueName('s');
+        const head = await store.headPosition();
+        const result = await store.append(stream, [genreEvent(1), genreEvent(2)], 'no_stream');
+        assert.equal(result.nextExpectedRevision, 1);
+        assert.equal(result.position, head + 2);
+
+        const events = await store.readStream(stream);
+        assert.equal(events.length, 2);
+        assert.deepEqual(
+          events.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, revision: e.revision, position: e.position })),
+          [
+            { ...genreEvent(1), streamId: stream, revision: 0, position: head + 1 },
+            { ...genreEvent(2), streamId: stream, revision: 1, position: head + 2 },
+          ],
+        );
+        for (const event of events) {
+          assert.match(event.recordedAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
+        }
+      });
+
+      it('reports revision -1 and no events for a stream that does not exist', async () => {
+        const stream = uniqueName('missing');
+        assert.equal(await store.streamRevision(stream), -1);
+        assert.deepEqual(await store.readStream(stream), []);
+      });
+
+      it('reports the revision of the last event of a stream', async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(1), genreEvent(2), genreEvent(3)], 'no_stream');
+        assert.equal(await store.streamRevision(stream), 2);
+      });
+
+      it('reads a stream from a given revision', async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(0), genreEvent(1), genreEvent(2), genreEvent(3)], 'no_stream');
+        const events = await store.readStream(stream, { fromRevision: 2 });
+        assert.deepEqual(events.map((e) => e.revision), [2, 3]);
+        assert.deepEqual(events.map((e) => (e.data as { genre: { id: number } }).genre.id), [2, 3]);
+        assert.deepEqual(await store.readStream(stream, { fromRevision: 4 }), []);
+      });
+
+      it('keeps the streams apart', async () => {
+        const a = uniqueName('a');
+        const b = uniqueName('b');
+        await store.append(a, [genreEvent(1)], 'no_stream');
+        await store.append(b, [genreEvent(2), genreEvent(3)], 'no_stream');
+        await store.append(a, [genreEvent(4)], 0);
+        assert.deepEqual((await store.readStream(a)).map((e) => [e.streamId, e.revision]), [[a, 0], [a, 1]]);
+        assert.deepEqual((await store.readStream(b)).map((e) => [e.streamId, e.revision]), [[b, 0], [b, 1]]);
+      });
+    });
+
+    describe('expected revision', () => {
+      it('appends when the stream is at the expected revision', async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(1)], 'no_stream');
+        const result = await store.append(stream, [genreEvent(2)], 0);
+        assert.equal(result.nextExpectedRevision, 1);
+      });
+
+      it('refuses an append at a stale revision with wrong_expected_revision and writes nothing', async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(1), genreEvent(2)], 'no_stream');
+        const head = await store.headPosition();
+        await assert.rejects(store.append(stream, [genreEvent(3)], 0), isConflict);
+        await assert.rejects(store.append(stream, [genreEvent(3)], 5), isConflict);
+        assert.equal(await store.streamRevision(stream), 1);
+        assert.equal((await store.readStream(stream)).length, 2);
+        assert.equal(await store.headPosition(), head);
+      });
+
+      it('refuses a numeric expected revision on a stream that does not exist', async () => {
+        await assert.rejects(store.append(uniqueName('s'), [genreEvent(1)], 0), isConflict);
+      });
+
+      it("refuses 'no_stream' when the stream exists", async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(1)], 'no_stream');
+        await assert.rejects(store.append(stream, [genreEvent(2)], 'no_stream'), isConflict);
+        assert.equal(await store.streamRevision(stream), 0);
+      });
+
+      it("appends with 'any' whether or not the stream exists", async () => {
+        const stream = uniqueName('s');
+        const first = await store.append(stream, [genreEvent(1)], 'any');
+        const second = await store.append(stream, [genreEvent(2)], 'any');
+        assert.equal(first.nextExpectedRevision, 0);
+        assert.equal(second.nextExpectedRevision, 1);
+      });
+
+      it('lets exactly one of several concurrent appends at the same revision win', async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(0)], 'no_stream');
+        const outcomes = await Promise.allSettled(
+          [1, 2, 3, 4, 5].map((n) => store.append(stream, [genreEvent(n)], 0)),
+        );
+        const won = outcomes.filter((o) => o.status === 'fulfilled');
+        const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+        assert.equal(won.length, 1);
+        assert.equal(lost.length, 4);
+        for (const o of lost) assert.equal(isConflict(o.reason), true);
+        assert.equal(await store.streamRevision(stream), 1);
+      });
+    });
+
+    describe('appendMany', () => {
+      it('appends to several streams and returns one result per request, in order', async () => {
+        const a = uniqueName('a');
+        const b = uniqueName('b');
+        const head = await store.headPosition();
+        const results = await store.appendMany([
+          { stream: a, events: [genreEvent(1), genreEvent(2)], expectedRevision: 'no_stream' },
+          { stream: b, events: [genreEvent(3)], expectedRevision: 'no_stream' },
+        ]);
+        assert.equal(results.length, 2);
+        const [ra, rb] = results as AppendResult[];
+        assert.equal(ra?.nextExpectedRevision, 1);
+        assert.equal(rb?.nextExpectedRevision, 0);
+        assert.ok(ra!.position > head && rb!.position > ra!.position);
+        assert.equal(await store.headPosition(), rb!.position);
+      });
+
+      it('puts an AppError in the slot of a conflicting request and appends the others', async () => {
+        const a = uniqueName('a');
+        const b = uniqueName('b');
+        const c = uniqueName('c');
+        await store.append(b, [genreEvent(0)], 'no_stream');
+        const results = await store.appendMany([
+          { stream: a, events: [genreEvent(1)], expectedRevision: 'no_stream' },
+          { stream: b, events: [genreEvent(2)], expectedRevision: 'no_stream' },
+          { stream: c, events: [genreEvent(3)], expectedRevision: 'any' },
+        ]);
+        assert.equal(isConflict(results[1]), true);
+        assert.equal(isConflict(results[0]), false);
+        assert.equal(isConflict(results[2]), false);
+        assert.equal(await store.streamRevision(a), 0);
+        assert.equal(await store.streamRevision(b), 0);
+        assert.equal(await store.streamRevision(c), 0);
+        assert.deepEqual((await store.readStream(b)).map((e) => (e.data as { genre: { id: number } }).genre.id), [0]);
+      });
+
+      it('checks a later request against the events of an earlier one on the same stream', async () => {
+        const a = uniqueName('a');
+        const results = await store.appendMany([
+          { stream: a, events: [genreEvent(1)], expectedRevision: 'no_stream' },
+          { stream: a, events: [genreEvent(2)], expectedRevision: 0 },
+          { stream: a, events: [genreEvent(3)], expectedRevision: 0 },
+        ]);
+        assert.equal((results[0] as AppendResult).nextExpectedRevision, 0);
+        assert.equal((results[1] as AppendResult).nextExpectedRevision, 1);
+        assert.equal(isConflict(results[2]), true);
+        assert.equal(await store.streamRevision(a), 1);
+      });
+    });
+
+    describe('readAll and headPosition', () => {
+      it('reads events of all streams in global order after a position, up to a limit', async () => {
+        const a = uniqueName('a');
+        const b = uniqueName('b');
+        const head = await store.headPosition();
+        await store.append(a, [genreEvent(1)], 'no_stream');
+        await store.append(b, [genreEvent(2)], 'no_stream');
+        await store.append(a, [genreEvent(3), genreEvent(4)], 0);
+        await store.append(b, [genreEvent(5)], 0);
+
+        const all = await store.readAll({ after: head, limit: 100 });
+        assert.deepEqual(all.map((e) => e.position), [head + 1, head + 2, head + 3, head + 4, head + 5]);
+        assert.deepEqual(all.map((e) => (e.data as { genre: { id: number } }).genre.id), [1, 2, 3, 4, 5]);
+        assert.deepEqual(all.map((e) => e.streamId), [a, b, a, a, b]);
+
+        const page = await store.readAll({ after: head, limit: 2 });
+        assert.deepEqual(page.map((e) => e.position), [head + 1, head + 2]);
+        const rest = await store.readAll({ after: head + 2, limit: 100 });
+        assert.deepEqual(rest.map((e) => e.position), [head + 3, head + 4, head + 5]);
+        assert.deepEqual(await store.readAll({ after: head + 5 }), []);
+      });
+
+      it('reads from the start when no position is given', async () => {
+        await store.append(uniqueName('s'), [genreEvent(1)], 'no_stream');
+        const first = await store.readAll({ limit: 1 });
+        assert.equal(first.length, 1);
+        assert.equal(first[0]?.position, 1);
+      });
+
+      it('moves the head position to the position of the last appended event', async () => {
+        const result = await store.append(uniqueName('s'), [genreEvent(1), genreEvent(2)], 'no_stream');
+        assert.equal(await store.headPosition(), result.position);
+      });
+    });
+
+    describe('subscribeAll', () => {
+      it('delivers the history after the checkpoint, then live events, in order', async () => {
+        const stream = uniqueName('s');
+        const head = await store.headPosition();
+        await store.append(stream, [genreEvent(1), genreEvent(2), genreEvent(3)], 'no_stream');
+        const seen: RecordedEvent[] = [];
+        const subscription = store.subscribeAll(
+          async (batch) => {
+            seen.push(...batch);
+          },
+          { after: head, idleMs: 10 },
+        );
+        try {
+          await waitFor('the history', () => seen.length >= 3);
+          await store.append(stream, [genreEvent(4)], 2);
+          await store.append(stream, [genreEvent(5)], 3);
+          await waitFor('the live events', () => seen.length >= 5);
+        } finally {
+          await subscription.stop();
+        }
+        assert.deepEqual(seen.map((e) => e.position), [head + 1, head + 2, head + 3, head + 4, head + 5]);
+        assert.deepEqual(seen.map((e) => e.revision), [0, 1, 2, 3, 4]);
+      });
+
+      it('hands over batches no larger than batchSize and waits for each handler', async () => {
+        const stream = uniqueName('s');
+        const head = await store.headPosition();
+        await store.append(stream, [1, 2, 3, 4, 5].map((n) => genreEvent(n)), 'no_stream');
+        const sizes: number[] = [];
+        let inFlight = 0;
+        let overlapped = false;
+        const subscription = store.subscribeAll(
+          async (batch) => {
+            inFlight += 1;
+            if (inFlight > 1) overlapped = true;
+            sizes.push(batch.length);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            inFlight -= 1;
+          },
+          { after: head, batchSize: 2, idleMs: 10 },
+        );
+        await waitFor('all five events', () => sizes.reduce((a, b) => a + b, 0) >= 5);
+        await subscription.stop();
+        assert.deepEqual(sizes, [2, 2, 1]);
+        assert.equal(overlapped, false);
+      });
+
+      it('delivers nothing after stop() and settles done', async () => {
+        const stream = uniqueName('s');
+        const head = await store.headPosition();
+        await store.append(stream, [genreEvent(1)], 'no_stream');
+        const seen: number[] = [];
+        const subscription = store.subscribeAll(
+          async (batch) => {
+            seen.push(...batch.map((e) => e.position));
+          },
+          { after: head, idleMs: 10 },
+        );
+        await waitFor('the first event', () => seen.length === 1);
+        await subscription.stop();
+        await subscription.done;
+        await store.append(stream, [genreEvent(2)], 0);
+        // A second subscription polling at the same pace sees the new event: a (wrongly) still
+        // running first loop would have had the same chance to deliver it.
+        let laterSaw = 0;
+        const later = store.subscribeAll(
+          async (batch) => {
+            laterSaw += batch.length;
+          },
+          { after: head + 1, idleMs: 10 },
+        );
+        await waitFor('the second subscription', () => laterSaw === 1);
+        await later.stop();
+        assert.deepEqual(seen, [head + 1]);
+      });
+
+      it('rejects done with the error of a handler that throws', async () => {
+        const head = await store.headPosition();
+        await store.append(uniqueName('s'), [genreEvent(1)], 'no_stream');
+        const subscription = store.subscribeAll(
+          async () => {
+            throw new Error('projection failed');
+          },
+          { after: head, idleMs: 10 },
+        );
+        await assert.rejects(subscription.done, /projection failed/);
+      });
+    });
+  });
+}

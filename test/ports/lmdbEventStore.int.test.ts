@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RecordedEvent } from '../../contracts/events.ts';
+import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { spawnTs, succeeded } from '../fixtures/child.ts';
+import { eventStoreSuite } from './eventStore.suite.ts';
+import { genreEvent, waitFor } from './support.ts';
+
+const worker = 'test/fixtures/appendWorker.ts';
+
+function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'marquee-es-'));
+}
+
+eventStoreSuite('lmdbEventStore', async () => {
+  const dataDir = tempDir();
+  const store = lmdbEventStore({ dataDir });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('lmdbEventStore across processes', function () {
+  // Two children start tsx each; on a busy two-core machine that takes a few seconds.
+  this.timeout(60_000);
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = tempDir();
+  });
+  afterEach(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('keeps positions gapless and revisions checked when two processes append to the same streams', async () => {
+    const count = 150;
+    const children = ['one', 'two'].map((name) => spawnTs(worker, [dataDir, name, String(count), '3']));
+    await waitFor('both workers ready', () => children.every((c) => c.lines.includes('ready')), 30_000);
+    writeFileSync(join(dataDir, 'go'), '');
+    await Promise.all(children.map(succeeded));
+
+    const store = lmdbEventStore({ dataDir });
+    try {
+      const all = await store.readAll({ limit: 10_000 });
+      assert.equal(all.length, 2 * count);
+      assert.deepEqual(all.map((e) => e.position), Array.from({ length: 2 * count }, (_, i) => i + 1));
+      assert.equal(await store.headPosition(), 2 * count);
+      for (const name of ['one', 'two']) {
+        const ids = all.filter((e) => e.metadata.producer === name).map((e) => (e.data as { genre: { id: number } }).genre.id);
+        assert.deepEqual(ids.sort((a, b) => a - b), Array.from({ length: count }, (_, i) => i), `events of worker ${name}`);
+      }
+      // The appends really interleaved: the producers alternate somewhere in the global order.
+      const switches = all.filter((e, i) => i > 0 && e.metadata.producer !== all[i - 1]?.metadata.producer).length;
+      assert.ok(switches > 1, `the two workers did not overlap (${switches} switches)`);
+      for (const stream of ['shared-0', 'shared-1', 'shared-2']) {
+        const events = await store.readStream(stream);
+        assert.deepEqual(events.map((e) => e.revision), events.map((_, i) => i), `revisions of ${stream}`);
+        assert.equal(await store.streamRevision(stream), events.length - 1);
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('delivers to a subscription events that another process appends', async () => {
+    const store = lmdbEventStore({ dataDir });
+    try {
+      await store.append('local', [genreEvent(1)], 'no_stream');
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribeAll(async (batch) => {
+        seen.push(...batch);
+      }, { idleMs: 10 });
+      await waitFor('the local event', () => seen.length === 1);
+      writeFileSync(join(dataDir, 'go'), '');
+      await succeeded(spawnTs(worker, [dataDir, 'child', '5', '1']));
+      await waitFor('the events of the other process', () => seen.length === 6, 20_000);
+      await subscription.stop();
+      assert.deepEqual(seen.map((e) => e.position), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(seen.slice(1).map((e) => [e.streamId, e.revision, e.metadata.producer]), [
+        ['shared-0', 0, 'child'], ['shared-0', 1, 'child'], ['shared-0', 2, 'child'], ['shared-0', 3, 'child'], ['shared-0', 4, 'child'],
+      ]);
+      assert.equal(await store.streamRevision('shared-0'), 4);
+      assert.equal(await store.headPosition(), 6);
+    } finally {
+      await store.close();
+    }
+  });
+});

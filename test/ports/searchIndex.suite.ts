@@ -1,0 +1,216 @@
+/**
+ * The behaviour every SearchIndex adapter must show (in-process now, OpenSearch later).
+ * Expectations are about which titles come back and in what order where the spec fixes it
+ * (typo thresholds, country first, filters, pagination), never about scores.
+ */
+import assert from 'node:assert/strict';
+import type { SearchDocument, SearchIndex, SearchQuery } from '../../contracts/ports.ts';
+
+let seq = 0;
+
+/** A movie document with defaults: available nowhere, no genres, popularity 10. */
+export function searchDoc(title: string, over: Partial<SearchDocument> = {}): SearchDocument {
+  seq++;
+  return {
+    id: `mv${String(seq).padStart(8, '0')}`,
+    kind: 'movie',
+    title,
+    originalTitle: null,
+    titles: {},
+    year: 2000,
+    genres: [],
+    popularity: 10,
+    availability: {},
+    ...over,
+  };
+}
+
+export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>): void {
+  describe(`SearchIndex behaviour: ${name}`, function () {
+    let index: SearchIndex;
+
+    beforeEach(async function () {
+      index = await make();
+    });
+
+    afterEach(async function () {
+      await index.close();
+    });
+
+    function query(q: string, over: Partial<SearchQuery> = {}): Promise<{ total: number; ids: string[] }> {
+      return index.search({ q, country: 'US', lang: 'en', limit: 20, offset: 0, ...over });
+    }
+
+    /** Indexes the given titles and returns their documents in the same order. */
+    async function load(...docs: SearchDocument[]): Promise<SearchDocument[]> {
+      await index.upsert(docs);
+      return docs;
+    }
+
+    describe('documents', function () {
+      it('counts upserted documents, replaces a document upserted again and forgets removed ones', async function () {
+        const [a, b] = await load(searchDoc('Titanic'), searchDoc('Gladiator'));
+        assert.equal(await index.count(), 2);
+
+        await index.upsert([{ ...a!, title: 'Casablanca' }]);
+        assert.equal(await index.count(), 2);
+        assert.deepEqual((await query('titanic')).ids, []);
+        assert.deepEqual((await query('casablanca')).ids, [a!.id]);
+
+        await index.remove([b!.id, 'mv99999999']);
+        assert.equal(await index.count(), 1);
+        assert.deepEqual(await query('gladiator'), { total: 0, ids: [] });
+      });
+
+      it('answers nothing for a query without letters or digits', async function () {
+        await load(searchDoc('Titanic'));
+        assert.deepEqual(await query('  -- !! '), { total: 0, ids: [] });
+      });
+    });
+
+    describe('typo tolerance', function () {
+      it("finds Titanic from 'Titanc' (6 characters, one deletion)", async function () {
+        const [titanic] = await load(searchDoc('Titanic'), searchDoc('Casablanca'));
+        assert.deepEqual((await query('Titanc')).ids, [titanic!.id]);
+      });
+
+      it('counts an adjacent transposition as one typo from 5 characters', async function () {
+        const [titanic, alien] = await load(searchDoc('Titanic'), searchDoc('Alien'));
+        assert.deepEqual((await query('Titnaic')).ids, [titanic!.id]);
+        assert.deepEqual((await query('Alein')).ids, [alien!.id]);
+      });
+
+      it('tolerates one substitution in a 5-letter word', async function () {
+        const [alien] = await load(searchDoc('Alien'), searchDoc('Jaws'));
+        assert.deepEqual((await query('Aliem')).ids, [alien!.id]);
+      });
+
+      it('does not match a 4-letter word with a typo', async function () {
+        await load(searchDoc('Jaws'), searchDoc('Heat'));
+        assert.deepEqual(await query('Jawz'), { total: 0, ids: [] });
+        assert.deepEqual(await query('Haet'), { total: 0, ids: [] });
+      });
+
+      it('allows two typos only from 9 characters', async function () {
+        const [inception] = await load(searchDoc('Inception'), searchDoc('Predator'));
+        // 9 letters, two substitutions: found.
+        assert.deepEqual((await query('Incebtiom')).ids, [inception!.id]);
+        // 8 letters, two substitutions: one typo only is allowed, so nothing.
+        assert.deepEqual(await query('Prebatoz'), { total: 0, ids: [] });
+        // 8 letters, one substitution: found.
+        assert.equal((await query('Prebator')).total, 1);
+      });
+
+      it("matches the last word as a prefix ('Tit' finds Titanic), and only the last word", async function () {
+        const [titanic, reborn] = await load(searchDoc('Titanic'), searchDoc('Dragon Reborn'));
+        assert.deepEqual((await query('Tit')).ids, [titanic!.id]);
+        assert.deepEqual((await query('dragon reb')).ids, [reborn!.id]);
+        // 'tit' is not the last word here, so it is not a prefix of 'titanic'.
+        assert.deepEqual((await query('tit reborn')).ids, [reborn!.id]);
+      });
+
+      it('ignores case and accents on both sides', async function () {
+        const [amelie, leon] = await load(searchDoc('Amélie'), searchDoc('Leon'));
+        assert.deepEqual((await query('AMELIE')).ids, [amelie!.id]);
+        assert.deepEqual((await query('Léon')).ids, [leon!.id]);
+      });
+
+      it('finds a title when the query leaves out its articles', async function () {
+        const [lotr] = await load(
+          searchDoc('The Lord of the Rings', { popularity: 1 }),
+          searchDoc('Lord of War', { popularity: 1000 }),
+          searchDoc('The Rings of Power', { popularity: 1000 }),
+        );
+        assert.equal((await query('Lord of Rings')).ids[0], lotr!.id);
+        assert.equal((await query('lord of the rings')).ids[0], lotr!.id);
+      });
+    });
+
+    describe('ranking', function () {
+      it('puts titles available in the query country first among equal matches', async function () {
+        const [elsewhere, here] = await load(
+          searchDoc('Night Train', { popularity: 5000, availability: { GB: ['bbc'] } }),
+          searchDoc('Night Train', { popularity: 1, availability: { US: ['nfx'] } }),
+          searchDoc('Night Train', { popularity: 50, availability: { US: [] } }),
+        );
+        const { ids } = await query('night train');
+        assert.equal(ids[0], here!.id);
+        assert.equal((await query('night train', { country: 'GB' })).ids[0], elsewhere!.id);
+      });
+
+      it('breaks ties between equal matches by popularity', async function () {
+        const [low, high] = await load(
+          searchDoc('Harbor Lights', { popularity: 3, availability: { US: ['nfx'] } }),
+          searchDoc('Harbor Lights', { popularity: 300, availability: { US: ['nfx'] } }),
+        );
+        assert.deepEqual((await query('harbor lights')).ids, [high!.id, low!.id]);
+      });
+
+      it('ranks the title the query names first even when similar titles are far more popular', async function () {
+        const [titanic] = await load(
+          searchDoc('Titanic', { popularity: 1 }),
+          searchDoc('Titans', { popularity: 100000 }),
+          searchDoc('Titanic II: The Return', { popularity: 100000 }),
+          searchDoc('Clash of the Titans', { popularity: 100000 }),
+        );
+        assert.equal((await query('titanic')).ids[0], titanic!.id);
+        assert.ok((await query('titanc')).ids.slice(0, 3).includes(titanic!.id));
+      });
+    });
+
+    describe('filters and pagination', function () {
+      it('filters by kind, genre and provider in the query country, and counts after filtering', async function () {
+        const [film, show, drama] = await load(
+          searchDoc('Crimson Harbor', { genres: ['thriller'], availability: { US: ['nfx'], GB: ['bbc'] } }),
+          searchDoc('Crimson Harbor', { id: 'tv00000001', kind: 'tv_show', genres: ['drama'], availability: { US: ['hulu'] } }),
+          searchDoc('Crimson Harbor Nights', { genres: ['drama', 'romance'], availability: { GB: ['nfx'] } }),
+        );
+        assert.equal((await query('crimson harbor')).total, 3);
+        assert.deepEqual(await query('crimson harbor', { kind: 'tv_show' }), { total: 1, ids: [show!.id] });
+        assert.deepEqual((await query('crimson harbor', { kind: 'movie' })).ids.slice().sort(), [film!.id, drama!.id].sort());
+        assert.deepEqual((await query('crimson harbor', { genre: 'drama' })).ids.slice().sort(), [show!.id, drama!.id].sort());
+        assert.deepEqual(await query('crimson harbor', { provider: 'nfx' }), { total: 1, ids: [film!.id] });
+        assert.deepEqual(await query('crimson harbor', { provider: 'nfx', country: 'GB' }), { total: 1, ids: [drama!.id] });
+        assert.deepEqual(await query('crimson harbor', { provider: 'bbc', genre: 'drama', country: 'GB' }), { total: 0, ids: [] });
+      });
+
+      it('pages through all matches with offset and limit, and reports the total before paging', async function () {
+        const docs = await load(...Array.from({ length: 25 }, (_, i) => searchDoc(`Harbor ${i + 1}`, { popularity: i })));
+        const all = await query('harbor', { limit: 100 });
+        assert.equal(all.total, 25);
+        assert.deepEqual(all.ids.slice().sort(), docs.map((d) => d.id).sort());
+
+        const pages = [];
+        for (let offset = 0; offset < 25; offset += 10) pages.push(await query('harbor', { limit: 10, offset }));
+        assert.deepEqual(pages.map((p) => p.ids.length), [10, 10, 5]);
+        assert.deepEqual(pages.map((p) => p.total), [25, 25, 25]);
+        assert.deepEqual(pages.flatMap((p) => p.ids), all.ids);
+
+        assert.deepEqual(await query('harbor', { limit: 0 }), { total: 25, ids: [] });
+        assert.deepEqual(await query('harbor', { offset: 30 }), { total: 25, ids: [] });
+      });
+    });
+
+    describe('locales', function () {
+      it("searches a title by its title in the query language, and by its base and original titles", async function () {
+        const [boat] = await load(
+          searchDoc('The Boat', { originalTitle: 'Das Boot', titles: { fr: 'Le Bateau' } }),
+          searchDoc('Boat Trip'),
+        );
+        assert.deepEqual((await query('bateau', { lang: 'fr' })).ids, [boat!.id]);
+        assert.deepEqual(await query('bateau', { lang: 'en' }), { total: 0, ids: [] });
+        assert.equal((await query('the boat', { lang: 'fr' })).ids[0], boat!.id);
+        assert.equal((await query('das boot', { lang: 'en' })).ids[0], boat!.id);
+      });
+
+      it('forgets translated titles when a document is removed or its translation changes', async function () {
+        const [doc] = await load(searchDoc('The Boat', { titles: { fr: 'Le Bateau' } }));
+        await index.upsert([{ ...doc!, titles: { fr: 'La Barque' } }]);
+        assert.deepEqual(await query('bateau', { lang: 'fr' }), { total: 0, ids: [] });
+        assert.deepEqual((await query('barque', { lang: 'fr' })).ids, [doc!.id]);
+        await index.remove([doc!.id]);
+        assert.deepEqual(await query('barque', { lang: 'fr' }), { total: 0, ids: [] });
+      });
+    });
+  });
+}

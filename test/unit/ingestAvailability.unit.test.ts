@@ -1,0 +1,119 @@
+import type { Offer } from '../../contracts/domain.ts';
+import type { OfferAdded, OfferChanged, OfferRemoved } from '../../contracts/events.ts';
+import { availabilityDecider, offerKeyOf } from '../../services/ingest/availability.ts';
+import { availabilityObserved, ev, offer, T0, T1, T2 } from './ingestFixtures.ts';
+import { specificationFor } from './ingestSpecification.ts';
+
+const given = specificationFor(availabilityDecider);
+
+const added = (o: Offer, id = 'a1', at = T0) =>
+  ev<OfferAdded>('OfferAdded', { mediaId: 'mv00000603', country: 'US', offer: o }, id, at);
+
+describe('ingest availability decider', () => {
+  it('adds every offer of the first observation, sorted by offer key', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('netflix'), offer('hulu')])).then(
+      [added(offer('hulu')), added(offer('netflix'))],
+      'availability-mv00000603-US',
+    );
+  });
+
+  it('accepts a lower-case country and routes to the upper-case stream', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu')], 'us')).then([added(offer('hulu'))], 'availability-mv00000603-US');
+  });
+
+  it('appends nothing for an unchanged re-crawl', () => {
+    given([added(offer('hulu'))]).when(availabilityObserved('a2', T1, [offer('hulu')])).thenSkips(/unchanged offers/);
+  });
+
+  it('appends nothing for an empty offer set of a title never offered', () => {
+    given([]).when(availabilityObserved('a1', T0, [])).thenSkips(/unchanged offers/);
+  });
+
+  it('removes, changes and adds in that order, each sorted by key', () => {
+    const history = [added(offer('amazon')), added(offer('hulu')), added(offer('max')), added(offer('netflix'))];
+    const observed = [
+      offer('netflix', { formats: ['hd', 'uhd'] }),
+      offer('apple', { priceTypes: ['rent', 'buy'] }),
+      offer('max', { priceTypes: ['ads'], availableTo: '2025-12-31' }),
+      offer('disney'),
+    ];
+    given(history).when(availabilityObserved('a2', T1, observed)).then([
+      ev<OfferRemoved>('OfferRemoved', { mediaId: 'mv00000603', country: 'US', offer: offerKeyOf(offer('amazon')) }, 'a2', T1),
+      ev<OfferRemoved>('OfferRemoved', { mediaId: 'mv00000603', country: 'US', offer: offerKeyOf(offer('hulu')) }, 'a2', T1),
+      ev<OfferChanged>('OfferChanged', {
+        mediaId: 'mv00000603', country: 'US', offer: observed[2] as Offer, changedFields: ['priceTypes', 'availableTo'],
+      }, 'a2', T1),
+      ev<OfferChanged>('OfferChanged', {
+        mediaId: 'mv00000603', country: 'US', offer: observed[0] as Offer, changedFields: ['formats'],
+      }, 'a2', T1),
+      added(offer('apple', { priceTypes: ['rent', 'buy'] }), 'a2', T1),
+      added(offer('disney'), 'a2', T1),
+    ]);
+  });
+
+  it('carries only the offer key in OfferRemoved', () => {
+    given([added(offer('hulu'))]).when(availabilityObserved('a2', T1, [])).then([
+      ev<OfferRemoved>('OfferRemoved', {
+        mediaId: 'mv00000603', country: 'US',
+        offer: { providerId: 'hulu', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: 'https://hulu.example/watch/603' },
+      }, 'a2', T1),
+    ]);
+  });
+
+  it('treats another web URL or episode as another offer', () => {
+    const history = [added(offer('hulu'))];
+    const episode = offer('hulu', { seasonNumber: 1, episodeNumber: 2 });
+    const url = offer('hulu', { webUrl: 'https://hulu.example/watch/603?v=2' });
+    given(history).when(availabilityObserved('a2', T1, [offer('hulu'), episode, url])).then([
+      added(offer('hulu', { seasonNumber: 1, episodeNumber: 2 }), 'a2', T1),
+      added(offer('hulu', { webUrl: 'https://hulu.example/watch/603?v=2' }), 'a2', T1),
+    ]);
+  });
+
+  it('folds removals so an offer can come back as added', () => {
+    const history = [added(offer('hulu')), ev<OfferRemoved>('OfferRemoved', { mediaId: 'mv00000603', country: 'US', offer: offerKeyOf(offer('hulu')) }, 'a2', T1)];
+    given(history).when(availabilityObserved('a3', T2, [offer('hulu')])).then([added(offer('hulu'), 'a3', T2)]);
+  });
+
+  it('ignores a redelivered observation id', () => {
+    given([added(offer('hulu'))]).when(availabilityObserved('a1', T0, [offer('hulu')])).thenSkips(/duplicate observation a1/);
+  });
+
+  it('skips an offer set older than the last change as stale', () => {
+    given([added(offer('hulu'), 'a2', T1)]).when(availabilityObserved('a1', T0, [])).thenSkips(/stale/);
+  });
+
+  it('rejects an observation with the same offer key twice', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu'), offer('hulu', { formats: ['sd'] })]))
+      .thenRejects(/data\.offers\[1\]: duplicate offer key/);
+  });
+
+  it('rejects an unknown price type, naming the field', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu', { priceTypes: ['lease' as never] })]))
+      .thenRejects(/data\.offers\[0\]\.priceTypes\[0\]: unknown price type "lease"/);
+  });
+
+  it('rejects an unknown format', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu', { formats: ['8k' as never] })])).thenRejects(/data\.offers\[0\]\.formats\[0\]/);
+  });
+
+  it('rejects an unknown platform', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu', { platforms: ['tizen' as never] })])).thenRejects(/data\.offers\[0\]\.platforms\[0\]/);
+  });
+
+  it('rejects a date that is not YYYY-MM-DD', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu', { availableTo: '31/12/2025' })])).thenRejects(/data\.offers\[0\]\.availableTo/);
+  });
+
+  it('rejects a negative season number', () => {
+    given([]).when(availabilityObserved('a1', T0, [offer('hulu', { seasonNumber: -1 })])).thenRejects(/data\.offers\[0\]\.seasonNumber: must be >= 0/);
+  });
+
+  it('rejects a country that is not two letters', () => {
+    given([]).when(availabilityObserved('a1', T0, [], 'USA')).thenRejects(/data\.country/);
+  });
+
+  it('rejects a source id out of range', () => {
+    given([]).when(availabilityObserved('a1', T0, [], 'US', 100_000_000)).thenRejects(/data\.sourceId: source id out of range/);
+  });
+});

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import type { RankingEntry } from '../../contracts/domain.ts';
+import type { TrendingDoc } from '../../contracts/readModels.ts';
+import { foldStream } from '../../projections/fold.ts';
+import { rankingsProjection } from '../../projections/rankings.ts';
+import { changeOf, trendingProjection } from '../../projections/trending.ts';
+import { recorded } from './projectionEvents.ts';
+
+function entry(mediaId: string, position: number): RankingEntry {
+  return { mediaId, kind: 'movie', position, score: 100 - position, points: 50 - position };
+}
+
+function computed(date: string, entries: RankingEntry[]) {
+  return recorded('RankingComputed', { country: 'US', date, formulaVersion: 1, entries }, { metadata: { producer: 'ranking' } });
+}
+
+describe('rankings projection', () => {
+  it('stores the day ranking under the country, entries by position', () => {
+    const event = computed('2026-03-02', [entry('b', 2), entry('a', 1)]);
+    assert.equal(rankingsProjection.documentId(event), 'US');
+    assert.deepEqual(rankingsProjection.evolve(null, event), { country: 'US', date: '2026-03-02', formulaVersion: 1, entries: [entry('a', 1), entry('b', 2)] });
+  });
+
+  it('replaces an older day with a newer one and ignores an older day arriving later', () => {
+    const newer = rankingsProjection.evolve(null, computed('2026-03-02', [entry('a', 1)]));
+    const ignored = rankingsProjection.evolve(newer, computed('2026-03-01', [entry('z', 1)]));
+    assert.deepEqual(ignored, newer);
+    const next = rankingsProjection.evolve(newer, computed('2026-03-03', [entry('c', 1)]));
+    assert.deepEqual(next?.entries, [entry('c', 1)]);
+    assert.equal(next?.date, '2026-03-03');
+  });
+});
+
+function moved(mediaId: string, position: number | null, previousPosition: number | null, date = '2026-03-02') {
+  return recorded('PositionChanged', { country: 'US', date, mediaId, kind: 'movie', position, previousPosition });
+}
+
+describe('trending projection', () => {
+  it('routes PositionChanged to `${country}:${date}`', () => {
+    assert.equal(trendingProjection.documentId(moved('a', 1, 2)), 'US:2026-03-02');
+  });
+
+  it('orders climbers by climb, then new entries by position, then fallers, then titles that left', () => {
+    const doc = foldStream(trendingProjection, [
+      moved('fell', 9, 3), // change -6
+      moved('left', null, 4),
+      moved('new5', 5, null),
+      moved('up2', 7, 9), // +2
+      moved('up10', 1, 11), // +10
+      moved('new2', 2, null),
+      moved('up2b', 4, 6), // +2, better position than up2
+      moved('slip', 8, 7), // -1
+      moved('left1', null, 1),
+    ]);
+    assert.deepEqual(doc?.entries.map((e) => e.mediaId), ['up10', 'up2b', 'up2', 'new2', 'new5', 'slip', 'fell', 'left1', 'left']);
+  });
+
+  it('replaces the entry of a title folded twice on one day', () => {
+    const first = trendingProjection.evolve(null, moved('a', 3, 5));
+    const again = trendingProjection.evolve(first, moved('a', 3, 5));
+    const expected: TrendingDoc = { country: 'US', date: '2026-03-02', entries: [{ mediaId: 'a', kind: 'movie', position: 3, previousPosition: 5 }] };
+    assert.deepEqual(again, expected);
+  });
+
+  it('computes change as previous position minus position, null when entering or leaving', () => {
+    assert.equal(changeOf({ position: 3, previousPosition: 8 }), 5);
+    assert.equal(changeOf({ position: 8, previousPosition: 3 }), -5);
+    assert.equal(changeOf({ position: 3, previousPosition: null }), null);
+    assert.equal(changeOf({ position: null, previousPosition: 3 }), null);
+  });
+});
