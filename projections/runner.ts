@@ -123,14 +123,17 @@ export interface CatchUpResult {
   events: number;
 }
 
+export interface CatchUpOptions<D> extends RunnerOptions<D> {
+  /** Called with (checkpoint, head) before the first batch and after each one. */
+  onProgress?(position: number, head: number): void;
+}
+
 /**
  * Runs the projection from its checkpoint up to the event store's head position as read at the
  * start, then returns (start-up readiness, replay, tests). `onProgress(position, head)` is
  * called after every batch.
  */
-export async function catchUp<D>(
-  options: RunnerOptions<D> & { onProgress?(position: number, head: number): void },
-): Promise<CatchUpResult> {
+export async function catchUp<D>(options: CatchUpOptions<D>): Promise<CatchUpResult> {
   const { eventStore, readStore } = options;
   const batchSize = options.batchSize ?? 1000;
   const head = await eventStore.headPosition();

@@ -12,7 +12,7 @@
  * commit, so concurrent appends share one fsync; a commit resolves only once it is synced.
  */
 import type { Database, RootDatabase } from 'lmdb';
-import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import { AppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import {
   systemClock,
@@ -26,6 +26,7 @@ import {
   type Subscription,
 } from '../../contracts/ports.ts';
 import { closeLmdb, openLmdb } from './env.ts';
+import { lmdbError } from './errors.ts';
 import { pollingSubscription } from './pollingSubscription.ts';
 
 export interface LmdbEventStoreOptions {
@@ -60,6 +61,16 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
 
   function open(): void {
     if (closed) throw new AppError('closed', 'the LMDB event store is closed');
+  }
+
+  /** Runs a synchronous LMDB read, converting what it throws at the boundary. */
+  function reading<T>(read: () => T): T {
+    open();
+    try {
+      return read();
+    } catch (err) {
+      throw lmdbError(err, 'LMDB event store');
+    }
   }
 
   function toRecorded(position: number, stored: StoredEvent): RecordedEvent {
@@ -111,9 +122,12 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     if (requests.length === 0) return [];
     const recordedAt = clock.now().toISOString();
     try {
-      return await root.transaction(() => writeRequests(requests, recordedAt));
+      // A child transaction, so a failure half-way (say, a value msgpack cannot encode) rolls
+      // back this append alone: the other callbacks lmdb-js batched into the same commit go on,
+      // and no event is left written without its index and head.
+      return await root.childTransaction(() => writeRequests(requests, recordedAt));
     } catch (err) {
-      throw asUnavailable(err, 'LMDB event store');
+      throw lmdbError(err, 'LMDB event store');
     }
   }
 
@@ -128,36 +142,36 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     },
 
     async readStream(stream, readOptions = {}) {
-      open();
       const from = readOptions.fromRevision ?? 0;
-      const out: RecordedEvent[] = [];
-      for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream, MAX_KEY] })) {
-        const stored = events.get(position);
-        if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
-        out.push(toRecorded(position, stored));
-      }
-      return out;
+      return reading(() => {
+        const out: RecordedEvent[] = [];
+        for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream, MAX_KEY] })) {
+          const stored = events.get(position);
+          if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
+          out.push(toRecorded(position, stored));
+        }
+        return out;
+      });
     },
 
     async streamRevision(stream) {
-      open();
-      return heads.get(stream) ?? -1;
+      return reading(() => heads.get(stream) ?? -1);
     },
 
     async readAll(readOptions: ReadAllOptions = {}) {
-      open();
       const after = readOptions.after ?? 0;
       const limit = readOptions.limit ?? 1000;
-      const out: RecordedEvent[] = [];
-      for (const { key, value } of events.getRange({ start: after + 1, end: MAX_KEY, limit })) {
-        out.push(toRecorded(key, value));
-      }
-      return out;
+      return reading(() => {
+        const out: RecordedEvent[] = [];
+        for (const { key, value } of events.getRange({ start: after + 1, end: MAX_KEY, limit })) {
+          out.push(toRecorded(key, value));
+        }
+        return out;
+      });
     },
 
     async headPosition() {
-      open();
-      return meta.get(HEAD_KEY) ?? 0;
+      return reading(() => meta.get(HEAD_KEY) ?? 0);
     },
 
     subscribeAll(handler, subscribeOptions: SubscribeOptions = {}) {

@@ -13,7 +13,7 @@
  * processes on the same environment.
  */
 import type { Database, RootDatabase } from 'lmdb';
-import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import { AppError } from '../../contracts/errors.ts';
 import type {
   DocumentWrite,
   ReadStore,
@@ -22,6 +22,7 @@ import type {
   WriteBatchResult,
 } from '../../contracts/ports.ts';
 import { closeLmdb, openLmdb } from './env.ts';
+import { lmdbError } from './errors.ts';
 
 export interface LmdbReadStoreOptions {
   /** Data directory shared with the other embedded adapters (`<dataDir>/lmdb`). */
@@ -47,12 +48,24 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     if (closed) throw new AppError('closed', 'the LMDB read store is closed');
   }
 
+  /** Runs a synchronous LMDB read, converting what it throws at the boundary. */
+  function reading<T>(what: string, read: () => T): T {
+    open();
+    try {
+      return read();
+    } catch (err) {
+      throw lmdbError(err, `LMDB read store (${what})`);
+    }
+  }
+
   async function write<T>(what: string, action: () => T): Promise<T> {
     open();
     try {
-      return await root.transaction(action);
+      // A child transaction: a failure half-way rolls back this call alone, never leaving half
+      // a batch (or a batch without its checkpoint) in the commit lmdb-js shares with others.
+      return await root.childTransaction(action);
     } catch (err) {
-      throw asUnavailable(err, `LMDB read store (${what})`);
+      throw lmdbError(err, `LMDB read store (${what})`);
     }
   }
 
@@ -62,39 +75,39 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
 
   const store: ReadStore = {
     async get<T>(collection: string, key: string) {
-      open();
-      const value = docs.get(docKey(collection, key));
+      const value = reading('get', () => docs.get(docKey(collection, key)));
       return value === undefined ? null : { key, doc: value.doc as T, position: value.position };
     },
 
     async getMany<T>(collection: string, keys: string[]) {
-      open();
-      return keys.map((key): StoredDocument<T> | null => {
-        const value = docs.get(docKey(collection, key));
-        return value === undefined ? null : { key, doc: value.doc as T, position: value.position };
-      });
+      return reading('getMany', () =>
+        keys.map((key): StoredDocument<T> | null => {
+          const value = docs.get(docKey(collection, key));
+          return value === undefined ? null : { key, doc: value.doc as T, position: value.position };
+        }),
+      );
     },
 
     async scan<T>(collection: string, scanOptions: ScanOptions = {}) {
-      open();
       const range = scanRange(collection, scanOptions);
       if (range === null) return [];
       const prefixLength = collectionPrefix(collection).length;
       const base = { offset: scanOptions.offset ?? 0, ...(scanOptions.limit === undefined ? {} : { limit: scanOptions.limit }) };
       // LMDB walks a reverse range from `start` down to `end`; flip inclusivity so the bounds
       // stay [low, high) either way.
-      const entries = scanOptions.reverse
-        ? docs.getRange({ ...base, start: range.high, end: range.low, reverse: true, exclusiveStart: true, inclusiveEnd: true })
-        : docs.getRange({ ...base, start: range.low, end: range.high });
-      const out: Array<StoredDocument<T>> = [];
-      for (const { key, value } of entries) out.push(stored<T>(prefixLength, key, value));
-      return out;
+      return reading('scan', () => {
+        const entries = scanOptions.reverse
+          ? docs.getRange({ ...base, start: range.high, end: range.low, reverse: true, exclusiveStart: true, inclusiveEnd: true })
+          : docs.getRange({ ...base, start: range.low, end: range.high });
+        const out: Array<StoredDocument<T>> = [];
+        for (const { key, value } of entries) out.push(stored<T>(prefixLength, key, value));
+        return out;
+      });
     },
 
     async count(collection, countOptions = {}) {
-      open();
       const range = scanRange(collection, countOptions);
-      return range === null ? 0 : docs.getCount({ start: range.low, end: range.high });
+      return range === null ? 0 : reading('count', () => docs.getCount({ start: range.low, end: range.high }));
     },
 
     async writeBatch<T>(
@@ -137,8 +150,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     },
 
     async getCheckpoint(name) {
-      open();
-      const value = meta.get(checkpointKey(name));
+      const value = reading('getCheckpoint', () => meta.get(checkpointKey(name)));
       return typeof value === 'number' ? value : 0;
     },
 
@@ -151,8 +163,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       if (range === null) return;
       for (const db of [docs, tombstones] as Array<Database<unknown, Buffer>>) {
         for (;;) {
-          open();
-          const keys = [...db.getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })];
+          const keys = reading('dropCollection', () => [...db.getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })]);
           if (keys.length === 0) break;
           await write('dropCollection', () => {
             for (const key of keys) db.removeSync(key);
@@ -163,8 +174,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     },
 
     async getAlias(name) {
-      open();
-      const value = meta.get(aliasKey(name));
+      const value = reading('getAlias', () => meta.get(aliasKey(name)));
       return typeof value === 'string' ? value : null;
     },
 
@@ -173,12 +183,9 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     },
 
     async listCollections() {
-      open();
       const start = collectionMetaKey('');
       // ';' is the character after ':', so this range holds exactly the `collection:` keys.
-      const out: string[] = [];
-      for (const key of meta.getKeys({ start, end: 'collection;' })) out.push(key.slice(start.length));
-      return out;
+      return reading('listCollections', () => [...meta.getKeys({ start, end: 'collection;' })].map((key) => key.slice(start.length)));
     },
 
     async close() {

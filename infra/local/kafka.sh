@@ -83,8 +83,11 @@ kafka_start() {
   # KRaft storage must be formatted once with a cluster id; keep the id with the data so
   # restarts reuse it (--ignore-formatted makes the format step a no-op after the first).
   if [[ ! -s "$dir/cluster-id" ]]; then
-    java -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool random-uuid >"$dir/cluster-id" ||
-      die "kafka: StorageTool random-uuid failed"
+    local id
+    # The id is the last line; log4j may print before it.
+    id="$(java "${java_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool random-uuid | tail -n 1)"
+    [[ "$id" =~ ^[A-Za-z0-9_-]{22}$ ]] || die "kafka: StorageTool random-uuid gave '$id'"
+    echo "$id" >"$dir/cluster-id"
   fi
   java "${java_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.tools.StorageTool format \
     -t "$(cat "$dir/cluster-id")" -c "$dir/server.properties" --ignore-formatted >>"$logfile" 2>&1 ||

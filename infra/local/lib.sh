@@ -75,10 +75,16 @@ java_home() {
 
 # mvn_dep_plugin GOAL ARGS...: maven-dependency-plugin at a fixed version; Maven 3.8's
 # default binding is an old 2.x plugin without the options used here.
+# Maven's output goes to $MARQUEE_CACHE/mvn.log and is shown only when it fails.
 mvn_dep_plugin() {
-  local goal="$1"
+  local goal="$1" mvnlog="$MARQUEE_CACHE/mvn.log"
   shift
-  mvn -q -B "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:$goal" "$@"
+  mkdir -p "$MARQUEE_CACHE"
+  if ! mvn -B -Dstyle.color=never --no-transfer-progress \
+    "org.apache.maven.plugins:maven-dependency-plugin:3.6.1:$goal" "$@" >"$mvnlog" 2>&1; then
+    tail -n 30 "$mvnlog" >&2
+    return 1
+  fi
 }
 
 # --- process lifecycle ------------------------------------------------------

@@ -5,6 +5,17 @@
 import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 
+/**
+ * Weak comparison of If-None-Match (RFC 9110 13.1.2). Not koa's `ctx.fresh`: it treats a request
+ * `Cache-Control: no-cache` as stale, which is a rule for caches, not for the origin, and
+ * fetch() adds that header to every conditional request.
+ */
+function matches(ifNoneMatch: string, tag: string): boolean {
+  if (ifNoneMatch === '') return false;
+  if (ifNoneMatch.trim() === '*') return true;
+  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === tag);
+}
+
 export function etagMiddleware(): Koa.Middleware {
   return async (ctx, next) => {
     await next();
@@ -16,7 +27,6 @@ export function etagMiddleware(): Koa.Middleware {
     ctx.set('ETag', tag);
     ctx.body = json;
     ctx.type = 'application/json';
-    // ctx.fresh compares If-None-Match with the ETag just set (and only for GET/HEAD 2xx).
-    if (ctx.fresh) ctx.status = 304;
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), tag)) ctx.status = 304;
   };
 }

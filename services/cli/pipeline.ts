@@ -29,7 +29,16 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
     ingest,
     projections,
     async drain(onProgress) {
-      await ingest.run({ untilIdle: true, onProgress: (n: number) => onProgress?.('ingest', n, n) });
+      const consumer = ingest.run({ untilIdle: true });
+      const ticker = setInterval(() => {
+        const n = ingest.totals().observations;
+        onProgress?.('ingest', n, n);
+      }, 500);
+      try {
+        await consumer.done;
+      } finally {
+        clearInterval(ticker);
+      }
       await projections.catchUp((position, head) => onProgress?.('project', position, head));
     },
   };

@@ -6,7 +6,7 @@ import type { DomainEvent, GenreChanged } from '../../contracts/events.ts';
 import type { DocumentWrite, EventStore, ReadStore } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
-import { catchUp, runProjection, type BatchInfo, type RunnerOptions } from '../../projections/runner.ts';
+import { catchUp, runProjection, type BatchInfo, type CatchUpOptions } from '../../projections/runner.ts';
 import { countingProjection, type StreamTally } from '../fixtures/countingProjection.ts';
 import { genreEvent, positionEvent, waitFor } from '../ports/support.ts';
 
@@ -49,7 +49,7 @@ describe('projection runner on LMDB', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  function options(extra: Partial<RunnerOptions<StreamTally>> = {}): RunnerOptions<StreamTally> {
+  function options(extra: Partial<CatchUpOptions<StreamTally>> = {}): CatchUpOptions<StreamTally> {
     return { projection: countingProjection, eventStore, readStore, collection: 'tally_v1', checkpointName: 'tally', ...extra };
   }
 

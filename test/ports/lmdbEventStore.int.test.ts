@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordedEvent } from '../../contracts/events.ts';
+import { isAppError } from '../../contracts/errors.ts';
+import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { spawnTs, succeeded } from '../fixtures/child.ts';
 import { eventStoreSuite } from './eventStore.suite.ts';
@@ -24,6 +25,59 @@ eventStoreSuite('lmdbEventStore', async () => {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+});
+
+describe('lmdbEventStore', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = tempDir();
+  });
+  afterEach(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('rolls back an append that fails half-way and keeps the appends committed beside it', async () => {
+    const store = lmdbEventStore({ dataDir });
+    try {
+      // msgpack cannot encode this BigInt: the second event of the request fails mid-write.
+      const unencodable = { ...genreEvent(2), data: { genre: { id: 10n ** 30n } } } as unknown as DomainEvent;
+      const outcomes = await Promise.allSettled([
+        store.append('a', [genreEvent(1)], 'no_stream'),
+        store.append('b', [genreEvent(2), unencodable], 'no_stream'),
+        store.append('c', [genreEvent(3)], 'no_stream'),
+      ]);
+      assert.deepEqual(outcomes.map((o) => o.status), ['fulfilled', 'rejected', 'fulfilled']);
+      const failure = (outcomes[1] as PromiseRejectedResult).reason;
+      assert.equal(isAppError(failure, 'internal'), true);
+      assert.equal(await store.streamRevision('b'), -1);
+      assert.deepEqual((await store.readAll()).map((e) => [e.position, e.streamId]), [[1, 'a'], [2, 'c']]);
+      assert.equal(await store.headPosition(), 2);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses calls after close with closed', async () => {
+    const store = lmdbEventStore({ dataDir });
+    await store.close();
+    await assert.rejects(store.append('a', [genreEvent(1)], 'any'), (err) => isAppError(err, 'closed'));
+    await assert.rejects(store.readAll(), (err) => isAppError(err, 'closed'));
+    await assert.rejects(store.headPosition(), (err) => isAppError(err, 'closed'));
+  });
+
+  it('keeps its events when the data directory is opened again', async () => {
+    const first = lmdbEventStore({ dataDir });
+    await first.append('a', [genreEvent(1), genreEvent(2)], 'no_stream');
+    await first.close();
+    const second = lmdbEventStore({ dataDir });
+    try {
+      assert.equal(await second.streamRevision('a'), 1);
+      const next = await second.append('a', [genreEvent(3)], 1);
+      assert.deepEqual(next, { nextExpectedRevision: 2, position: 3 });
+    } finally {
+      await second.close();
+    }
+  });
 });
 
 describe('lmdbEventStore across processes', function () {

@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAppError } from '../../contracts/errors.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 
@@ -14,4 +16,50 @@ readStoreSuite('lmdbReadStore', async () => {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+});
+
+describe('lmdbReadStore', () => {
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'marquee-rs-'));
+  });
+  afterEach(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('writes none of a batch whose document cannot be encoded, nor its checkpoint', async () => {
+    const store = lmdbReadStore({ dataDir });
+    try {
+      await assert.rejects(
+        store.writeBatch('c', [{ key: 'a', doc: 1, position: 1 }, { key: 'b', doc: 10n ** 30n, position: 2 }], { name: 'cp', position: 2 }),
+        (err) => isAppError(err, 'internal'),
+      );
+      assert.equal(await store.count('c'), 0);
+      assert.equal(await store.getCheckpoint('cp'), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses calls after close with closed', async () => {
+    const store = lmdbReadStore({ dataDir });
+    await store.close();
+    await assert.rejects(store.get('c', 'a'), (err) => isAppError(err, 'closed'));
+    await assert.rejects(store.writeBatch('c', [{ key: 'a', doc: 1, position: 1 }]), (err) => isAppError(err, 'closed'));
+  });
+
+  it('shares one data directory with the event store without mixing their data', async () => {
+    const { lmdbEventStore } = await import('../../infra/lmdb/eventStore.ts');
+    const events = lmdbEventStore({ dataDir });
+    const store = lmdbReadStore({ dataDir });
+    try {
+      await events.append('s', [{ type: 'GenreDefined', data: { genre: { id: 1, slug: 'a', name: 'A' } }, metadata: {} }], 'no_stream');
+      await store.writeBatch('c', [{ key: 'a', doc: 1, position: 1 }], { name: 'cp', position: 1 });
+      assert.deepEqual(await store.listCollections(), ['c']);
+      assert.equal((await events.readAll()).length, 1);
+    } finally {
+      await store.close();
+      await events.close();
+    }
+  });
 });

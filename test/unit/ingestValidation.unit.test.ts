@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Observation } from '../../contracts/observations.ts';
-import { routeObservation } from '../../services/ingest/deciders.ts';
+import { decideFromHistory, routeObservation } from '../../services/ingest/deciders.ts';
 import { mediaDecider } from '../../services/ingest/media.ts';
 import { invalidReason, isRfc3339 } from '../../services/ingest/validate.ts';
 import {
@@ -103,5 +103,16 @@ describe('ingest routing', () => {
 
   it('runs an extra check after its own', () => {
     assert.deepEqual(routeObservation(genresObserved('o', T0, []), () => 'schema: no'), { reject: 'schema: no' });
+  });
+
+  it('decides from a stream history for any observation type', () => {
+    const first = decideFromHistory([], genresObserved('g1', T0, [{ id: 18, slug: 'drama', name: 'Drama' }]));
+    assert.equal(first.kind, 'append');
+    assert.deepEqual(first.kind === 'append' ? decideFromHistory(first.events, genresObserved('g2', T0, [{ id: 18, slug: 'drama', name: 'Drama' }])) : null, {
+      kind: 'skip', reason: 'unchanged genres',
+    });
+    assert.deepEqual(decideFromHistory([], genresObserved('g3', 'now', [])), {
+      kind: 'reject', reason: 'observedAt: expected an RFC 3339 timestamp, got "now"',
+    });
   });
 });

@@ -1,0 +1,15 @@
+/** Converts what lmdb-js throws into the one error type, at the adapter boundary. */
+import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
+
+/**
+ * A value msgpack cannot encode (a BigInt too large, a cyclic object) is a bug in the caller:
+ * `internal`, not retriable, so no loop retries it forever. Anything else from the engine (map
+ * full, I/O, a closed environment) is `unavailable` and retriable.
+ */
+export function lmdbError(err: unknown, what: string): AppError {
+  if (isAppError(err)) return err;
+  if (err instanceof RangeError || err instanceof TypeError) {
+    return new AppError('internal', `${what} could not encode a value: ${err.message}`, { cause: err, retriable: false });
+  }
+  return asUnavailable(err, what);
+}

@@ -1,0 +1,43 @@
+/** Calendar helpers on whole UTC days ("epoch days": days since 1970-01-01). */
+
+const DAY_MS = 86_400_000;
+
+export function epochDayOf(date: string): number {
+  return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+}
+
+export function dateOfEpochDay(day: number): string {
+  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+}
+
+export function yearOfEpochDay(day: number): number {
+  return new Date(day * DAY_MS).getUTCFullYear();
+}
+
+/** Day of the week, 0 = Sunday. */
+export function weekdayOfEpochDay(day: number): number {
+  return new Date(day * DAY_MS).getUTCDay();
+}
+
+const MONTHS: Record<string, number> = {
+  Jan: 1, Feb: 2, Mar: 3, Apr: 4, May: 5, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Oct: 10, Nov: 11, Dec: 12,
+};
+
+/**
+ * vega-datasets release dates (`Jun 12 1998`) as `YYYY-MM-DD`. The data set stores two-digit
+ * years expanded into the wrong century for old films (`Gone with the Wind`: `Dec 15 2039`), so
+ * a year after `latestYear` is moved back a hundred years. Null when the value does not parse.
+ */
+export function parseVegaDate(value: unknown, latestYear: number): string | null {
+  if (typeof value !== 'string') return null;
+  const m = /^([A-Z][a-z]{2}) (\d{1,2}) (\d{4})$/.exec(value.trim());
+  if (!m) return null;
+  const month = MONTHS[m[1] as string];
+  if (month === undefined) return null;
+  let year = Number(m[3]);
+  if (year > latestYear) year -= 100;
+  const date = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-${String(Number(m[2])).padStart(2, '0')}`;
+  const parsed = new Date(`${date}T00:00:00Z`);
+  if (Number.isNaN(parsed.getTime()) || parsed.toISOString().slice(0, 10) !== date) return null;
+  return date;
+}

@@ -1,0 +1,136 @@
+/**
+ * Streaming Parquet writer over parquet-wasm. Rows are appended one at a time, turned into
+ * Arrow record batches every `chunkRows` rows and handed to parquet-wasm's streaming writer
+ * (`transformParquetStream`), whose bytes flow to a sink (a release file, a temp file) as row
+ * groups complete. Neither the rows nor the file are ever held whole in memory: parquet-wasm's
+ * `writeParquet` would build the whole file in wasm memory (reference/anchors.md).
+ *
+ * Every file: ZSTD, page-level statistics (min/max/null count per column chunk and page), row
+ * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
+ * the writer does not sort.
+ */
+import { tableToIPC } from 'apache-arrow';
+import * as parquet from 'parquet-wasm';
+import { AppError } from '../../contracts/errors.ts';
+import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
+import { arrowTableMaker, type SnapshotRow } from './arrowSchema.ts';
+
+export interface ParquetWriterOptions {
+  /** Rows per Arrow record batch handed to the writer. Default 16384. */
+  chunkRows?: number;
+  /** Largest row group, in rows. Default 131072 (about DuckDB's 122880). */
+  maxRowGroupRows?: number;
+}
+
+export const DEFAULT_CHUNK_ROWS = 16_384;
+export const DEFAULT_MAX_ROW_GROUP_ROWS = 131_072;
+
+/** Consumes the bytes of one Parquet file (writes them somewhere) and says what it wrote. */
+export type ParquetSink<T> = (bytes: AsyncIterable<Uint8Array>) => Promise<T>;
+
+export interface ParquetRowWriter<T> {
+  /** Buffers a row; resolves once the writer can take more (backpressure from the sink). */
+  append(row: SnapshotRow): Promise<void>;
+  /** Flushes the last rows, finishes the file and resolves with the sink's result. */
+  close(): Promise<{ rows: number; result: T }>;
+  /** Abandons the file; the sink sees its byte stream fail. */
+  abort(reason: unknown): Promise<void>;
+}
+
+function writerProperties(maxRowGroupRows: number): parquet.WriterProperties {
+  return new parquet.WriterPropertiesBuilder()
+    .setCompression(parquet.Compression.ZSTD)
+    .setStatisticsEnabled(parquet.EnabledStatistics.Page)
+    .setMaxRowGroupSize(maxRowGroupRows)
+    .setCreatedBy('marquee snapshot (parquet-wasm)')
+    .build();
+}
+
+export function openParquetWriter<T>(
+  def: SnapshotFileSchema,
+  sink: ParquetSink<T>,
+  options: ParquetWriterOptions = {},
+): ParquetRowWriter<T> {
+  const chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
+  const maker = arrowTableMaker(def);
+  // A one-slot channel between our batches and parquet-wasm: `ready` waits while the writer
+  // (and so the sink) is behind, which is what bounds memory.
+  const channel = new TransformStream<parquet.RecordBatch, parquet.RecordBatch>(undefined, { highWaterMark: 1 }, { highWaterMark: 0 });
+  const input = channel.writable.getWriter();
+  let failure: unknown = null;
+  const done: Promise<T> = parquet
+    .transformParquetStream(channel.readable as ReadableStream, writerProperties(options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS))
+    .then((bytes) => sink(bytes as unknown as AsyncIterable<Uint8Array>));
+  done.catch((err: unknown) => {
+    failure ??= err;
+    input.abort(err).catch(() => {});
+  });
+
+  let buffer: SnapshotRow[] = [];
+  let rows = 0;
+  let closed = false;
+
+  async function push(chunk: readonly SnapshotRow[]): Promise<void> {
+    const wasmTable = parquet.Table.fromIPCStream(tableToIPC(maker.make(chunk), 'stream'));
+    try {
+      for (const batch of wasmTable.recordBatches()) {
+        await input.ready;
+        if (failure !== null) throw failure;
+        // Not awaited: it settles only when parquet-wasm has consumed the batch; `ready`
+        // above is the backpressure, and a failure surfaces through `done`.
+        input.write(batch).catch(() => {});
+      }
+    } finally {
+      wasmTable.free();
+    }
+  }
+
+  async function flush(): Promise<void> {
+    if (buffer.length === 0) return;
+    const chunk = buffer;
+    buffer = [];
+    await push(chunk);
+  }
+
+  return {
+    async append(row) {
+      if (closed) throw new AppError('internal', `${def.file}: append after close`);
+      if (failure !== null) throw failure;
+      buffer.push(row);
+      rows += 1;
+      if (buffer.length >= chunkRows) await flush();
+    },
+    async close() {
+      if (closed) throw new AppError('internal', `${def.file}: closed twice`);
+      closed = true;
+      // An empty file still needs its schema, which parquet-wasm takes from the first batch.
+      if (rows === 0) await push([]);
+      else await flush();
+      await input.close();
+      return { rows, result: await done };
+    },
+    async abort(reason) {
+      closed = true;
+      failure ??= reason;
+      await input.abort(reason).catch(() => {});
+      await done.catch(() => {});
+    },
+  };
+}
+
+/** Writes one file from rows (an array or a generator), in the order given. */
+export async function writeParquetRows<T>(
+  def: SnapshotFileSchema,
+  rows: Iterable<SnapshotRow> | AsyncIterable<SnapshotRow>,
+  sink: ParquetSink<T>,
+  options: ParquetWriterOptions = {},
+): Promise<{ rows: number; result: T }> {
+  const writer = openParquetWriter(def, sink, options);
+  try {
+    for await (const row of rows) await writer.append(row);
+  } catch (err) {
+    await writer.abort(err);
+    throw err;
+  }
+  return writer.close();
+}

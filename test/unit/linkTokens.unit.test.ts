@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import bs58 from 'bs58';
+import { PLATFORMS } from '../../contracts/domain.ts';
+import {
+  createLinkTokens,
+  deepLink,
+  DEVELOPMENT_LINK_KEY_HEX,
+  linkKeysFromEnv,
+  usesDevelopmentLinkKey,
+} from '../../services/links/linkTokens.ts';
+
+const key1 = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+const key2 = Uint8Array.from({ length: 32 }, (_, i) => 200 - i);
+const URL_A = 'https://www.netflix.com/title/80057281';
+const URL_B = 'https://www.netflix.com/title/80057282';
+const BASE58 = /^[123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz]+$/;
+
+describe('link tokens', function () {
+  const v1 = createLinkTokens({ keys: [{ version: 1, key: key1 }] });
+
+  it('gives the same token for the same URL and another for another URL', function () {
+    assert.equal(v1.encode(URL_A), v1.encode(URL_A));
+    assert.equal(createLinkTokens({ keys: [{ version: 1, key: key1.slice() }] }).encode(URL_A), v1.encode(URL_A));
+    assert.notEqual(v1.encode(URL_A), v1.encode(URL_B));
+  });
+
+  it('decodes its own tokens back to the URL, non-ASCII and empty URLs included', function () {
+    for (const url of [URL_A, 'https://example.com/f%C3%A9/été?q=ü&x=1#frag', '']) {
+      assert.equal(v1.decode(v1.encode(url)), url);
+    }
+  });
+
+  it('writes only base58 (Bitcoin alphabet) characters, starting with the key version byte', function () {
+    const token = v1.encode(URL_A);
+    assert.match(token, BASE58);
+    const bytes = bs58.decode(token);
+    assert.equal(bytes[0], 1);
+    // version byte + 16-byte SIV tag + the URL's bytes, nothing else
+    assert.equal(bytes.length, 1 + 16 + URL_A.length);
+  });
+
+  it('does not reveal the URL in the token bytes', function () {
+    const bytes = Buffer.from(bs58.decode(v1.encode(URL_A)));
+    assert.equal(bytes.includes(Buffer.from('netflix')), false);
+  });
+
+  it('returns null for a tampered token, whichever byte is changed', function () {
+    const bytes = bs58.decode(v1.encode(URL_A));
+    for (const at of [1, 8, 17, bytes.length - 1]) {
+      const changed = bytes.slice();
+      changed[at] = (changed[at] as number) ^ 0x01;
+      assert.equal(v1.decode(bs58.encode(changed)), null, `byte ${at}`);
+    }
+    assert.equal(v1.decode(bs58.encode(bytes.subarray(0, bytes.length - 1))), null);
+    assert.equal(v1.decode(bs58.encode(bytes.subarray(0, 10))), null);
+  });
+
+  it('returns null, without throwing, for strings that are not base58 or not tokens', function () {
+    for (const s of ['', '0OIl', 'abc+/=', 'https://www.netflix.com', '1', '11111111111111111111', 'x'.repeat(5000)]) {
+      assert.equal(v1.decode(s), null, JSON.stringify(s.slice(0, 30)));
+    }
+    assert.equal(v1.decode(undefined as unknown as string), null);
+  });
+
+  it('returns null for a token made with a key it does not have, even under the same version', function () {
+    const other = createLinkTokens({ keys: [{ version: 1, key: key2 }] });
+    assert.equal(v1.decode(other.encode(URL_A)), null);
+  });
+
+  it('refuses a token whose version byte was relabelled to another configured key', function () {
+    const both = createLinkTokens({ keys: [{ version: 1, key: key1 }, { version: 2, key: key1 }], current: 1 });
+    const bytes = bs58.decode(both.encode(URL_A));
+    bytes[0] = 2;
+    assert.equal(both.decode(bs58.encode(bytes)), null);
+  });
+
+  it('makes new tokens with the highest version after a rotation and still decodes the old ones', function () {
+    const rotated = createLinkTokens({ keys: [{ version: 1, key: key1 }, { version: 2, key: key2 }] });
+    assert.equal(rotated.version, 2);
+    const oldToken = v1.encode(URL_A);
+    const newToken = rotated.encode(URL_A);
+    assert.notEqual(newToken, oldToken);
+    assert.equal(bs58.decode(newToken)[0], 2);
+    assert.equal(rotated.decode(oldToken), URL_A);
+    assert.equal(rotated.decode(newToken), URL_A);
+    // Once key 1 is retired, its tokens stop decoding.
+    assert.equal(createLinkTokens({ keys: [{ version: 2, key: key2 }] }).decode(oldToken), null);
+  });
+
+  it('encodes with an explicitly chosen current version', function () {
+    const pinned = createLinkTokens({ keys: [{ version: 1, key: key1 }, { version: 2, key: key2 }], current: 1 });
+    assert.equal(pinned.encode(URL_A), v1.encode(URL_A));
+  });
+
+  it('refuses a configuration without keys, with a wrong key size, a duplicate or an unknown current version', function () {
+    assert.throws(() => createLinkTokens({ keys: [] }), { code: 'internal' });
+    assert.throws(() => createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(16) }] }), { code: 'internal' });
+    assert.throws(() => createLinkTokens({ keys: [{ version: 256, key: key1 }] }), { code: 'internal' });
+    assert.throws(() => createLinkTokens({ keys: [{ version: 1, key: key1 }, { version: 1, key: key2 }] }), { code: 'internal' });
+    assert.throws(() => createLinkTokens({ keys: [{ version: 1, key: key1 }], current: 3 }), { code: 'internal' });
+  });
+});
+
+describe('link token keys from the environment', function () {
+  it('reads versioned hex keys from LINK_TOKEN_KEYS', function () {
+    const keys = linkKeysFromEnv({ LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}, 2:${'CD'.repeat(32)}` });
+    assert.deepEqual(keys.map((k) => k.version), [1, 2]);
+    assert.deepEqual(keys[0]!.key, new Uint8Array(32).fill(0xab));
+    assert.deepEqual(keys[1]!.key, new Uint8Array(32).fill(0xcd));
+    assert.equal(usesDevelopmentLinkKey({ LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}` }), false);
+  });
+
+  it('falls back to the labelled development key, version 1, only when the variable is absent or blank', function () {
+    for (const env of [{}, { LINK_TOKEN_KEYS: '' }, { LINK_TOKEN_KEYS: '  ' }]) {
+      const keys = linkKeysFromEnv(env);
+      assert.equal(keys.length, 1);
+      assert.equal(keys[0]!.version, 1);
+      assert.equal(Buffer.from(keys[0]!.key).toString('hex'), DEVELOPMENT_LINK_KEY_HEX);
+      assert.equal(usesDevelopmentLinkKey(env), true);
+    }
+  });
+
+  it('refuses a malformed LINK_TOKEN_KEYS instead of using the development key', function () {
+    for (const value of ['abc', `1:${'ab'.repeat(31)}`, `x:${'ab'.repeat(32)}`, `300:${'ab'.repeat(32)}`, `1:${'zz'.repeat(32)}`]) {
+      assert.throws(() => linkKeysFromEnv({ LINK_TOKEN_KEYS: value }), { code: 'invalid_parameter' }, value);
+    }
+  });
+});
+
+describe('deep links per platform', function () {
+  const web = 'https://www.netflix.com/title/80057281?trkid=7';
+
+  it('sends web to the URL itself', function () {
+    assert.equal(deepLink(web, 'web'), web);
+  });
+
+  it('maps a known provider to its published app identifiers', function () {
+    const fallback = encodeURIComponent(web);
+    assert.deepEqual(
+      Object.fromEntries(PLATFORMS.map((p) => [p, deepLink(web, p)])),
+      {
+        web,
+        ios: 'nflx://www.netflix.com/title/80057281?trkid=7',
+        android: `intent://www.netflix.com/title/80057281?trkid=7#Intent;scheme=https;package=com.netflix.mediaclient;S.browser_fallback_url=${fallback};end`,
+        android_tv: `intent://www.netflix.com/title/80057281?trkid=7#Intent;scheme=https;package=com.netflix.ninja;S.browser_fallback_url=${fallback};end`,
+        fire_tv: `intent://www.netflix.com/title/80057281?trkid=7#Intent;scheme=https;package=com.netflix.ninja;S.browser_fallback_url=${fallback};end`,
+        roku: 'roku://launch/12?contentId=80057281',
+        webos: `webos://launch/netflix?contentTarget=${fallback}`,
+      },
+    );
+  });
+
+  it('derives identifiers from the domain of any other provider', function () {
+    const url = 'https://play.stream-hub.co.uk/watch/abc-123';
+    assert.equal(deepLink(url, 'ios'), 'streamhub://play.stream-hub.co.uk/watch/abc-123');
+    assert.match(deepLink(url, 'android'), /;package=uk\.co\.streamhub;/);
+    assert.match(deepLink(url, 'android_tv'), /;package=uk\.co\.streamhub;/);
+    assert.equal(deepLink(url, 'roku'), 'roku://launch/streamhub?contentId=abc-123');
+    assert.equal(deepLink(url, 'webos'), `webos://launch/streamhub?contentTarget=${encodeURIComponent(url)}`);
+  });
+
+  it('uses a stable hash as Roku content id when the URL has no path', function () {
+    const a = deepLink('https://example.com/?id=1', 'roku');
+    assert.match(a, /^roku:\/\/launch\/example\?contentId=[0-9a-f]{16}$/);
+    assert.equal(deepLink('https://example.com/?id=1', 'roku'), a);
+    assert.notEqual(deepLink('https://example.com/?id=2', 'roku'), a);
+  });
+
+  it('gives the web URL back for every platform when the URL is not http(s)', function () {
+    for (const p of PLATFORMS) {
+      assert.equal(deepLink('not a url', p), 'not a url');
+      assert.equal(deepLink('javascript:alert(1)', p), 'javascript:alert(1)');
+    }
+  });
+
+  it('is reachable from the token codec for the redirect', function () {
+    const tokens = createLinkTokens({ keys: linkKeysFromEnv({}) });
+    const url = tokens.decode(tokens.encode(web));
+    assert.equal(url === null ? null : tokens.deepLink(url, 'ios'), 'nflx://www.netflix.com/title/80057281?trkid=7');
+  });
+});
