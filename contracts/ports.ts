@@ -260,6 +260,8 @@ export interface ReleaseManifest {
   publishedAt: string;
   countries: string[];
   files: ReleaseFile[];
+  /** SNAPSHOT_SCHEMA_VERSION (contracts/snapshotSchema.ts) the files were written with. */
+  schemaVersion?: number;
 }
 
 export interface ReleaseStore {
@@ -268,15 +270,20 @@ export interface ReleaseStore {
   list(): Promise<ReleaseManifest[]>;
   latest(): Promise<ReleaseManifest | null>;
   get(version: string): Promise<ReleaseManifest | null>;
-  /** Reads a byte range [start, end] inclusive of a file in a published release. */
+  /**
+   * Reads a byte range [start, end] inclusive of a file in a published release. Only exact
+   * manifest entries are readable: anything else (an unknown version or path, `..`, a symlink)
+   * throws AppError `not_found`, never reaching a file outside the release.
+   */
   read(version: string, path: string, range?: { start: number; end: number }): Promise<NodeJS.ReadableStream>;
   /** Removes all but the newest `keep` releases. */
   prune(keep: number): Promise<string[]>;
 }
 
 export interface ReleaseWriter {
-  /** Absolute local path where a file of the release may be written (filesystem adapter). */
+  /** Writes one file of the release at `path` (relative, e.g. `country=US/links.parquet`), returning its size and sha256. */
   write(path: string, data: Uint8Array | AsyncIterable<Uint8Array>): Promise<ReleaseFile>;
-  publish(meta: { publishedAt: string; countries: string[] }): Promise<ReleaseManifest>;
+  /** Makes the release visible at once with its manifest; a version already published is refused (`forbidden`). */
+  publish(meta: { publishedAt: string; countries: string[]; schemaVersion?: number }): Promise<ReleaseManifest>;
   abort(): Promise<void>;
 }

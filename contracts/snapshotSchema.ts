@@ -272,3 +272,14 @@ export function schemaDefinitions(docs: string = SNAPSHOT_DOCS_DEFAULT): {
     files: SNAPSHOT_FILES.map((f) => ({ ...f, sorted_by: [...f.sorted_by], columns: f.columns.map((col) => ({ ...col })) })),
   };
 }
+
+/**
+ * Whether a string is a well-formed release file path: relative, `/`-separated, no empty,
+ * `.` or `..` segment, and only the characters release paths use. Readers still match paths
+ * against the manifest exactly; this only refuses what can never be a release file.
+ */
+export function isReleasePath(path: string): boolean {
+  if (path.length === 0 || path.length > 512) return false;
+  if (!/^[A-Za-z0-9._=-]+(\/[A-Za-z0-9._=-]+)*$/.test(path)) return false;
+  return path.split('/').every((segment) => segment !== '.' && segment !== '..');
+}

@@ -10,7 +10,7 @@
  *
  * Depends on ports only; the composition root hands in the adapters.
  */
-import { isAppError } from '../contracts/errors.ts';
+import { AppError, isAppError } from '../contracts/errors.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
 import type { DocumentWrite, EventStore, ReadStore, Subscription } from '../contracts/ports.ts';
 import type { Projection } from '../contracts/projection.ts';
@@ -58,7 +58,7 @@ export interface RunnerOptions<D> {
  */
 export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEvent[]): Promise<BatchInfo> {
   const last = batch[batch.length - 1];
-  if (last === undefined) throw new Error('applyBatch needs at least one event');
+  if (last === undefined) throw new AppError('internal', 'applyBatch needs at least one event');
   const { projection, readStore, collection } = options;
   const checkpoint = { name: checkpointNameOf(options), position: last.position };
 

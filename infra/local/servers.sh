@@ -73,6 +73,14 @@ up_one() {
 
 cmd="${1:-}"
 [[ $# -gt 0 ]] && shift
+
+# Several shells (a developer, a test helper, CI) may run up/down at once; one at a time,
+# or two of them start the same server and the second finds its port taken.
+if [[ "$cmd" == up || "$cmd" == down ]]; then
+  mkdir -p "$MARQUEE_CACHE"
+  exec 9>"$MARQUEE_CACHE/servers.lock"
+  flock 9
+fi
 case "$cmd" in
   up)
     (($#)) || set -- "${ALL[@]}"

@@ -17,7 +17,7 @@ import type { Query, SearchResult as MiniResult } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from '../../contracts/ports.ts';
 import { lookupWords, maxTypos, normalizeText, titleKey, tokenize, transpositions } from './normalize.ts';
-import { compareRanked, phraseFactor, popularityFactor, type RankInput } from './ranking.ts';
+import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from './ranking.ts';
 
 export interface InProcessSearchOptions {
   /** Language whose titles fill the base index (every title is in it). Default `'en'`. */
@@ -28,16 +28,41 @@ export interface InProcessSearchOptions {
   localeBoost?: number;
 }
 
-/** What the adapter keeps per title besides the engine's postings. */
+/**
+ * What the adapter keeps per title besides the engine's postings, packed into strings because
+ * at 250,000 titles objects and arrays per title cost more than the postings themselves.
+ */
 interface Entry {
   kind: SearchDocument['kind'];
-  genres: readonly string[];
   popularity: number;
-  availability: Record<string, string[]>;
-  /** titleKey of the base-language title, `title` and `originalTitle` (distinct). */
-  baseKeys: string[];
+  /** Genre slugs as `|drama|crime|`. */
+  genres: string;
+  /** Countries with at least one provider, as `|US:nfx,amz|GB:bbc|`. */
+  availability: string;
+  /** titleKey of the base-language title, `title` and `originalTitle` (distinct), `\n`-joined. */
+  keys: string;
   /** titleKey of the translated titles held in overlay indexes, by language. */
   localKeys: Record<string, string> | null;
+}
+
+function packGenres(genres: readonly string[]): string {
+  return genres.length === 0 ? '' : `|${genres.join('|')}|`;
+}
+
+function packAvailability(availability: Record<string, string[]>): string {
+  let out = '';
+  for (const [country, providers] of Object.entries(availability)) {
+    if (providers.length > 0) out += `|${country.toUpperCase()}:${providers.join(',')}`;
+  }
+  return out === '' ? '' : `${out}|`;
+}
+
+/** The providers of a country in a packed availability, or null when it has none there. */
+function providersIn(packed: string, country: string): string | null {
+  const at = packed.indexOf(`|${country}:`);
+  if (at < 0) return null;
+  const start = at + country.length + 2;
+  return packed.slice(start, packed.indexOf('|', start));
 }
 
 interface IndexedFields {
@@ -45,6 +70,9 @@ interface IndexedFields {
   title: string;
   alt?: string;
 }
+
+/** Query words looked up; the rest of a longer query is ignored (coverage is a 30-bit mask). */
+const MAX_WORDS = 30;
 
 /** Identity: our tokenizer already normalises, and MiniSearch must not lower-case twice. */
 const keepTerm = (term: string): string => term;
@@ -106,10 +134,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     }
     entries.set(doc.id, {
       kind: doc.kind,
-      genres: doc.genres,
       popularity: doc.popularity,
-      availability: doc.availability,
-      baseKeys,
+      genres: packGenres(doc.genres),
+      availability: packAvailability(doc.availability),
+      keys: baseKeys.join('\n'),
       localKeys,
     });
     if (doc.popularity > maxPopularity) maxPopularity = doc.popularity;
@@ -149,20 +177,20 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   function runSearch(query: SearchQuery): SearchResult {
     const words = tokenize(query.q);
     if (words.length === 0) return { total: 0, ids: [] };
-    const { tree, owners, termCount } = buildQuery(lookupWords(words));
+    const { tree, owners, allWords } = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
 
-    // Per title: best engine score and which query words it explains (over both indexes).
-    const hits = new Map<string, { score: number; covered: Set<number> }>();
+    // Per title: best engine score and a bit mask of the query words it explains (over both indexes).
+    const hits = new Map<string, { score: number; covered: number }>();
     const collect = (results: MiniResult[], boost: number): void => {
       for (const r of results) {
         const id = r.id as string;
         let hit = hits.get(id);
         if (hit === undefined) {
-          hit = { score: 0, covered: new Set() };
+          hit = { score: 0, covered: 0 };
           hits.set(id, hit);
         }
         hit.score = Math.max(hit.score, r.score * boost);
-        for (const qt of r.queryTerms) for (const i of owners.get(qt) ?? []) hit.covered.add(i);
+        for (const qt of r.queryTerms) hit.covered |= owners.get(qt) ?? 0;
       }
     };
     collect(base.search(tree), 1);
@@ -171,30 +199,43 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     const country = query.country.toUpperCase();
     const queryKey = titleKey(words);
-    const ranked: RankInput[] = [];
+    const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
+    const provider = query.provider === undefined ? undefined : `,${query.provider},`;
+    const offset = Math.max(0, query.offset);
+    const limit = Math.max(0, query.limit);
+    const need = offset + limit;
+    // Partial matches rank below every full match (ranking.ts), so they are ranked only when
+    // the full matches do not fill the page.
+    const full: RankInput[] = [];
+    const partial: RankInput[] = [];
     for (const [id, hit] of hits) {
       const entry = entries.get(id);
       if (entry === undefined) continue;
       if (query.kind !== undefined && entry.kind !== query.kind) continue;
-      if (query.genre !== undefined && !entry.genres.includes(query.genre)) continue;
-      const providers = entry.availability[country];
-      if (query.provider !== undefined && !(providers ?? []).includes(query.provider)) continue;
+      if (genre !== undefined && !entry.genres.includes(genre)) continue;
+      const providers = providersIn(entry.availability, country);
+      if (provider !== undefined && (providers === null || !`,${providers},`.includes(provider))) continue;
 
+      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
+      if (hit.covered !== allWords) {
+        partial.push({ id, matchClass: 1, available: providers !== null, relevance: hit.score * popularity, popularity: entry.popularity });
+        continue;
+      }
+      // Only a title that has every looked-up word can hold the query as a phrase.
       const local = entry.localKeys?.[query.lang];
-      const keys = local === undefined ? entry.baseKeys : [local, ...entry.baseKeys];
-      const phrase = phraseFactor(queryKey, keys);
-      ranked.push({
+      const keys = entry.keys.split('\n');
+      const phrase = phraseFactor(queryKey, local === undefined ? keys : [local, ...keys]);
+      full.push({
         id,
-        matchClass: phrase.exact ? 3 : hit.covered.size === termCount ? 2 : 1,
-        available: providers !== undefined && providers.length > 0,
-        relevance: hit.score * phrase.factor * popularityFactor(entry.popularity, maxPopularity, popularityWeight),
+        matchClass: phrase.exact ? 3 : 2,
+        available: providers !== null,
+        relevance: hit.score * phrase.factor * popularity,
         popularity: entry.popularity,
       });
     }
-    ranked.sort(compareRanked);
-    const offset = Math.max(0, query.offset);
-    const limit = Math.max(0, query.limit);
-    return { total: ranked.length, ids: ranked.slice(offset, offset + limit).map((r) => r.id) };
+    const top = topK(full, need, compareRanked);
+    const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];
+    return { total: full.length + partial.length, ids: page.slice(offset, need).map((r) => r.id) };
   }
 }
 
@@ -203,16 +244,14 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
  * within its typo budget (maxTypos) and, for the last word only and from 2 characters, as a
  * prefix (the user is still typing it; a 1-letter prefix would match a tenth of the
  * vocabulary); its one-swap variants are looked up with one typo less, so a transposition
- * costs one typo. `owners` maps every engine term back to the query words it stands for.
+ * costs one typo. `owners` maps every engine term to a bit mask of the query words it stands for.
  */
-function buildQuery(words: string[]): { tree: Query; owners: Map<string, number[]>; termCount: number } {
+function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>; allWords: number } {
   const last = words[words.length - 1] as string;
   const unique = distinct(words);
-  const owners = new Map<string, number[]>();
+  const owners = new Map<string, number>();
   const own = (term: string, i: number): void => {
-    const list = owners.get(term);
-    if (list === undefined) owners.set(term, [i]);
-    else if (!list.includes(i)) list.push(i);
+    owners.set(term, (owners.get(term) ?? 0) | (1 << i));
   };
   const queries: Query[] = unique.map((word, i) => {
     own(word, i);
@@ -232,7 +271,7 @@ function buildQuery(words: string[]): { tree: Query; owners: Map<string, number[
     }
     return { combineWith: 'OR', queries: parts };
   });
-  return { tree: { combineWith: 'OR', queries }, owners, termCount: unique.length };
+  return { tree: { combineWith: 'OR', queries }, owners, allWords: 2 ** unique.length - 1 };
 }
 
 function distinct<T>(values: T[]): T[] {

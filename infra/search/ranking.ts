@@ -55,3 +55,27 @@ export function popularityFactor(popularity: number, maxPopularity: number, weig
   if (!(maxPopularity > 0) || !(popularity > 0)) return 1;
   return 1 + weight * Math.min(1, Math.log1p(popularity) / Math.log1p(maxPopularity));
 }
+
+/**
+ * The first `k` items in `compare` order, without sorting everything: a query word as common
+ * as "love" matches thousands of titles while a page shows 20. Keeps a sorted buffer of the
+ * best k and drops anything worse than its last item (one comparison for most items).
+ */
+export function topK<T>(items: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
+  if (k <= 0) return [];
+  if (items.length <= k * 4) return items.slice().sort(compare).slice(0, k);
+  const best: T[] = [];
+  for (const item of items) {
+    if (best.length === k && compare(item, best[k - 1] as T) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compare(best[mid] as T, item) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, item);
+    if (best.length > k) best.pop();
+  }
+  return best;
+}

@@ -57,6 +57,7 @@ export interface ApiApp extends Koa {
 
 export function createApp(deps: ApiDeps): ApiApp {
   const app = new Koa() as ApiApp;
+  app.proxy = deps.trustProxy ?? false;
   const imageBase = deps.imageBase ?? DEFAULT_IMAGE_BASE;
   const versions: Partial<Record<ModelName, number>> = {};
   for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;

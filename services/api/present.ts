@@ -130,8 +130,3 @@ export function collectionSummary(c: CollectionDoc): Record<string, unknown> {
     language: c.language,
   };
 }
-
-/** Providers heaviest first, then by id, so equal weights keep a stable order. */
-export function byWeight(a: Provider, b: Provider): number {
-  return b.weight - a.weight || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-}

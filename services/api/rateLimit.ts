@@ -39,8 +39,8 @@ export class ExpiringMap<V extends LimiterEntry = LimiterEntry> extends Map<stri
   }
 
   override set(key: string, value: V): this {
-    const now = this.#now?.() ?? Date.now();
-    if (now - this.#lastSweep >= (this.#sweepEveryMs ?? 1000)) this.sweep(now);
+    const now = this.#now();
+    if (now - this.#lastSweep >= this.#sweepEveryMs) this.sweep(now);
     return super.set(key, value);
   }
 
@@ -98,7 +98,9 @@ export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
       await limiter(ctx, next);
     } finally {
       const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), Date.now());
-      if (seconds !== null) ctx.set('RateLimit-Reset', String(seconds));
+      // The drivers keep their own clocks (hrtime from module load), which drift a little
+      // from Date.now(): never report more than one window.
+      if (seconds !== null) ctx.set('RateLimit-Reset', String(Math.min(seconds, Math.ceil(windowMs / 1000))));
     }
     if (ctx.status === 429 && ctx.state.rateLimit) {
       // RateLimit-Reset holds the seconds left in the window by now; wait at least one.

@@ -60,6 +60,8 @@ export interface ApiDeps {
   ready?: () => boolean | Promise<boolean>;
   /** How long an API key lookup is reused, in ms (at most 1000 so a revocation bites at once). Default 1000. */
   keyCacheMs?: number;
+  /** Trust X-Forwarded-For (behind a load balancer) for the client address of keyless calls. Default false. */
+  trustProxy?: boolean;
   /** Projection version per read model when no alias exists. Default: the versions in projections/. */
   modelVersions?: Record<string, number>;
 }

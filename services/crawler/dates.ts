@@ -6,8 +6,16 @@ export function epochDayOf(date: string): number {
   return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
 }
 
+const dateCache = new Map<number, string>();
+
 export function dateOfEpochDay(day: number): string {
-  return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  let date = dateCache.get(day);
+  if (date === undefined) {
+    date = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    // Bounded: a few centuries of days at most.
+    if (dateCache.size < 200_000) dateCache.set(day, date);
+  }
+  return date;
 }
 
 export function yearOfEpochDay(day: number): number {

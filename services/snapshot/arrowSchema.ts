@@ -11,15 +11,18 @@ import {
   Int16,
   Int32,
   List,
+  RecordBatch,
   Schema,
+  Struct,
   Table,
   Utf8,
-  makeBuilder,
+  makeData,
+  type Data,
   type DataType,
-  type Vector,
 } from 'apache-arrow';
 import { AppError } from '../../contracts/errors.ts';
 import type { SnapshotColumnType, SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
+import { columnData } from './columns.ts';
 
 /** A value per column name: strings, numbers, booleans, `YYYY-MM-DD` for DATE, string arrays for LIST<UTF8>. */
 export type SnapshotValue = string | number | boolean | readonly string[] | null | undefined;
@@ -51,7 +54,7 @@ export function arrowSchemaOf(def: SnapshotFileSchema): Schema {
 const DAY_MS = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
-/** `YYYY-MM-DD` -> milliseconds of that UTC midnight (what the DateDay builder takes). */
+/** `YYYY-MM-DD` -> milliseconds of that UTC midnight. */
 export function dateToMs(value: string): number {
   const m = ISO_DATE.exec(value);
   if (!m) throw new AppError('internal', `not a YYYY-MM-DD date: ${value}`);
@@ -90,8 +93,21 @@ function converter(file: string, name: string, type: SnapshotColumnType, nullabl
       return (v) => (check(v) ? (typeof v === 'number' ? v : refuse(v, 'needs a number')) : null);
     case 'BOOLEAN':
       return (v) => (check(v) ? (typeof v === 'boolean' ? v : refuse(v, 'needs a boolean')) : null);
-    case 'DATE':
-      return (v) => (check(v) ? (typeof v === 'string' ? dateToMs(v) : refuse(v, 'needs a YYYY-MM-DD date')) : null);
+    case 'DATE': {
+      // A release has few distinct days and many rows: parse each day once.
+      const days = new Map<string, number>();
+      return (v) => {
+        if (!check(v)) return null;
+        if (typeof v !== 'string') return refuse(v, 'needs a YYYY-MM-DD date');
+        let d = days.get(v);
+        if (d === undefined) {
+          if (days.size >= 4096) days.clear();
+          d = dateToDays(v);
+          days.set(v, d);
+        }
+        return d;
+      };
+    }
     case 'LIST<UTF8>':
       return (v) => (check(v) ? (Array.isArray(v) ? v : refuse(v, 'needs an array of strings')) : null);
   }
@@ -109,16 +125,16 @@ export function arrowTableMaker(def: SnapshotFileSchema): ArrowTableMaker {
   return {
     schema,
     make(rows) {
-      const columns: Record<string, Vector> = {};
-      def.columns.forEach((col, i) => {
-        const field = schema.fields[i];
+      const children: Data[] = def.columns.map((col, i) => {
         const convert = converters[i];
-        if (!field || !convert) throw new AppError('internal', `schema of ${def.file} lost column ${col.name}`);
-        const builder = makeBuilder({ type: field.type, nullValues: [null] });
-        for (const row of rows) builder.append(convert(row[col.name]));
-        columns[col.name] = builder.finish().toVector();
+        if (!convert) throw new AppError('internal', `schema of ${def.file} lost column ${col.name}`);
+        return columnData(col.type, rows.map((row) => convert(row[col.name])));
       });
-      return new Table(schema, columns);
+      // Built from the schema itself (not inferred from the vectors), so the declared
+      // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
+      // chunk still carries every column.
+      const data = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
+      return new Table([new RecordBatch(schema, data)]);
     },
   };
 }

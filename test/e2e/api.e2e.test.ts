@@ -148,6 +148,12 @@ describe('the /v1 API over HTTP', function () {
       assert.equal(download.body.code, 'unavailable');
     });
 
+    it('answers 503 for a release file with a key, and 401 without', async () => {
+      const path = '/v1/snapshots/file/2026-W47/country=US/links.parquet';
+      assert.equal((await call(path)).status, 503);
+      assert.equal((await call(path, { key: null })).status, 401);
+    });
+
     it('answers 400 for a download without path', async () => {
       const r = await call('/v1/snapshots/download');
       assert.equal(r.status, 400);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAppError } from '../../contracts/errors.ts';
+import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 
@@ -31,7 +32,7 @@ describe('lmdbReadStore', () => {
     const store = lmdbReadStore({ dataDir });
     try {
       await assert.rejects(
-        store.writeBatch('c', [{ key: 'a', doc: 1, position: 1 }, { key: 'b', doc: 10n ** 30n, position: 2 }], { name: 'cp', position: 2 }),
+        store.writeBatch<unknown>('c', [{ key: 'a', doc: 1, position: 1 }, { key: 'b', doc: 10n ** 30n, position: 2 }], { name: 'cp', position: 2 }),
         (err) => isAppError(err, 'internal'),
       );
       assert.equal(await store.count('c'), 0);
@@ -49,7 +50,6 @@ describe('lmdbReadStore', () => {
   });
 
   it('shares one data directory with the event store without mixing their data', async () => {
-    const { lmdbEventStore } = await import('../../infra/lmdb/eventStore.ts');
     const events = lmdbEventStore({ dataDir });
     const store = lmdbReadStore({ dataDir });
     try {

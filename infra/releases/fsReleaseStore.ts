@@ -1,0 +1,254 @@
+/**
+ * ReleaseStore on a local directory.
+ *
+ *   <dir>/<version>/manifest.json, <dir>/<version>/<files...>   published releases
+ *   <dir>/.staging/<version>.<random>/                            releases being written
+ *
+ * A release is written into its staging directory and published by one rename, with its
+ * manifest already inside: readers see either no release or the whole of it. A published
+ * directory is never written again (immutability), and pruning renames a release out of the
+ * way before deleting it, so a reader never sees half a release.
+ *
+ * Reads serve only exact manifest entries; the resolved path must stay inside the release
+ * directory and no component of it may be a symlink, so neither `..`, absolute paths nor a
+ * planted symlink ever reach a file outside the release.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
+import { AppError, isAppError } from '../../contracts/errors.ts';
+import type { ReleaseFile, ReleaseManifest, ReleaseStore, ReleaseWriter } from '../../contracts/ports.ts';
+import { RELEASE_VERSION_PATTERN, isReleasePath } from '../../contracts/snapshotSchema.ts';
+
+export interface FsReleaseStoreOptions {
+  /** Root directory of the releases; created when missing. */
+  dir: string;
+}
+
+const MANIFEST = 'manifest.json';
+const STAGING = '.staging';
+
+function notFound(what: string): AppError {
+  return new AppError('not_found', what);
+}
+
+function ioError(err: unknown, what: string): AppError {
+  if (isAppError(err)) return err;
+  return new AppError('unavailable', `release store: ${what} failed`, { cause: err, retriable: true });
+}
+
+function isMissing(err: unknown): boolean {
+  return (err as { code?: unknown })?.code === 'ENOENT' || (err as { code?: unknown })?.code === 'ENOTDIR';
+}
+
+/** Newest first: labels `YYYY-Www` order like the weeks they name. */
+function byVersionDesc(a: ReleaseManifest, b: ReleaseManifest): number {
+  return a.version < b.version ? 1 : a.version > b.version ? -1 : 0;
+}
+
+export function fsReleaseStore(options: FsReleaseStoreOptions): ReleaseStore {
+  const root = resolve(options.dir);
+
+  async function readManifest(version: string): Promise<ReleaseManifest | null> {
+    if (!RELEASE_VERSION_PATTERN.test(version)) return null;
+    try {
+      const text = await readFile(join(root, version, MANIFEST), 'utf8');
+      return JSON.parse(text) as ReleaseManifest;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw ioError(err, `reading the manifest of ${version}`);
+    }
+  }
+
+  async function list(): Promise<ReleaseManifest[]> {
+    let names: string[];
+    try {
+      names = await readdir(root);
+    } catch (err) {
+      if (isMissing(err)) return [];
+      throw ioError(err, 'listing releases');
+    }
+    const manifests = await Promise.all(names.filter((n) => RELEASE_VERSION_PATTERN.test(n)).map(readManifest));
+    return manifests.filter((m): m is ReleaseManifest => m !== null).sort(byVersionDesc);
+  }
+
+  /** The file of a manifest entry, refusing anything that is not plainly inside the release. */
+  async function openEntry(version: string, path: string): Promise<{ handle: FileHandle; entry: ReleaseFile }> {
+    const manifest = await readManifest(version);
+    if (manifest === null) throw notFound(`Release ${version} not found.`);
+    const entry = isReleasePath(path) ? manifest.files.find((f) => f.path === path) : undefined;
+    if (!entry) throw notFound(`${path} is not a file of release ${version}.`);
+    const releaseDir = join(root, version);
+    const full = resolve(releaseDir, path);
+    if (!full.startsWith(releaseDir + sep)) throw notFound(`${path} is not a file of release ${version}.`);
+    // No symlink anywhere from the release directory down (O_NOFOLLOW covers only the last).
+    let current = releaseDir;
+    for (const segment of ['', ...path.split('/')]) {
+      current = segment === '' ? current : join(current, segment);
+      const info = await lstat(current).catch((err: unknown) => {
+        if (isMissing(err)) throw notFound(`${path} is missing from release ${version}.`);
+        throw ioError(err, `checking ${path}`);
+      });
+      if (info.isSymbolicLink()) throw notFound(`${path} is not a file of release ${version}.`);
+    }
+    let handle: FileHandle;
+    try {
+      handle = await open(full, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (err) {
+      if (isMissing(err) || (err as { code?: unknown })?.code === 'ELOOP') throw notFound(`${path} is not a file of release ${version}.`);
+      throw ioError(err, `opening ${path}`);
+    }
+    const info = await handle.stat();
+    if (!info.isFile() || info.size !== entry.sizeBytes) {
+      await handle.close();
+      throw new AppError('internal', `${version}/${path} does not match its manifest entry`);
+    }
+    return { handle, entry };
+  }
+
+  return {
+    async begin(version) {
+      if (!RELEASE_VERSION_PATTERN.test(version)) {
+        throw new AppError('invalid_parameter', `Not a release version: ${version}`, { details: { parameter: 'version' } });
+      }
+      if ((await readManifest(version)) !== null) {
+        throw new AppError('forbidden', `Release ${version} is already published; releases are immutable.`);
+      }
+      const staging = join(root, STAGING, `${version}.${randomBytes(6).toString('hex')}`);
+      try {
+        await mkdir(staging, { recursive: true });
+      } catch (err) {
+        throw ioError(err, `creating the staging directory of ${version}`);
+      }
+      return stagingWriter(root, version, staging);
+    },
+    list,
+    async latest() {
+      return (await list())[0] ?? null;
+    },
+    get: readManifest,
+    async read(version, path, range) {
+      const { handle, entry } = await openEntry(version, path);
+      if (range !== undefined) {
+        const { start, end } = range;
+        if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end >= entry.sizeBytes) {
+          await handle.close();
+          throw new AppError('invalid_parameter', `Range ${start}-${end} is outside ${path} (${entry.sizeBytes} bytes).`);
+        }
+        return handle.createReadStream({ start, end, autoClose: true });
+      }
+      return handle.createReadStream({ autoClose: true });
+    },
+    async prune(keep) {
+      const releases = await list();
+      const removed: string[] = [];
+      for (const manifest of releases.slice(Math.max(0, keep))) {
+        const trash = join(root, STAGING, `pruned-${manifest.version}.${randomBytes(6).toString('hex')}`);
+        try {
+          await mkdir(join(root, STAGING), { recursive: true });
+          // The rename is the removal readers see; deleting the bytes comes after.
+          await rename(join(root, manifest.version), trash);
+          await rm(trash, { recursive: true, force: true });
+        } catch (err) {
+          throw ioError(err, `pruning ${manifest.version}`);
+        }
+        removed.push(manifest.version);
+      }
+      return removed;
+    },
+  };
+}
+
+function stagingWriter(root: string, version: string, staging: string): ReleaseWriter {
+  const files = new Map<string, ReleaseFile>();
+  let finished = false;
+
+  function open_(): void {
+    if (finished) throw new AppError('internal', `release ${version} is already published or aborted`);
+  }
+
+  return {
+    async write(path, data) {
+      open_();
+      if (!isReleasePath(path) || path === MANIFEST) {
+        throw new AppError('internal', `not a valid release file path: ${JSON.stringify(path)}`);
+      }
+      if (files.has(path)) throw new AppError('internal', `${path} was already written to release ${version}`);
+      const full = join(staging, path);
+      const hash = createHash('sha256');
+      let size = 0;
+      let handle: FileHandle | null = null;
+      try {
+        await mkdir(dirname(full), { recursive: true });
+        handle = await open(full, 'wx');
+        const chunks: AsyncIterable<Uint8Array> | Uint8Array[] = data instanceof Uint8Array ? [data] : data;
+        for await (const chunk of chunks) {
+          hash.update(chunk);
+          size += chunk.byteLength;
+          await handle.write(chunk);
+        }
+        await handle.sync();
+      } catch (err) {
+        throw ioError(err, `writing ${path}`);
+      } finally {
+        await handle?.close();
+      }
+      const file: ReleaseFile = { path, sizeBytes: size, sha256: hash.digest('hex') };
+      files.set(path, file);
+      return file;
+    },
+    async publish(meta) {
+      open_();
+      const manifest: ReleaseManifest = {
+        version,
+        publishedAt: meta.publishedAt,
+        countries: [...meta.countries].sort(),
+        files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+        ...(meta.schemaVersion === undefined ? {} : { schemaVersion: meta.schemaVersion }),
+      };
+      const target = join(root, version);
+      try {
+        const handle = await open(join(staging, MANIFEST), 'wx');
+        try {
+          await handle.writeFile(`${JSON.stringify(manifest, null, 2)}\n`);
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        // rename() of a directory onto an existing non-empty one fails: a concurrent build of
+        // the same week cannot replace a published release.
+        await rename(staging, target);
+      } catch (err) {
+        await rm(staging, { recursive: true, force: true }).catch(() => {});
+        finished = true;
+        const code = (err as { code?: unknown })?.code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST') {
+          throw new AppError('forbidden', `Release ${version} is already published; releases are immutable.`);
+        }
+        throw ioError(err, `publishing ${version}`);
+      }
+      finished = true;
+      await syncDir(root);
+      return manifest;
+    },
+    async abort() {
+      finished = true;
+      await rm(staging, { recursive: true, force: true });
+    },
+  };
+}
+
+/** fsync a directory so the rename that published a release survives a crash. */
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some filesystems refuse fsync on directories; the rename is still atomic.
+  }
+}

@@ -1,0 +1,345 @@
+/**
+ * Availability of a title in a country on a crawl day, computed without replaying earlier days.
+ *
+ * A title is listed in a country with a probability that grows with its popularity and the
+ * market. A listed (title, country) has a fixed set of offer slots (1-8 present from the start,
+ * 2 that may appear later). Each slot has its own event timeline, drawn from a generator seeded
+ * by (seed, title, country, slot): events arrive with a small daily probability and remove the
+ * offer, change its fields, announce an expiry (`availableTo`, removed the day after), or bring
+ * a removed offer back. The offer set of day N is the state of every slot after the events up
+ * to N, and "changed on day N" means some slot had an event on exactly that day.
+ */
+import { FORMATS, PLATFORMS } from '../../contracts/domain.ts';
+import type { Format, Offer, Platform, PriceType } from '../../contracts/domain.ts';
+import { slugify } from '../../contracts/ids.ts';
+import type { CountryInfo } from './countries.ts';
+import { dateOfEpochDay, epochDayOf } from './dates.ts';
+import { hashInts, hashString, rngOf, SALT, unitOf } from './prng.ts';
+import type { Rng } from './prng.ts';
+import { catalogProviders } from './providers.ts';
+import type { CatalogProvider } from './providers.ts';
+import type { TitleSeed } from './titles.ts';
+
+/** Daily probability of an event on one offer slot (~6 slots per listing: ~2% change a day). */
+export const SLOT_EVENT_RATE = 0.0035;
+/** Share of unchanged listings a later day's crawl re-observes anyway. */
+export const RECRAWL_SHARE = 0.05;
+
+interface Pool {
+  list: CatalogProvider[];
+  /** Pick weights (provider weight, flattened a little so small services get some titles). */
+  weights: number[];
+}
+
+interface CountryPools {
+  svod: Pool;
+  tvod: Pool;
+  free: Pool;
+  channel: Pool;
+  byId: Map<string, CatalogProvider>;
+}
+
+const pools = new Map<string, CountryPools>();
+
+function poolsOf(country: string): CountryPools {
+  const hit = pools.get(country);
+  if (hit) return hit;
+  const empty = (): Pool => ({ list: [], weights: [] });
+  const p: CountryPools = { svod: empty(), tvod: empty(), free: empty(), channel: empty(), byId: new Map() };
+  for (const provider of catalogProviders(country)) {
+    const pool = provider.kind === 'svod' ? p.svod : provider.kind === 'tvod' ? p.tvod : provider.kind === 'channel' ? p.channel : p.free;
+    pool.list.push(provider);
+    pool.weights.push(Math.pow(provider.weight, 0.9));
+    p.byId.set(provider.id, provider);
+  }
+  pools.set(country, p);
+  return p;
+}
+
+/** How widely a title is distributed, 0.1 (obscure) .. 0.5 (a hit). */
+function reachOf(t: TitleSeed): number {
+  return 0.085 + 0.33 * Math.min(1, Math.log1p(t.basePopularity) / Math.log1p(60));
+}
+
+/** Whether a title is listed in a country at all (before looking at individual offers). */
+export function isListed(seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number): boolean {
+  return unitOf(seed, SALT.listed, t.key, countryIdx) < Math.min(0.85, reachOf(t) * country.market);
+}
+
+interface Slot {
+  index: number;
+  provider: CatalogProvider;
+  /** Set for an add-on channel offer: `provider` is then the channel's parent. */
+  addon: CatalogProvider | null;
+  seasonNumber: number | null;
+  /** Present on the title's first day in the country. */
+  initial: boolean;
+  /** Epoch day the offer went live, for `availableFrom` of initial offers. */
+  launchedDay: number | null;
+}
+
+function weightedPick(rng: Rng, pool: Pool): CatalogProvider | null {
+  if (pool.list.length === 0) return null;
+  return pool.list[rng.weightedIndex(pool.weights)] ?? null;
+}
+
+let slugCache: { key: number; slug: string } = { key: -1, slug: '' };
+
+/** The title's slug; consecutive calls are for the same title, so one entry is enough. */
+function slugOf(t: TitleSeed): string {
+  if (slugCache.key !== t.key) slugCache = { key: t.key, slug: slugify(t.title) };
+  return slugCache.slug;
+}
+
+const UPPER_DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+const LOWER_DIGITS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const HEX = '0123456789abcdef';
+
+function uuid(rng: Rng): string {
+  return `${rng.token(8, HEX)}-${rng.token(4, HEX)}-4${rng.token(3, HEX)}-${rng.pick(['8', '9', 'a', 'b'])}${rng.token(3, HEX)}-${rng.token(12, HEX)}`;
+}
+
+/**
+ * The provider's page for a title. It depends on the title and provider (not the country, as
+ * on real services), except where the service puts the country in its URLs (Apple TV).
+ */
+function webUrlOf(seed: number, t: TitleSeed, p: CatalogProvider, country: string, season: number | null): string {
+  const rng = rngOf(seed, hashString(p.domain), t.key);
+  const slug = slugOf(t);
+  const movie = t.kind === 'movie';
+  let url: string;
+  switch (p.url) {
+    case 'netflix':
+      url = `https://www.netflix.com/title/${80_000_000 + (hashInts(seed, t.key) % 1_999_999)}`;
+      break;
+    case 'prime':
+      url = `https://www.primevideo.com/detail/0${rng.token(25, UPPER_DIGITS)}`;
+      break;
+    case 'disney':
+      url = `https://www.disneyplus.com/${movie ? 'movies' : 'series'}/${slug}/${rng.token(12)}`;
+      break;
+    case 'max':
+      url = `https://play.max.com/${movie ? 'movie' : 'show'}/${uuid(rng)}`;
+      break;
+    case 'hulu':
+      url = `https://www.hulu.com/${movie ? 'movie' : 'series'}/${slug}-${uuid(rng)}`;
+      break;
+    case 'apple':
+      url = `https://tv.apple.com/${country.toLowerCase()}/${movie ? 'movie' : 'show'}/${slug}/umc.cmc.${rng.token(25, LOWER_DIGITS)}`;
+      break;
+    case 'youtube':
+      url = `https://www.youtube.com/watch?v=${rng.token(11)}`;
+      break;
+    case 'gplay':
+      url = movie
+        ? `https://play.google.com/store/movies/details?id=${rng.token(12)}`
+        : `https://play.google.com/store/tv/show?id=${rng.token(12)}`;
+      break;
+    case 'query':
+      url = `https://${p.domain}/title?id=${rng.token(3, UPPER_DIGITS)}${rng.int(100000, 999999)}`;
+      break;
+    case 'path':
+      url = `https://${p.domain}/${movie ? 'movie' : 'series'}/${slug}-${rng.int(10000, 9999999)}`;
+      break;
+  }
+  if (season !== null) url += `${url.includes('?') ? '&' : '?'}season=${season}`;
+  return url;
+}
+
+/** The offer slots of a listed (title, country): fixed for the life of the catalog. */
+function slotsOf(seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, startDay: number): Slot[] {
+  const rng = rngOf(seed, SALT.offers, t.key, countryIdx);
+  const pool = poolsOf(country.code);
+  const initial = rng.pick([1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 7, 8]);
+  const total = initial + 2;
+  const weights = t.kind === 'movie' ? [32, 36, 20, 12] : [50, 14, 22, 14];
+  const seasons = t.show?.episodes.length ?? 0;
+  const used = new Set<string>();
+  const slots: Slot[] = [];
+  const released = t.releaseDate === null ? startDay - 3000 : epochDayOf(t.releaseDate);
+  for (let attempt = 0; slots.length < total && attempt < total * 4; attempt++) {
+    const kind = rng.weightedIndex(weights);
+    const list = kind === 0 ? pool.svod : kind === 1 ? pool.tvod : kind === 2 ? pool.free : pool.channel;
+    const picked = weightedPick(rng, list);
+    if (picked === null) continue;
+    const addon = picked.kind === 'channel' ? picked : null;
+    const provider = addon ? pool.byId.get(addon.parentId ?? '') : picked;
+    if (!provider) continue;
+    const seasonNumber = seasons > 1 && kind !== 2 && rng.chance(0.15) ? rng.int(1, seasons) : null;
+    const key = `${provider.id}|${addon?.id ?? ''}|${seasonNumber ?? ''}`;
+    if (used.has(key)) continue;
+    used.add(key);
+    const introEpoch = startDay + t.introDay;
+    // Back-catalog offers went live some time between release and day 0.
+    const earliest = Math.max(released, introEpoch - 2500);
+    const launchedDay = rng.chance(0.9) ? Math.min(introEpoch, earliest + rng.int(0, Math.max(0, introEpoch - earliest))) : null;
+    slots.push({
+      index: slots.length,
+      provider,
+      addon,
+      seasonNumber,
+      initial: slots.length < initial,
+      launchedDay,
+    });
+  }
+  return slots;
+}
+
+const LANGUAGE_POOL = ['en', 'es', 'fr', 'de', 'it', 'pt', 'ja', 'ko', 'zh', 'ar', 'hi', 'ru', 'pl', 'tr', 'nl', 'sv'];
+
+function sortedSubset<T extends string>(rng: Rng, all: readonly T[], min: number): T[] {
+  const chosen = all.filter(() => rng.chance(0.6));
+  for (const item of all) if (chosen.length < min && !chosen.includes(item)) chosen.push(item);
+  return all.filter((x) => chosen.includes(x));
+}
+
+/** The fields of an offer in one of its variants (a variant changes on a "change" event). */
+function offerFields(
+  seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, slot: Slot, variant: number,
+): Pick<Offer, 'priceTypes' | 'formats' | 'audioLanguages' | 'subtitleLanguages' | 'platforms'> {
+  const rng = rngOf(seed, SALT.variant, t.key, countryIdx, slot.index, variant);
+  const kind = slot.addon ? 'channel' : slot.provider.kind;
+  let priceTypes: PriceType[];
+  let formats: Format[];
+  const old = (t.year ?? 2000) < 1985;
+  switch (kind) {
+    case 'svod':
+      priceTypes = rng.chance(0.03) ? ['flatrate_and_buy'] : ['flatrate'];
+      formats = rng.pick<Format[]>(old ? [['sd'], ['sd', 'hd'], ['hd']] : [['hd'], ['hd', 'uhd'], ['sd', 'hd'], ['hd', '4k'], ['sd', 'hd', 'uhd']]);
+      break;
+    case 'channel':
+      priceTypes = ['flatrate'];
+      formats = rng.pick<Format[]>([['hd'], ['sd', 'hd']]);
+      break;
+    case 'tvod': {
+      const u = rng.next();
+      priceTypes = u < 0.6 ? ['rent', 'buy'] : u < 0.9 ? ['buy'] : ['rent'];
+      formats = rng.pick<Format[]>(old ? [['sd'], ['sd', 'hd']] : [['sd', 'hd'], ['sd', 'hd', 'uhd'], ['hd'], ['hd', '4k']]);
+      break;
+    }
+    case 'fast':
+      priceTypes = ['fast'];
+      formats = ['sd'];
+      break;
+    case 'free':
+      priceTypes = ['free'];
+      formats = rng.pick<Format[]>([['sd'], ['hd'], ['sd', 'hd']]);
+      break;
+    default:
+      priceTypes = ['ads'];
+      formats = rng.pick<Format[]>([['sd'], ['sd', 'hd'], ['hd']]);
+  }
+  const audio = new Set<string>([t.originalLanguage]);
+  if (country.language !== t.originalLanguage && rng.chance(0.55)) audio.add(country.language === 'tl' ? 'en' : country.language);
+  if (slot.provider.weight > 40 && rng.chance(0.3)) for (const l of rng.sample(LANGUAGE_POOL, 3)) audio.add(l);
+  const subtitles = new Set<string>([country.language, 'en']);
+  for (const l of rng.sample(LANGUAGE_POOL, rng.int(0, 5))) subtitles.add(l);
+  return {
+    priceTypes,
+    formats: FORMATS.filter((f) => formats.includes(f)),
+    audioLanguages: rng.chance(0.95) ? [...audio] : null,
+    subtitleLanguages: rng.chance(0.9) ? [...subtitles] : null,
+    platforms: rng.chance(0.95) ? sortedSubset<Platform>(rng, PLATFORMS, 2) : null,
+  };
+}
+
+interface SlotState {
+  slot: Slot;
+  variant: number;
+  /** Epoch day, or null when the provider does not say. */
+  from: number | null;
+  /** Crawl day of `availableTo`, or null. */
+  to: number | null;
+}
+
+export interface ListingState {
+  /** The offers present on the day (in slot order), not yet rendered. */
+  present: SlotState[];
+  /** Some offer was added, removed or changed on exactly this day. */
+  changedToday: boolean;
+}
+
+/**
+ * Walks each slot's event timeline up to crawl day `day` (day 0 = `startDay`). Cheap: it draws
+ * a handful of numbers per slot and renders nothing, so a daily crawl can test every listing.
+ */
+export function listingOnDay(
+  seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, day: number, startDay: number,
+): ListingState {
+  const present: SlotState[] = [];
+  let changedToday = false;
+  for (const slot of slotsOf(seed, t, country, countryIdx, startDay)) {
+    const rng = rngOf(seed, SALT.slot, t.key, countryIdx, slot.index);
+    let live = slot.initial;
+    let variant = 0;
+    let from: number | null = slot.launchedDay;
+    let to: number | null = null;
+    let removalDay: number | null = null;
+    let lastEvent = -1;
+    // Some offers on the first day already announce that they leave soon.
+    if (live && rng.chance(0.04)) {
+      to = t.introDay + rng.int(0, 20);
+      removalDay = to + 1;
+    }
+    let d = t.introDay;
+    for (;;) {
+      const next = removalDay ?? d + rng.geometric(SLOT_EVENT_RATE);
+      if (next > day) break;
+      d = next;
+      lastEvent = d;
+      if (removalDay !== null) {
+        // `availableTo` has passed: the provider took the title down.
+        live = false;
+        to = null;
+        removalDay = null;
+        continue;
+      }
+      const u = rng.next();
+      if (!live) {
+        live = true;
+        variant++;
+        from = rng.chance(0.9) ? startDay + d : null;
+        to = null;
+      } else if (u < 0.4) {
+        live = false;
+      } else if (u < 0.75) {
+        variant++;
+      } else {
+        to = d + rng.int(2, 14);
+        removalDay = to + 1;
+      }
+    }
+    if (lastEvent === day && day > t.introDay) changedToday = true;
+    if (live) present.push({ slot, variant, from, to });
+  }
+  return { present, changedToday };
+}
+
+/** The offers of a listing state, as an AvailabilityObserved carries them. */
+export function renderOffers(
+  seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, state: ListingState, startDay: number,
+): Offer[] {
+  return state.present.map(({ slot, variant, from, to }) => ({
+    providerId: slot.provider.id,
+    addonProviderId: slot.addon?.id ?? null,
+    seasonNumber: slot.seasonNumber,
+    episodeNumber: null,
+    webUrl: webUrlOf(seed, t, slot.addon ?? slot.provider, country.code, slot.seasonNumber),
+    ...offerFields(seed, t, country, countryIdx, slot, variant),
+    availableFrom: from === null ? null : dateOfEpochDay(from),
+    availableTo: to === null ? null : dateOfEpochDay(startDay + to),
+  }));
+}
+
+/** The offer set of a listed (title, country) on crawl day `day`. */
+export function offersOnDay(
+  seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, day: number, startDay: number,
+): { offers: Offer[]; changedToday: boolean } {
+  const state = listingOnDay(seed, t, country, countryIdx, day, startDay);
+  return { offers: renderOffers(seed, t, country, countryIdx, state, startDay), changedToday: state.changedToday };
+}
+
+/** Whether a later day's crawl re-observes an unchanged listing. */
+export function recrawledAnyway(seed: number, t: TitleSeed, countryIdx: number, day: number): boolean {
+  return unitOf(seed, SALT.recrawlOffers, t.key, countryIdx, day) < RECRAWL_SHARE;
+}

@@ -1,0 +1,12 @@
+import { tableToIPC } from 'apache-arrow';
+import * as parquet from 'parquet-wasm';
+import { LINKS_FILE } from '../../contracts/snapshotSchema.ts';
+import { arrowTableMaker } from './arrowSchema.ts';
+const rows = Array.from({length: 16384}, (_, i) => ({ media_id: `mv${String(i).padStart(8,'0')}`, season_number: null, episode_number: i%2?null:3, provider_id: 'netflix', addon_provider_id: null, link_token: 'tok'+i, available_from: '2026-01-02', available_to: null, first_seen_at: '2026-11-01', price_types: ['buy','rent'], formats: null, audio_languages: ['en'], subtitle_languages: [], platforms: ['web'] }));
+const m = arrowTableMaker(LINKS_FILE);
+let t = Date.now(); for (let k=0;k<5;k++) m.make(rows); console.log('make', (Date.now()-t)/5);
+const tb = m.make(rows);
+t = Date.now(); for (let k=0;k<5;k++) tableToIPC(tb, 'stream'); console.log('ipc', (Date.now()-t)/5);
+const ipc = tableToIPC(tb, 'stream');
+t = Date.now(); for (let k=0;k<5;k++) parquet.Table.fromIPCStream(ipc).free(); console.log('fromipc', (Date.now()-t)/5);
+t = Date.now(); for (let k=0;k<5;k++) parquet.writeParquet(parquet.Table.fromIPCStream(ipc), new parquet.WriterPropertiesBuilder().setCompression(parquet.Compression.ZSTD).setStatisticsEnabled(parquet.EnabledStatistics.Page).build()); console.log('write', (Date.now()-t)/5);

@@ -1,0 +1,30 @@
+/**
+ * Reading read models page by page, in key order, so a release of a 250,000-title catalog
+ * never loads a whole collection.
+ */
+import type { ReadStore, StoredDocument } from '../../contracts/ports.ts';
+
+/** Documents per read. Default of `scanAll`. */
+export const SCAN_PAGE = 512;
+
+/** Every document of `collection` (under `prefix`), ascending by key. */
+export async function* scanAll<T>(
+  readStore: ReadStore,
+  collection: string,
+  options: { prefix?: string; pageSize?: number } = {},
+): AsyncGenerator<StoredDocument<T>> {
+  const limit = options.pageSize ?? SCAN_PAGE;
+  let start: string | undefined;
+  for (;;) {
+    const page = await readStore.scan<T>(collection, {
+      ...(options.prefix === undefined ? {} : { prefix: options.prefix }),
+      ...(start === undefined ? {} : { start }),
+      limit,
+    });
+    for (const doc of page) yield doc;
+    const last = page[page.length - 1];
+    if (page.length < limit || last === undefined) return;
+    // The smallest key after `last`.
+    start = `${last.key}\u0000`;
+  }
+}

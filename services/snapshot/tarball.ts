@@ -1,0 +1,36 @@
+/**
+ * metadata.tar.gz: the metadata Parquet files, streamed from disk through tar and gzip into
+ * the release (never buffered whole). Headers are fixed (mode, owner, mtime = the release's
+ * publication time) so the bundle depends only on its files.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { pack } from 'tar-stream';
+
+export interface TarEntry {
+  /** Name inside the archive. */
+  name: string;
+  /** File on disk. */
+  file: string;
+}
+
+/** A gzip'd tar of `entries`, in the order given, as a byte stream. */
+export function tarGzStream(entries: readonly TarEntry[], mtime: Date): AsyncIterable<Uint8Array> {
+  const tar = pack();
+  const out = new PassThrough();
+  const gzip = createGzip({ level: 6 });
+  const feeding = (async () => {
+    for (const entry of entries) {
+      const { size } = await stat(entry.file);
+      const sink = tar.entry({ name: entry.name, size, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' });
+      await pipeline(createReadStream(entry.file), sink);
+    }
+    tar.finalize();
+  })();
+  feeding.catch((err: unknown) => tar.destroy(err as Error));
+  pipeline(tar, gzip, out).catch((err: unknown) => out.destroy(err as Error));
+  return out;
+}
