@@ -24,8 +24,7 @@ redis_start() {
     --save '' --appendonly no ||
     { tail -n 20 "$(redis_logfile)" >&2; die "redis: redis-server failed to start"; }
   # --daemonize returns at once; the pid file appears when the daemon is up.
-  local i
-  for i in $(seq 50); do [[ -s "$(redis_pidfile)" ]] && break; sleep 0.1; done
+  for _ in $(seq 50); do [[ -s "$(redis_pidfile)" ]] && break; sleep 0.1; done
   STARTED_PID="$(read_pid "$(redis_pidfile)" || true)"
 }
 

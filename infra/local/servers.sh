@@ -17,15 +17,11 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source=lib.sh
+# shellcheck source-path=SCRIPTDIR
 source "$HERE/lib.sh"
-# shellcheck source=kafka.sh
 source "$HERE/kafka.sh"
-# shellcheck source=opensearch.sh
 source "$HERE/opensearch.sh"
-# shellcheck source=ferretdb.sh
 source "$HERE/ferretdb.sh"
-# shellcheck source=redis.sh
 source "$HERE/redis.sh"
 
 ALL=(kafka opensearch ferretdb redis)

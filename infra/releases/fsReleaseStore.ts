@@ -155,22 +155,35 @@ export function fsReleaseStore(options: FsReleaseStoreOptions): ReleaseStore {
         }
         removed.push(manifest.version);
       }
+      await removeAbandonedStaging(join(root, STAGING));
       return removed;
     },
   };
+}
+
+/** A build that crashed leaves its staging directory; one untouched for a day is abandoned. */
+const ABANDONED_MS = 24 * 3600 * 1000;
+
+async function removeAbandonedStaging(staging: string): Promise<void> {
+  const names = await readdir(staging).catch(() => [] as string[]);
+  for (const name of names) {
+    const path = join(staging, name);
+    const info = await lstat(path).catch(() => null);
+    if (info !== null && Date.now() - info.mtimeMs > ABANDONED_MS) await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
 }
 
 function stagingWriter(root: string, version: string, staging: string): ReleaseWriter {
   const files = new Map<string, ReleaseFile>();
   let finished = false;
 
-  function open_(): void {
+  function ensureWritable(): void {
     if (finished) throw new AppError('internal', `release ${version} is already published or aborted`);
   }
 
   return {
     async write(path, data) {
-      open_();
+      ensureWritable();
       if (!isReleasePath(path) || path === MANIFEST) {
         throw new AppError('internal', `not a valid release file path: ${JSON.stringify(path)}`);
       }
@@ -199,7 +212,7 @@ function stagingWriter(root: string, version: string, staging: string): ReleaseW
       return file;
     },
     async publish(meta) {
-      open_();
+      ensureWritable();
       const manifest: ReleaseManifest = {
         version,
         publishedAt: meta.publishedAt,

@@ -7,7 +7,7 @@ import { slugify } from '../../contracts/ids.ts';
 import type { MediaObservedData, MediaTranslationObservedData } from '../../contracts/observations.ts';
 import { dateOfEpochDay } from './dates.ts';
 import { GENRES, genreId } from './genres.ts';
-import { hashInts, rngOf, SALT, unitOf } from './prng.ts';
+import { rngOf, SALT, unitOf } from './prng.ts';
 import type { Rng } from './prng.ts';
 import type { TitleSeed } from './titles.ts';
 import { fill, renderTitle } from './translate.ts';
@@ -23,6 +23,7 @@ import {
 } from './words.ts';
 import type { TranslationLanguage } from './words.ts';
 
+const IMDB_SPACE = 8_999_999;
 const YOUTUBE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 export function posterPath(rng: Rng): string {
@@ -131,7 +132,8 @@ function staticMedia(seed: number, t: TitleSeed): StaticMedia {
       '{char} returns to {place} to {goal}, and finds that nothing stayed buried. {lead} and {second} lead the cast of this {genre} series.',
       'Across {seasons}, the people of {place} try to {goal}. Starring {lead}, {second} and {third}.',
     ]), values);
-  const imdbId = `tt${String(1_000_000 + ((hashInts(seed, t.key) % 8_999_999) >>> 0)).padStart(7, '0')}`;
+  // A bijection of the title key (7919 is prime to the modulus), so no two titles share an id.
+  const imdbId = `tt${1_000_000 + (((t.key % IMDB_SPACE) * 7919 + (seed % IMDB_SPACE)) % IMDB_SPACE)}`;
   const externalIds = [
     { source: 'imdb', id: imdbId },
     { source: 'tmdb', id: String(t.sourceId) },

@@ -1,0 +1,166 @@
+/**
+ * The search request for a SearchQuery: the semantics of the in-process adapter
+ * (infra/search/inProcessSearch.ts, ranking.ts) expressed as one OpenSearch query, built
+ * without scripts (the bare CI server has no painless).
+ *
+ * Matching: an OR over the query's lookup words (normalize.ts `lookupWords`: stop words left out
+ * unless they are all there is or the last word). Each word matches exactly, within its typo
+ * budget (`fuzziness: AUTO:5,9`: 0 typos below 5 characters, 1 from 5, 2 from 9, a
+ * transposition counting as one) and, for the last word from 2 characters, as a prefix.
+ *
+ * Order: ranking.ts's order is lexicographic (match class, then availability, then relevance,
+ * then popularity); a score is one number, so the order is encoded in tiers of the score:
+ *   whole-title match  +EXACT_BONUS   (titleKey of the query equals a titleKey of the title)
+ *   every word matched +ALL_WORDS_BONUS
+ *   available in the query's country +AVAILABLE_BONUS
+ *   relevance: BM25 of the word matches plus a phrase bonus, x (1 + w * log10(1 + popularity))
+ * and the sort then falls back to popularity and id. Tiers hold while relevance stays below
+ * AVAILABLE_BONUS: queries are cut to MAX_WORDS lookup words, which keeps the relevance of
+ * titles of a few words in the tens. Scores are 32-bit floats: at the top tier (~21,000) their
+ * resolution is ~0.002, so relevance differences smaller than that count as ties (and
+ * popularity decides), which only matters for near-identical titles.
+ */
+import { lookupWords, maxTypos, titleKey, tokenize } from '../search/normalize.ts';
+import type { SearchQuery } from '../../contracts/ports.ts';
+import { LANGUAGE_ANALYZERS } from './mapping.ts';
+
+export const EXACT_BONUS = 10_000;
+export const ALL_WORDS_BONUS = 10_000;
+export const AVAILABLE_BONUS = 1_000;
+/** Lookup words beyond this are ignored (titles are short; this bounds relevance). */
+export const MAX_WORDS = 8;
+
+export interface QueryOptions {
+  baseLang: string;
+  /** Languages with their own title fields (see mapping.ts). */
+  locales: ReadonlySet<string>;
+  /** `w` in the popularity factor 1 + w * log10(1 + popularity). */
+  popularityWeight: number;
+  /** Extra weight of the query language's own title over the base titles. */
+  localeBoost: number;
+  /** The index's max_result_window: from + size may not exceed it. */
+  maxResultWindow: number;
+  /** Whether the index has `.stem` sub-fields (mapping.ts, analysis-common present). */
+  languageAnalyzers: boolean;
+}
+
+/** A text field searched and its weight. */
+interface Field {
+  name: string;
+  boost: number;
+}
+
+type Json = Record<string, unknown>;
+
+/** The search body, or null when the query has no word (the answer is then empty). */
+export function searchBody(query: SearchQuery, options: QueryOptions): Json | null {
+  const words = tokenize(query.q);
+  if (words.length === 0) return null;
+  const lookup = distinct(lookupWords(words)).slice(0, MAX_WORDS);
+  const last = words[words.length - 1] as string;
+  const lang = query.lang;
+  const local = lang !== options.baseLang && options.locales.has(lang);
+
+  // Base titles weigh a little more than alternatives, as in the in-process adapter.
+  const fields: Field[] = [
+    { name: 'title', boost: 1.5 },
+    { name: 'alt', boost: 1 },
+  ];
+  if (local) fields.push({ name: `loc.${lang}`, boost: 1.5 * options.localeBoost });
+
+  const stemFields: string[] = [];
+  if (options.languageAnalyzers) {
+    if (LANGUAGE_ANALYZERS[options.baseLang] !== undefined) stemFields.push('title.stem');
+    if (local && LANGUAGE_ANALYZERS[lang] !== undefined) stemFields.push(`loc.${lang}.stem`);
+  }
+
+  const wordQueries = lookup.map((w) => wordQuery(w, w === last, fields));
+  const phrase = words.join(' ');
+
+  const relevance: Json = {
+    bool: {
+      must: [{ bool: { should: wordQueries, minimum_should_match: 1 } }],
+      // The query as a contiguous run of a title's words (the in-process phrase factor), and
+      // the language analyzers' stems where the cluster has them: relevance only.
+      should: [
+        ...fields.map((f) => ({ match_phrase: { [f.name]: { query: phrase, boost: f.boost } } })),
+        ...stemFields.map((f) => ({ match: { [f]: { query: phrase, boost: 0.3 } } })),
+      ],
+    },
+  };
+
+  const scored: Json = {
+    function_score: {
+      query: relevance,
+      functions: [
+        { weight: 1 },
+        { field_value_factor: { field: 'popularity', modifier: 'log1p', missing: 0 }, weight: options.popularityWeight },
+      ],
+      score_mode: 'sum',
+      boost_mode: 'multiply',
+    },
+  };
+
+  const key = titleKey(words);
+  const country = query.country.toUpperCase();
+  const exactKeys: Json[] = [{ term: { keys: key } }];
+  if (local) exactKeys.push({ term: { [`lkey.${lang}`]: key } });
+
+  const filter: Json[] = [];
+  if (query.kind !== undefined) filter.push({ term: { kind: query.kind } });
+  if (query.genre !== undefined) filter.push({ term: { genres: query.genre } });
+  if (query.provider !== undefined) filter.push({ term: { avail: `${country}:${query.provider}` } });
+
+  const offset = Math.max(0, Math.floor(query.offset));
+  const window = Math.max(0, options.maxResultWindow - offset);
+  const size = Math.min(Math.max(0, Math.floor(query.limit)), window);
+
+  return {
+    query: {
+      bool: {
+        must: [scored],
+        filter,
+        should: [
+          { constant_score: { filter: { bool: { should: exactKeys, minimum_should_match: 1 } }, boost: EXACT_BONUS } },
+          { constant_score: { filter: { bool: { filter: wordQueries } }, boost: ALL_WORDS_BONUS } },
+          { constant_score: { filter: { term: { avail: country } }, boost: AVAILABLE_BONUS } },
+        ],
+      },
+    },
+    sort: [{ _score: 'desc' }, { popularity: 'desc' }, { id: 'asc' }],
+    track_total_hits: true,
+    _source: false,
+    // Past the window only the total can be answered (offset beyond every result anyway
+    // for all but the largest result sets); from is clamped so the request stays valid.
+    from: size === 0 ? 0 : offset,
+    size,
+  };
+}
+
+/**
+ * One query word on every field: the best of its exact, typo-tolerant and (last word only, from
+ * 2 characters) prefix matches. `operator: 'and'` because a word the standard tokenizer splits
+ * (a run of CJK ideographs) must match all its pieces, as the in-process adapter matches the
+ * whole word.
+ */
+function wordQuery(word: string, isLast: boolean, fields: Field[]): Json {
+  const typos = maxTypos(word);
+  const queries: Json[] = [];
+  for (const f of fields) {
+    queries.push({ match: { [f.name]: { query: word, operator: 'and', boost: f.boost } } });
+    if (typos > 0) {
+      // Weighted below an exact match: a typo'd word is still a typo.
+      queries.push({
+        match: { [f.name]: { query: word, operator: 'and', fuzziness: 'AUTO:5,9', fuzzy_transpositions: true, boost: 0.5 * f.boost } },
+      });
+    }
+    if (isLast && [...word].length >= 2) {
+      queries.push({ match_bool_prefix: { [f.name]: { query: word, operator: 'and', boost: 0.5 * f.boost } } });
+    }
+  }
+  return { dis_max: { queries } };
+}
+
+function distinct<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}

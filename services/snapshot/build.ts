@@ -1,0 +1,187 @@
+/**
+ * The weekly release: every file for every country of the providers read model, the metadata
+ * bundle and the translation overlays, published at once with a manifest, then pruned to the
+ * newest `keep` releases.
+ *
+ * Releases are immutable: building a week that is already published is a no-op that returns
+ * the published manifest (`created: false`), so a scheduler may retry the weekly job freely.
+ * A build that fails half-way leaves nothing visible (its staging directory is aborted).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock, ReadStore, ReleaseManifest, ReleaseStore, ReleaseWriter } from '../../contracts/ports.ts';
+import type { LinksDoc, RankingDoc, TrendingDoc } from '../../contracts/readModels.ts';
+import {
+  LINKS_FILE,
+  METADATA_BUNDLE,
+  RANKINGS_FILE,
+  SNAPSHOT_SCHEMA_VERSION,
+  TRENDING_FILE,
+  releasePaths,
+  type SnapshotFileSchema,
+} from '../../contracts/snapshotSchema.ts';
+import {
+  collectionsProjection,
+  featuredProjection,
+  genresProjection,
+  linksProjection,
+  mediaProjection,
+  providersProjection,
+  rankingsProjection,
+  seasonsProjection,
+  trendingProjection,
+} from '../../projections/index.ts';
+import { linksKey } from '../../projections/links.ts';
+import { trendingKey } from '../../projections/trending.ts';
+import { resolveCollection } from '../shared/readModels.ts';
+import { writeMetadata, type SnapshotCollections } from './metadata.ts';
+import type { SnapshotRow } from './arrowSchema.ts';
+import { writeParquetRows, type ParquetWriterOptions } from './parquet.ts';
+import { linkRows, rankingRows, trendingRows, type LinkTokenEncoder } from './rows.ts';
+import { scanAll } from './scan.ts';
+import { tarGzStream } from './tarball.ts';
+import { isoWeekLabel, rfc3339, trendingDays, weekStart } from './week.ts';
+
+export const DEFAULT_RELEASES_KEEP = 8;
+
+export interface BuildProgress {
+  /** Release path of the file just finished (or `publish`). */
+  file: string;
+  rows: number;
+  /** Files finished so far, and the count expected (it grows once the languages are known). */
+  done: number;
+  total: number;
+}
+
+export interface BuildReleaseOptions {
+  readStore: ReadStore;
+  releases: ReleaseStore;
+  linkTokens: LinkTokenEncoder;
+  clock: Clock;
+  /** Release label `YYYY-Www`. Default: the ISO week of `clock.now()`. */
+  week?: string;
+  /** Releases kept after publishing. Default 8 (`RELEASES_KEEP`). */
+  keep?: number;
+  /** Where the metadata files are staged before bundling. Default a fresh directory under the OS temp dir. */
+  workDir?: string;
+  /** Row-group and batch sizes. Default parquet.ts's. */
+  parquet?: ParquetWriterOptions;
+  onProgress?: (progress: BuildProgress) => void;
+}
+
+export interface BuildReleaseResult {
+  manifest: ReleaseManifest;
+  /** false when the week was already published (nothing was written). */
+  created: boolean;
+  /** Rows per release path (metadata files by their name inside the bundle). */
+  rowCounts: Record<string, number>;
+  /** Versions removed by pruning. */
+  pruned: string[];
+  durationMs: number;
+}
+
+async function snapshotCollections(readStore: ReadStore): Promise<SnapshotCollections> {
+  const of = (p: { name: string; version: number }) => resolveCollection(readStore, p);
+  return {
+    media: await of(mediaProjection),
+    seasons: await of(seasonsProjection),
+    links: await of(linksProjection),
+    providers: await of(providersProjection),
+    genres: await of(genresProjection),
+    collections: await of(collectionsProjection),
+    featured: await of(featuredProjection),
+    rankings: await of(rankingsProjection),
+    trending: await of(trendingProjection),
+  };
+}
+
+/** Countries covered: those with providers (the providers model drops a country without any). */
+async function coveredCountries(readStore: ReadStore, collection: string): Promise<string[]> {
+  const countries: string[] = [];
+  for await (const { key } of scanAll(readStore, collection)) countries.push(key);
+  return countries;
+}
+
+export async function buildRelease(options: BuildReleaseOptions): Promise<BuildReleaseResult> {
+  const started = Date.now();
+  const { readStore, releases, clock } = options;
+  const version = options.week ?? isoWeekLabel(clock.now());
+  weekStart(version); // refuses a malformed label before anything is written
+  const existing = await releases.get(version);
+  if (existing !== null) {
+    return { manifest: existing, created: false, rowCounts: {}, pruned: [], durationMs: Date.now() - started };
+  }
+
+  const collections = await snapshotCollections(readStore);
+  const countries = await coveredCountries(readStore, collections.providers);
+  const rowCounts: Record<string, number> = {};
+  let done = 0;
+  let total = countries.length * 3 + 1;
+  const finished = (file: string, rows: number): void => {
+    rowCounts[file] = rows;
+    done += 1;
+    options.onProgress?.({ file, rows, done, total });
+  };
+
+  const release = await releases.begin(version);
+  const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), `marquee-snapshot-${version}-`)));
+  try {
+    for (const country of countries) {
+      await writeCountry({ ...options, release, collections, country, version, finished });
+    }
+    const metadata = await writeMetadata({
+      readStore,
+      collections,
+      workDir,
+      release,
+      ...(options.parquet ? { parquet: options.parquet } : {}),
+      onFile: (path, rows) => {
+        if (path.startsWith('metadata/translations/')) {
+          total += 1;
+          finished(path, rows);
+        } else {
+          rowCounts[path] = rows;
+        }
+      },
+    });
+    const bundle = await release.write(METADATA_BUNDLE, tarGzStream(metadata.bundle, clock.now()));
+    finished(bundle.path, Object.values(metadata.rowCounts).reduce((a, b) => a + b, 0));
+    const manifest = await release.publish({ publishedAt: rfc3339(clock.now()), countries, schemaVersion: SNAPSHOT_SCHEMA_VERSION });
+    const pruned = await releases.prune(options.keep ?? DEFAULT_RELEASES_KEEP);
+    return { manifest, created: true, rowCounts, pruned, durationMs: Date.now() - started };
+  } catch (err) {
+    await release.abort().catch(() => {});
+    throw err;
+  } finally {
+    if (options.workDir === undefined) await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+async function writeCountry(input: BuildReleaseOptions & {
+  release: ReleaseWriter;
+  collections: SnapshotCollections;
+  country: string;
+  version: string;
+  finished: (file: string, rows: number) => void;
+}): Promise<void> {
+  const { readStore, release, collections, country, linkTokens } = input;
+  const write = async (def: SnapshotFileSchema, rows: AsyncIterable<SnapshotRow> | Iterable<SnapshotRow>): Promise<void> => {
+    const path = releasePaths.country(country, def.file);
+    const written = await writeParquetRows(def, rows, (bytes) => release.write(path, bytes), input.parquet);
+    input.finished(path, written.rows);
+  };
+
+  await write(LINKS_FILE, (async function* () {
+    for await (const { doc } of scanAll<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
+      yield* linkRows(doc, linkTokens);
+    }
+  })());
+
+  const ranking = await readStore.get<RankingDoc>(collections.rankings, country);
+  await write(RANKINGS_FILE, ranking ? rankingRows(ranking.doc) : []);
+
+  const days = trendingDays(input.version, input.clock.now());
+  const docs = await readStore.getMany<TrendingDoc>(collections.trending, days.map((day) => trendingKey(country, day)));
+  await write(TRENDING_FILE, docs.flatMap((stored) => (stored ? trendingRows(stored.doc) : [])));
+}

@@ -1,0 +1,143 @@
+/**
+ * What a newcomer does: `npm start` on an empty data directory, wait for /readyz, create a key
+ * with the CLI while the server runs, call the API. Then a restart on the same directory answers
+ * from what is stored, without loading the sample again.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const root = resolve(import.meta.dirname, '../..');
+const bin = join(root, 'bin/marquee.js');
+
+function freePort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
+    });
+  });
+}
+
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((ok) => {
+    const child = spawn(process.execPath, [bin, ...args], { env, cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => ok({ code, stdout, stderr }));
+  });
+}
+
+async function waitUntilReady(base: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`marquee start exited with ${child.exitCode}:\n${log()}`);
+    try {
+      const res = await fetch(`${base}/readyz`);
+      if (res.status === 200) return Date.now() - started;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`not ready after ${timeoutMs} ms:\n${log().slice(-3000)}`);
+}
+
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((ok) => {
+    if (child.exitCode !== null) return ok(child.exitCode);
+    child.once('exit', (code) => ok(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('marquee start (e2e)', function () {
+  this.timeout(240_000);
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  let base: string;
+
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'marquee-start-'));
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    env = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '1000',
+      // The embedded default: this test is about the newcomer's two commands.
+      KAFKA_BROKERS: '',
+      EVENTSTORE_URL: '',
+      MONGODB_URL: '',
+      OPENSEARCH_URL: '',
+      REDIS_URL: '',
+    };
+  });
+
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('loads the sample catalog on an empty data directory, serves it, and keeps it across a restart', async () => {
+    let log = '';
+    const server = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
+    server.stdout?.on('data', (d) => (log += d));
+    server.stderr?.on('data', (d) => (log += d));
+    try {
+      assert.equal((await fetch(`${base}/healthz`).catch(() => null))?.status ?? 0, 0, 'nothing listens before start');
+      const readyMs = await waitUntilReady(base, server, () => log, 180_000);
+      console.log(`      ready after ${(readyMs / 1000).toFixed(1)} s (goal: 60 s)`);
+
+      // A key created by another process while the server runs on the same data directory.
+      const created = await run(['keys', 'create', '--name', 'e2e'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const key = created.stdout.trim().split('\n').at(-1) ?? '';
+      assert.match(key, /^mk_live_[0-9a-f]{32}$/);
+      const auth = { authorization: `Bearer ${key}` };
+
+      const search = await fetch(`${base}/v1/search?q=titanc&country=US`, { headers: auth });
+      assert.equal(search.status, 200);
+      const found = (await search.json()) as { results: Array<{ title: string }>; total: number };
+      assert.ok(found.results.slice(0, 3).some((r) => r.title === 'Titanic'), JSON.stringify(found.results.slice(0, 3)));
+
+      const rankings = (await (await fetch(`${base}/v1/rankings?country=US&limit=5`, { headers: auth })).json()) as {
+        results: Array<{ position: number }>;
+        total: number;
+      };
+      assert.deepEqual(rankings.results.map((r) => r.position), [1, 2, 3, 4, 5]);
+      assert.ok(rankings.total > 100, `US ranks ${rankings.total} titles`);
+
+      const trending = (await (await fetch(`${base}/v1/trending?country=US`, { headers: auth })).json()) as { results: unknown[] };
+      assert.ok(trending.results.length > 0, 'a week of rankings gives position changes');
+
+      const providers = (await (await fetch(`${base}/v1/providers?country=DE`, { headers: auth })).json()) as { providers: unknown[] };
+      assert.ok(providers.providers.length >= 50 && providers.providers.length <= 200, `${providers.providers.length} providers in DE`);
+
+      assert.equal((await fetch(`${base}/v1/rankings?country=US`)).status, 401);
+    } finally {
+      assert.equal(await stop(server), 0, `graceful stop:\n${log.slice(-2000)}`);
+    }
+
+    // Restart: the stored catalog answers at once, nothing is loaded again.
+    let log2 = '';
+    const again = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
+    again.stdout?.on('data', (d) => (log2 += d));
+    again.stderr?.on('data', (d) => (log2 += d));
+    try {
+      const readyMs = await waitUntilReady(base, again, () => log2, 60_000);
+      console.log(`      ready again after ${(readyMs / 1000).toFixed(1)} s`);
+      assert.doesNotMatch(log2, /loading the sample catalog/);
+      const listed = await run(['keys', 'list'], env);
+      assert.match(listed.stdout, /e2e/);
+    } finally {
+      assert.equal(await stop(again), 0);
+    }
+  });
+});

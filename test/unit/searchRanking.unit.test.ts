@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { lookupWords, maxTypos, titleKey, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
+import { prng } from './searchQualityCatalog.ts';
+
+describe('search text normalisation', function () {
+  it('lower-cases, strips accents and folds letters NFKD keeps', function () {
+    assert.deepEqual(tokenize('Amélie — LÉON: Straße, Ærø & Łódź'), ['amelie', 'leon', 'strasse', 'aero', 'lodz']);
+  });
+
+  it("drops apostrophes inside words so \"Schindler's\" and \"Schindlers\" are one word", function () {
+    assert.deepEqual(tokenize("Schindler's List"), ['schindlers', 'list']);
+    assert.deepEqual(tokenize('Schindler’s'), ['schindlers']);
+  });
+
+  it('keys a title without its leading article', function () {
+    assert.equal(titleKey(tokenize('The Lord of the Rings')), 'lord of the rings');
+    assert.equal(titleKey(tokenize('Lord of the Rings')), 'lord of the rings');
+    assert.equal(titleKey(tokenize('The')), 'the');
+  });
+
+  it('allows 0 typos below 5 characters, 1 from 5 and 2 from 9', function () {
+    assert.deepEqual(['jaws', 'alien', 'titanic', 'predator', 'inception'].map(maxTypos), [0, 1, 1, 1, 2]);
+  });
+
+  it('lists the adjacent transpositions of a word, without the word itself', function () {
+    assert.deepEqual(transpositions('abca').sort(), ['abac', 'acba', 'baca']);
+    assert.deepEqual(transpositions('aa'), []);
+  });
+
+  it('looks up the words that are not stop words, plus the last word, or all words when all are stop words', function () {
+    assert.deepEqual(lookupWords(['lord', 'of', 'the', 'rings']), ['lord', 'rings']);
+    assert.deepEqual(lookupWords(['lord', 'of', 'the']), ['lord', 'the']);
+    assert.deepEqual(lookupWords(['the', 'of']), ['the', 'of']);
+  });
+});
+
+describe('search ranking', function () {
+  const r = (id: string, matchClass: number, available: boolean, relevance: number, popularity = 0): RankInput => ({
+    id, matchClass, available, relevance, popularity,
+  });
+
+  it('orders by match class, then availability, then relevance, then popularity, then id', function () {
+    const items = [
+      r('a', 2, false, 9),
+      r('b', 2, true, 1),
+      r('c', 3, false, 1),
+      r('d', 2, true, 5, 1),
+      r('e', 2, true, 5, 7),
+      r('f', 1, true, 99),
+      r('g', 2, true, 5, 7),
+    ];
+    assert.deepEqual(items.sort(compareRanked).map((i) => i.id), ['c', 'e', 'g', 'd', 'b', 'a', 'f']);
+  });
+
+  it('boosts a whole-title match x2 and a phrase inside the title x1.5', function () {
+    assert.deepEqual(phraseFactor('lord of the rings', ['lord of the rings']), { exact: true, factor: 2 });
+    assert.deepEqual(phraseFactor('lord of the rings', ['lord of the rings the two towers']), { exact: false, factor: 1.5 });
+    assert.deepEqual(phraseFactor('lord rings', ['lord of the rings']), { exact: false, factor: 1 });
+    assert.deepEqual(phraseFactor('ring', ['lord of the rings']), { exact: false, factor: 1 });
+  });
+
+  it('lets popularity add at most the configured share of relevance', function () {
+    assert.equal(popularityFactor(0, 1000, 0.2), 1);
+    assert.equal(popularityFactor(1000, 1000, 0.2), 1.2);
+    assert.equal(popularityFactor(5000, 1000, 0.2), 1.2);
+    assert.equal(popularityFactor(10, 0, 0.2), 1);
+    const mid = popularityFactor(31, 1000, 0.2);
+    assert.ok(mid > 1 && mid < 1.2);
+  });
+
+  it('selects the same first k items as a full sort', function () {
+    const rnd = prng(5);
+    const items = Array.from({ length: 500 }, (_, i) =>
+      r(`id${i}`, 1 + Math.floor(rnd() * 3), rnd() < 0.5, Math.floor(rnd() * 20), Math.floor(rnd() * 3)),
+    );
+    const sorted = items.slice().sort(compareRanked);
+    for (const k of [0, 1, 20, 100, 124, 125, 600]) {
+      assert.deepEqual(topK(items, k, compareRanked), sorted.slice(0, k), `k=${k}`);
+    }
+  });
+});
