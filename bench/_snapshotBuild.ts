@@ -5,6 +5,8 @@
  * Usage: node --import tsx bench/_snapshotBuild.ts <dataDir> <releasesDir> <week>
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { wasmMemory } from 'parquet-wasm';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
 import { fsReleaseStore } from '../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens } from '../services/links/linkTokens.ts';
@@ -14,24 +16,39 @@ const [dataDir, releasesDir, week] = process.argv.slice(2);
 if (!dataDir || !releasesDir || !week) throw new Error('usage: _snapshotBuild.ts <dataDir> <releasesDir> <week>');
 const readStore = lmdbReadStore({ dataDir });
 const linkTokens = createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] });
-let peakSampled = 0;
+/** Resident memory split: anonymous (heap, wasm, buffers) vs file-backed (LMDB's memory map), in MB. */
+function rss(): { anon: number; file: number; wasm: number; heap: number } {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  const kb = (name: string): number => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return {
+    anon: Math.round(kb('RssAnon') / 1024),
+    file: Math.round(kb('RssFile') / 1024),
+    wasm: Math.round(wasmMemory().buffer.byteLength / 1048576),
+    heap: Math.round(process.memoryUsage().heapUsed / 1048576),
+  };
+}
+const peak = { anon: 0, file: 0, wasm: 0, heap: 0 };
 const sampler = setInterval(() => {
-  peakSampled = Math.max(peakSampled, process.memoryUsage().rss);
-}, 200);
+  const now = rss();
+  for (const k of Object.keys(peak) as Array<keyof typeof peak>) peak[k] = Math.max(peak[k], now[k]);
+}, 100);
 const result = await buildRelease({
   readStore,
   releases: fsReleaseStore({ dir: releasesDir }),
   linkTokens,
   clock: { now: () => new Date('2026-11-21T08:00:00Z') },
   week,
-  onProgress: (p) => process.stderr.write(`  ${p.done}/${p.total} ${p.file} (${p.rows} rows, rss ${Math.round(process.memoryUsage().rss / 1048576)} MB)\n`),
+  onProgress: (p) => process.stderr.write(`  ${p.done}/${p.total} ${p.file} (${p.rows} rows, MB ${JSON.stringify(rss())})\n`),
 });
 clearInterval(sampler);
 await readStore.close();
 console.log(JSON.stringify({
   build_ms: result.durationMs,
   peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
-  sampled_peak_rss_mb: Math.round(peakSampled / 1048576),
+  peak_rss_anon_mb: peak.anon,
+  peak_rss_file_mb: peak.file,
+  peak_wasm_mb: peak.wasm,
+  peak_heap_mb: peak.heap,
   files: result.manifest.files.length,
   total_bytes: result.manifest.files.reduce((s, f) => s + f.sizeBytes, 0),
   rows: result.rowCounts,

@@ -57,10 +57,16 @@ export function isCountryCode(value: string): boolean {
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** A real calendar date in `YYYY-MM-DD` form. */
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+/** A real calendar date in `YYYY-MM-DD` form (checked arithmetically: ingest calls this per offer field). */
 export function isIsoDate(value: string): boolean {
   const m = DATE.exec(value);
   if (!m) return false;
-  const d = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === value;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || day < 1) return false;
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  return day <= max;
 }

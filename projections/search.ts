@@ -147,16 +147,35 @@ function withCountryOffers(
   country: string,
   countryOffers: Record<string, string>,
 ): SearchProjectionDoc | null {
-  const offers = { ...doc.offers };
-  const availability = { ...doc.availability };
+  let offers: Record<string, Record<string, string>>;
+  let availability: Record<string, string[]>;
   if (Object.keys(countryOffers).length === 0) {
+    offers = { ...doc.offers };
+    availability = { ...doc.availability };
     delete offers[country];
     delete availability[country];
   } else {
-    offers[country] = sortedRecord(countryOffers);
-    availability[country] = [...new Set(Object.values(countryOffers))].sort();
+    // Keys stay in ascending order (equal folds give byte-equal documents), but a full sort is
+    // needed only when a key is new: most offer events touch a country and an offer it has.
+    offers = withKey(doc.offers, country, withSortedKeys(countryOffers));
+    availability = withKey(doc.availability, country, [...new Set(Object.values(countryOffers))].sort());
   }
   // A stub whose last offer went away describes nothing: delete it.
   if (!doc.registered && Object.keys(offers).length === 0) return null;
-  return { ...doc, offers: sortedRecord(offers), availability: sortedRecord(availability) };
+  return { ...doc, offers, availability };
+}
+
+/** `record` with `key` set, keys in ascending order, assuming `record`'s keys already are. */
+function withKey<V>(record: Record<string, V>, key: string, value: V): Record<string, V> {
+  if (Object.hasOwn(record, key)) return { ...record, [key]: value };
+  return sortedRecord({ ...record, [key]: value });
+}
+
+/** The same record when its keys are already ascending, otherwise a sorted copy. */
+function withSortedKeys<V>(record: Record<string, V>): Record<string, V> {
+  const keys = Object.keys(record);
+  for (let i = 1; i < keys.length; i += 1) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) return sortedRecord(record);
+  }
+  return record;
 }

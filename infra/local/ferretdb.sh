@@ -41,7 +41,7 @@ ferretdb_start() {
   local dir
   dir="$(state_dir ferretdb)"
   setsid "$(ferretdb_bin)" -listen-addr "127.0.0.1:$FERRETDB_PORT" -sqlite-dir "$dir/data" \
-    >>"$(ferretdb_logfile)" 2>&1 </dev/null &
+    >>"$(ferretdb_logfile)" 2>&1 </dev/null 9>&- &
   STARTED_PID=$!
   echo "$STARTED_PID" >"$(ferretdb_pidfile)"
 }

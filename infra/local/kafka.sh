@@ -95,7 +95,7 @@ kafka_start() {
 
   # setsid: own session, so the broker outlives this shell and ignores its Ctrl-C.
   setsid java "${java_opts[@]}" -cp "$KAFKA_LIBS/*" kafka.Kafka "$dir/server.properties" \
-    >>"$logfile" 2>&1 </dev/null &
+    >>"$logfile" 2>&1 </dev/null 9>&- &
   STARTED_PID=$!
   echo "$STARTED_PID" >"$(kafka_pidfile)"
 }

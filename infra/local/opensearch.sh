@@ -88,7 +88,7 @@ opensearch_start() {
     JAVA_HOME="$jhome" OPENSEARCH_JAVA_HOME="$jhome" \
     OPENSEARCH_PATH_CONF="$OPENSEARCH_RUN/config" \
     "$OPENSEARCH_HOME/bin/opensearch" -p "$(opensearch_pidfile)" \
-    >>"$logfile" 2>&1 </dev/null &
+    >>"$logfile" 2>&1 </dev/null 9>&- &
   STARTED_PID=$!
 }
 

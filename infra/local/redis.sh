@@ -21,7 +21,7 @@ redis_start() {
   # No persistence: it only holds rate-limit counters for tests and development.
   redis-server --bind 127.0.0.1 --port "$REDIS_PORT" --dir "$dir" \
     --daemonize yes --pidfile "$(redis_pidfile)" --logfile "$(redis_logfile)" \
-    --save '' --appendonly no ||
+    --save '' --appendonly no 9>&- ||
     { tail -n 20 "$(redis_logfile)" >&2; die "redis: redis-server failed to start"; }
   # --daemonize returns at once; the pid file appears when the daemon is up.
   for _ in $(seq 50); do [[ -s "$(redis_pidfile)" ]] && break; sleep 0.1; done

@@ -15,9 +15,9 @@
 # builds are cached in ~/.cache/marquee, ~/.m2 and Go's caches; state (pid files, logs,
 # data) goes to $MARQUEE_SERVERS_DIR (default ~/.cache/marquee/run). See README.md.
 set -euo pipefail
+# shellcheck source-path=SCRIPTDIR
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-# shellcheck source-path=SCRIPTDIR
 source "$HERE/lib.sh"
 source "$HERE/kafka.sh"
 source "$HERE/opensearch.sh"
@@ -76,6 +76,8 @@ if [[ "$cmd" == up || "$cmd" == down ]]; then
   mkdir -p "$MARQUEE_CACHE"
   exec 9>"$MARQUEE_CACHE/servers.lock"
   flock 9
+  # Every server is started with `9>&-`: a daemon that inherited fd 9 would hold
+  # this lock for as long as it runs, and the next up/down would wait forever.
 fi
 case "$cmd" in
   up)

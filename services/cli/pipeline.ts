@@ -14,22 +14,38 @@ import { liveCollection, ProjectionGroup, type ProjectionTarget } from '../share
 export interface Pipeline {
   ingest: Ingest;
   projections: ProjectionGroup;
+  /**
+   * While deferred, the search projection's writes are not pushed to the index one batch at a
+   * time (a bulk load rewrites a title's document many times); `refillSearch` then indexes the
+   * final documents once.
+   */
+  deferSearch(deferred: boolean): void;
   /** Consumes everything published so far, then projects everything appended so far. */
   drain(onProgress?: (stage: 'ingest' | 'project', done: number, total: number) => void): Promise<void>;
 }
 
 export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
   const { eventStore, bus, readStore, search } = adapters;
-  const ingest = createIngest({ eventStore, bus, logger });
+  // Every observation reaching ingest here was decoded and validated by the bus (contracts/codec.ts
+  // validateObservation), so ingest need not run that check a second time; its own field checks still run.
+  const ingest = createIngest({ eventStore, bus, logger, validate: () => null });
+  let searchDeferred = false;
+  const feed = async (writes: Array<DocumentWrite<unknown>>) => {
+    if (!searchDeferred) await feedSearch(adapters, writes as Array<DocumentWrite<SearchProjectionDoc>>);
+  };
   const targets: ProjectionTarget[] = ALL_PROJECTIONS.map((projection) =>
-    projection.name === searchProjection.name ? { projection, afterWrite: (writes) => feedSearch(adapters, writes as Array<DocumentWrite<SearchProjectionDoc>>) } : { projection },
+    projection.name === searchProjection.name ? { projection, afterWrite: feed } : { projection },
   );
-  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger });
+  // Large batches: a document touched by many events of a batch is loaded and written once.
+  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger, batchSize: 5000 });
   return {
     ingest,
     projections,
+    deferSearch(deferred) {
+      searchDeferred = deferred;
+    },
     async drain(onProgress) {
-      const consumer = ingest.run({ untilIdle: true });
+      const consumer = ingest.run({ untilIdle: true, batchSize: 2000 });
       const ticker = setInterval(() => {
         const n = ingest.totals().observations;
         onProgress?.('ingest', n, n);

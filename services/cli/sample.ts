@@ -9,7 +9,7 @@ import { rankDay } from '../ranking/job.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Pipeline } from './pipeline.ts';
+import { refillSearch, type Pipeline } from './pipeline.ts';
 import { progress } from './progress.ts';
 
 export interface SampleOptions {
@@ -35,6 +35,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock }: 
   const startDate = process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days);
   logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
   const started = Date.now();
+  pipeline.deferSearch(true);
   for (let day = 0; day < days; day += 1) {
     const date = addDays(startDate, day);
     const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
@@ -47,6 +48,8 @@ export async function loadSample({ adapters, pipeline, logger, config, clock }: 
     bar.stop();
     logger.debug({ day, date, published }, 'sample day loaded');
   }
+  pipeline.deferSearch(false);
+  const indexed = await refillSearch(adapters);
   const head = await adapters.eventStore.headPosition();
-  logger.info(`sample catalog loaded: ${head} events in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  logger.info(`sample catalog loaded: ${head} events, ${indexed} titles indexed for search, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -63,12 +63,14 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
     providers: await resolveCollection(readStore, providersProjection),
   };
   const countries = options.countries ?? (await readStore.scan<ProvidersDoc>(collections.providers)).map((d) => d.key);
+  // A title is ranked in many countries: read its media facts once per run, not once per country.
+  const facts = new Map<string, MediaFacts | null>();
   const results: CountryRanking[] = [];
   for (const raw of countries) {
     if (!isCountryCode(raw)) {
       throw new AppError('invalid_parameter', `country ${raw} is not a two-letter code`, { details: { parameter: 'countries' } });
     }
-    results.push(await rankCountry({ ...options, country: raw.toUpperCase(), date, chartSize, collections }));
+    results.push(await rankCountry({ ...options, country: raw.toUpperCase(), date, chartSize, collections, facts }));
   }
   return results;
 }
@@ -78,6 +80,23 @@ interface CountryJob extends RankDayOptions {
   date: string;
   chartSize: number;
   collections: { links: string; media: string; providers: string };
+  facts: Map<string, MediaFacts | null>;
+}
+
+/** What the formula needs of a title's details. */
+type MediaFacts = Pick<RankingCandidate, 'tmdbRating' | 'voteCount' | 'popularity' | 'releaseDate' | 'lastAirDate' | 'year'>;
+
+function factsOf(media: MediaDoc | null): MediaFacts | null {
+  if (media === null) return null;
+  const d = media.details;
+  return {
+    tmdbRating: d.tmdbRating,
+    voteCount: d.voteCount,
+    popularity: d.popularity,
+    releaseDate: d.releaseDate,
+    lastAirDate: d.lastAirDate,
+    year: d.year,
+  };
 }
 
 async function rankCountry(job: CountryJob): Promise<CountryRanking> {
@@ -135,8 +154,12 @@ async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
     // Page by key, not offset, so each page is one range read whatever the adapter.
     const page = await readStore.scan<LinksDoc>(collections.links, { prefix, start, limit: pageSize });
     if (page.length === 0) break;
-    const media = await readStore.getMany<MediaDoc>(collections.media, page.map((d) => d.doc.mediaId));
-    page.forEach((links, i) => candidates.push(candidateOf(links.doc, media[i]?.doc ?? null)));
+    const missing = page.map((d) => d.doc.mediaId).filter((id) => !job.facts.has(id));
+    if (missing.length > 0) {
+      const media = await readStore.getMany<MediaDoc>(collections.media, missing);
+      missing.forEach((id, i) => job.facts.set(id, factsOf(media[i]?.doc ?? null)));
+    }
+    for (const links of page) candidates.push(candidateOf(links.doc, job.facts.get(links.doc.mediaId) ?? null));
     const lastKey = page.at(-1)?.key;
     if (page.length < pageSize || lastKey === undefined) break;
     start = `${lastKey}\u0000`;
@@ -145,8 +168,7 @@ async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
 }
 
 /** A title whose media document is missing (not projected yet) is ranked on availability alone. */
-function candidateOf(links: LinksDoc, media: MediaDoc | null): RankingCandidate {
-  const d = media?.details;
+function candidateOf(links: LinksDoc, d: MediaFacts | null): RankingCandidate {
   return {
     mediaId: links.mediaId,
     kind: links.kind,

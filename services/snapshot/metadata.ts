@@ -1,8 +1,8 @@
 /**
  * The global files of a release: the sixteen metadata files (written to a work directory,
  * then bundled as metadata.tar.gz) and the per-language translation overlays (written straight
- * into the release). One pass over `seasons`, one over `media` feeding every media-keyed file
- * at once, then the small models.
+ * into the release). A few passes over `media`, each feeding a handful of files, so only a
+ * handful of Parquet writers are open at any time (see TRANSLATIONS_PER_PASS).
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +57,13 @@ function fileSink(path: string): (bytes: AsyncIterable<Uint8Array>) => Promise<s
   };
 }
 
+/**
+ * Languages whose overlays are written in one pass over the media. Every open writer keeps a
+ * row group, page buffers and a dictionary per column in wasm memory (which never shrinks), so
+ * the passes bound how many are open at once; re-reading the media model costs far less.
+ */
+export const TRANSLATIONS_PER_PASS = 6;
+
 export async function writeMetadata(input: {
   readStore: ReadStore;
   collections: SnapshotCollections;
@@ -67,107 +74,122 @@ export async function writeMetadata(input: {
   onFile?: (path: string, rows: number) => void;
 }): Promise<MetadataResult> {
   const { readStore, collections, workDir, release } = input;
-  const writers = new Map<string, ParquetRowWriter<string>>();
-  const open = (name: string): ParquetRowWriter<string> => {
-    const writer = openParquetWriter(metadataFile(name), fileSink(join(workDir, name)), input.parquet);
-    writers.set(name, writer);
-    return writer;
-  };
-  const translations = new Map<string, ParquetRowWriter<ReleaseFile>>();
+  const bundled = new Map<string, string>();
   const rowCounts: Record<string, number> = {};
+  const media = (): AsyncGenerator<{ doc: MediaDoc }> => scanAll<MediaDoc>(readStore, collections.media);
+
+  /** Opens the named metadata files, runs `body` with them, and closes them all (or aborts them all). */
+  async function withFiles<K extends string>(names: readonly K[], body: (w: Record<K, ParquetRowWriter<string>>) => Promise<void>): Promise<void> {
+    const writers = {} as Record<K, ParquetRowWriter<string>>;
+    for (const name of names) writers[name] = openParquetWriter(metadataFile(name), fileSink(join(workDir, name)), input.parquet);
+    try {
+      await body(writers);
+    } catch (err) {
+      for (const name of names) await writers[name].abort(err);
+      throw err;
+    }
+    for (const name of names) {
+      const { rows: count, result } = await writers[name].close();
+      bundled.set(name, result);
+      rowCounts[name] = count;
+      input.onFile?.(name, count);
+    }
+  }
 
   async function appendAll(writer: ParquetRowWriter<unknown>, list: readonly SnapshotRow[]): Promise<void> {
     for (const row of list) await writer.append(row);
   }
 
-  try {
-    // Seasons first: tv_shows.parquet needs each show's season and episode counts.
-    const seasons = open('seasons.parquet');
-    const episodes = open('episodes.parquet');
-    const counts = new Map<string, rows.SeasonCounts>();
+  // Seasons first: tv_shows.parquet needs each show's season and episode counts.
+  const counts = new Map<string, rows.SeasonCounts>();
+  await withFiles(['seasons.parquet', 'episodes.parquet'], async (w) => {
     for await (const { doc } of scanAll<SeasonsDoc>(readStore, collections.seasons)) {
       const r = rows.seasonRows(doc);
       counts.set(doc.mediaId, r.counts);
-      await appendAll(seasons, r.seasons);
-      await appendAll(episodes, r.episodes);
+      await appendAll(w['seasons.parquet'], r.seasons);
+      await appendAll(w['episodes.parquet'], r.episodes);
     }
+  });
 
-    const details = open('media_details.parquet');
-    const movies = open('movies.parquet');
-    const tvShows = open('tv_shows.parquet');
-    const genresOf = open('media_genres.parquet');
-    const ids = open('media_ids.parquet');
-    const ratings = open('media_ratings.parquet');
-    const talents = open('media_talents.parquet');
-    const videos = open('media_videos.parquet');
-    // Every person once, by id; the name last seen wins (media ids ascend, so deterministic).
-    const people = new Map<string, string>();
-    for await (const { doc } of scanAll<MediaDoc>(readStore, collections.media)) {
-      await details.append(rows.mediaDetailsRow(doc));
-      if (doc.kind === 'movie') await movies.append(rows.movieRow(doc));
-      else await tvShows.append(rows.tvShowRow(doc, counts.get(doc.id)));
-      await appendAll(genresOf, rows.mediaGenreRows(doc));
-      await appendAll(ids, rows.mediaIdRows(doc));
-      await appendAll(ratings, rows.mediaRatingRows(doc));
-      await appendAll(talents, rows.mediaTalentRows(doc));
-      await appendAll(videos, rows.mediaVideoRows(doc));
+  const languages = new Set<string>();
+  await withFiles(['media_details.parquet', 'movies.parquet', 'tv_shows.parquet'], async (w) => {
+    for await (const { doc } of media()) {
+      await w['media_details.parquet'].append(rows.mediaDetailsRow(doc));
+      if (doc.kind === 'movie') await w['movies.parquet'].append(rows.movieRow(doc));
+      else await w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id)));
+      for (const language of Object.keys(doc.translations)) if (LANGUAGE.test(language)) languages.add(language);
+    }
+  });
+  counts.clear();
+
+  await withFiles(['media_genres.parquet', 'media_ids.parquet', 'media_ratings.parquet', 'media_videos.parquet'], async (w) => {
+    for await (const { doc } of media()) {
+      await appendAll(w['media_genres.parquet'], rows.mediaGenreRows(doc));
+      await appendAll(w['media_ids.parquet'], rows.mediaIdRows(doc));
+      await appendAll(w['media_ratings.parquet'], rows.mediaRatingRows(doc));
+      await appendAll(w['media_videos.parquet'], rows.mediaVideoRows(doc));
+    }
+  });
+
+  // Every person once, by id; the name last seen wins (media ids ascend, so deterministic).
+  const people = new Map<string, string>();
+  await withFiles(['media_talents.parquet'], async (w) => {
+    for await (const { doc } of media()) {
+      await appendAll(w['media_talents.parquet'], rows.mediaTalentRows(doc));
       for (const member of doc.details.cast) people.set(member.personId, member.name);
-      for (const language of Object.keys(doc.translations)) {
-        if (!LANGUAGE.test(language)) continue;
-        let writer = translations.get(language);
-        if (!writer) {
-          const path = releasePaths.translation(language);
-          writer = openParquetWriter(TRANSLATIONS_FILE, (bytes) => release.write(path, bytes), input.parquet);
-          translations.set(language, writer);
-        }
-        const row = rows.translationRow(doc, language);
-        if (row) await writer.append(row);
-      }
     }
-    counts.clear();
+  });
+  await withFiles(['peoples.parquet'], async (w) => {
+    for (const id of [...people.keys()].sort(rows.compareNullable)) await w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' });
+  });
+  people.clear();
 
-    const peoples = open('peoples.parquet');
-    for (const id of [...people.keys()].sort(rows.compareNullable)) await peoples.append({ person_id: id, name: people.get(id) ?? '' });
-    people.clear();
-
+  await withFiles(['genres.parquet'], async (w) => {
     const genres = await readStore.get<GenresDoc>(collections.genres, GENRES_KEY);
-    await appendAll(open('genres.parquet'), rows.genreRows(genres?.doc ?? null));
-
-    const providers = open('providers.parquet');
-    const weights = open('provider_weights.parquet');
+    await appendAll(w['genres.parquet'], rows.genreRows(genres?.doc ?? null));
+  });
+  await withFiles(['providers.parquet', 'provider_weights.parquet'], async (w) => {
     for await (const { doc } of scanAll<ProvidersDoc>(readStore, collections.providers)) {
-      await appendAll(providers, rows.providerRows(doc.country, doc.providers));
-      await appendAll(weights, rows.providerWeightRows(doc.country, doc.providers));
+      await appendAll(w['providers.parquet'], rows.providerRows(doc.country, doc.providers));
+      await appendAll(w['provider_weights.parquet'], rows.providerWeightRows(doc.country, doc.providers));
     }
+  });
+  await withFiles(['collections.parquet', 'featured.parquet'], async (w) => {
+    for await (const { doc } of scanAll<CollectionDoc>(readStore, collections.collections)) await appendAll(w['collections.parquet'], rows.collectionRows(doc));
+    for await (const { doc } of scanAll<FeaturedDoc>(readStore, collections.featured)) await appendAll(w['featured.parquet'], rows.featuredRows(doc));
+  });
 
-    const curated = open('collections.parquet');
-    for await (const { doc } of scanAll<CollectionDoc>(readStore, collections.collections)) await appendAll(curated, rows.collectionRows(doc));
-
-    const featured = open('featured.parquet');
-    for await (const { doc } of scanAll<FeaturedDoc>(readStore, collections.featured)) await appendAll(featured, rows.featuredRows(doc));
-
-    const bundle: TarEntry[] = [];
-    for (const def of METADATA_FILES) {
-      const writer = writers.get(def.file);
-      if (!writer) throw new AppError('internal', `${def.file} was never written`);
-      writers.delete(def.file);
-      const { rows: count, result } = await writer.close();
-      rowCounts[def.file] = count;
-      bundle.push({ name: def.file, file: result });
-      input.onFile?.(def.file, count);
+  const translations: ReleaseFile[] = [];
+  const sorted = [...languages].sort();
+  for (let i = 0; i < sorted.length; i += TRANSLATIONS_PER_PASS) {
+    const group = sorted.slice(i, i + TRANSLATIONS_PER_PASS);
+    const writers = group.map((language) => {
+      const path = releasePaths.translation(language);
+      return { language, writer: openParquetWriter(TRANSLATIONS_FILE, (bytes) => release.write(path, bytes), input.parquet) };
+    });
+    try {
+      for await (const { doc } of media()) {
+        for (const { language, writer } of writers) {
+          const row = rows.translationRow(doc, language);
+          if (row) await writer.append(row);
+        }
+      }
+    } catch (err) {
+      for (const { writer } of writers) await writer.abort(err);
+      throw err;
     }
-    const written: ReleaseFile[] = [];
-    for (const language of [...translations.keys()].sort()) {
-      const writer = translations.get(language) as ParquetRowWriter<ReleaseFile>;
-      translations.delete(language);
+    for (const { language, writer } of writers) {
       const { rows: count, result } = await writer.close();
       rowCounts[`lang_${language}.parquet`] = count;
-      written.push(result);
+      translations.push(result);
       input.onFile?.(result.path, count);
     }
-    return { bundle, translations: written, rowCounts };
-  } catch (err) {
-    for (const writer of [...writers.values(), ...translations.values()]) await writer.abort(err);
-    throw err;
   }
+
+  const bundle: TarEntry[] = METADATA_FILES.map((def) => {
+    const file = bundled.get(def.file);
+    if (file === undefined) throw new AppError('internal', `${def.file} was never written`);
+    return { name: def.file, file };
+  });
+  return { bundle, translations, rowCounts };
 }

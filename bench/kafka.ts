@@ -1,0 +1,211 @@
+/**
+ * `npm run bench -- kafka [--titles N] [--batch-size N] [--skip-inbox]`
+ *
+ * Crawl ingestion through Kafka, for the observations of the sample crawl (or a synthetic one of
+ * N titles), generated once before any timing. Four runs on the same broker, in this order:
+ *
+ * - raw_kafkajs: the reference. The same message bytes, keys and topics through bare kafkajs:
+ *   producer.sendBatch in the same chunks with the same idempotent producer settings, then a
+ *   consumer whose eachBatch only counts;
+ * - adapter_transport: the Kafka observation bus publishing (encoding) and consuming (decoding,
+ *   validating, committing by hand) with a handler that only counts;
+ * - adapter_with_ingest: the same with ingest appending to an LMDB event store, until idle;
+ * - inbox_with_ingest: the same ingest through the embedded inbox, to tell the cost of Kafka
+ *   from the cost of ingest itself.
+ *
+ * Rates are observations/s from the first publish to the end of consumption (consumer group
+ * joins included). Needs a broker (KAFKA_BROKERS, default 127.0.0.1:9092); the run's topics
+ * are deleted afterwards. Prints one JSON line.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
+import { encodeObservation } from '../contracts/codec.ts';
+import type { Observation } from '../contracts/observations.ts';
+import { systemClock } from '../contracts/ports.ts';
+import { kafkaObservationBus, type KafkaObservationBus } from '../infra/kafka/observationBus.ts';
+import { streamKeyOf, topicNames } from '../infra/kafka/topics.ts';
+import { lmdbEventStore } from '../infra/lmdb/eventStore.ts';
+import { lmdbInbox } from '../infra/lmdb/inbox.ts';
+import { generateCrawl } from '../services/crawler/catalog.ts';
+import { createIngest } from '../services/ingest/ingest.ts';
+
+const { values } = parseArgs({
+  options: {
+    titles: { type: 'string' },
+    seed: { type: 'string', default: '42' },
+    'batch-size': { type: 'string', default: '2000' },
+    'skip-inbox': { type: 'boolean', default: false },
+  },
+});
+const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
+const seed = Number(values.seed);
+const titles = values.titles === undefined ? undefined : Number(values.titles);
+const batchSize = Number(values['batch-size']);
+const crawlOptions = { seed, day: 0, ...(titles === undefined ? {} : { titles }) };
+const PARTITIONS = 4;
+const CHUNK_MESSAGES = 1000;
+const CHUNK_BYTES = 900_000;
+const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;
+const seconds = (from: number) => (performance.now() - from) / 1000;
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** Publishes `observations` through the bus in crawler-sized calls. */
+async function publishAll(bus: KafkaObservationBus, observations: Observation[]): Promise<void> {
+  for (let i = 0; i < observations.length; i += CHUNK_MESSAGES) await bus.publish(observations.slice(i, i + CHUNK_MESSAGES));
+}
+
+/**
+ * Ours, through the bus: publish, then consume until the group is idle, either handing each
+ * batch to ingest (LMDB event store) or, for the transport alone, only counting it.
+ */
+async function viaAdapter(observations: Observation[], withIngest: boolean): Promise<{ events: number; publish_s: number; consume_s: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-kafka-'));
+  const eventStore = lmdbEventStore({ dataDir });
+  const bus = kafkaObservationBus({ brokers, topicPrefix: `marquee.bench.${runId}.${withIngest ? 'ingest' : 'transport'}.`, partitions: PARTITIONS });
+  try {
+    await bus.ensureTopics();
+    const t0 = performance.now();
+    await publishAll(bus, observations);
+    const publish = seconds(t0);
+    const t1 = performance.now();
+    let received = 0;
+    const consumer = withIngest
+      ? createIngest({ eventStore, bus }).run({ group: `bench-${runId}`, batchSize, untilIdle: true })
+      : bus.consume(async (batch) => {
+        received += batch.length;
+      }, { group: `bench-${runId}`, batchSize, untilIdle: true });
+    await consumer.done;
+    const consume = seconds(t1);
+    if (!withIngest && received !== observations.length) throw new Error(`received ${received} of ${observations.length}`);
+    return { events: await eventStore.headPosition(), publish_s: round(publish), consume_s: round(consume) };
+  } finally {
+    await bus.deleteTopics().catch(() => {});
+    await bus.close();
+    await eventStore.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The same ingest through the embedded inbox: how much of the time is ingest itself. */
+async function viaInbox(observations: Observation[]): Promise<{ publish_s: number; consume_s: number }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-inbox-'));
+  const eventStore = lmdbEventStore({ dataDir });
+  const bus = lmdbInbox({ dataDir });
+  try {
+    const t0 = performance.now();
+    for (let i = 0; i < observations.length; i += CHUNK_MESSAGES) await bus.publish(observations.slice(i, i + CHUNK_MESSAGES));
+    const publish = seconds(t0);
+    const t1 = performance.now();
+    await createIngest({ eventStore, bus }).run({ batchSize, untilIdle: true }).done;
+    return { publish_s: round(publish), consume_s: round(seconds(t1)) };
+  } finally {
+    await bus.close();
+    await eventStore.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The reference: the same messages through bare kafkajs, counted and dropped. */
+async function rawLoop(observations: Observation[]): Promise<{ publish_s: number; consume_s: number }> {
+  const topics = topicNames(`marquee.bench-raw.${runId}.`);
+  const byTopic = new Map<string, Message[]>();
+  for (const o of observations) {
+    const value = encodeObservation(o);
+    const topic = topics.of(o.type);
+    let list = byTopic.get(topic);
+    if (list === undefined) byTopic.set(topic, (list = []));
+    list.push({ key: streamKeyOf(o), value, headers: { 'schema-fingerprint': value.toString('hex', 2, 10), 'observation-type': o.type } });
+  }
+  const kafka = new Kafka({ brokers, clientId: 'bench-raw', logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
+  const consumer = kafka.consumer({ groupId: `bench-raw-${runId}`, maxWaitTimeInMs: 250 });
+  await Promise.all([admin.connect(), producer.connect(), consumer.connect()]);
+  try {
+    // The same created-and-served topics the bus makes, outside the timing on both sides.
+    const scratch = kafkaObservationBus({ brokers, topicPrefix: `marquee.bench-raw.${runId}.`, partitions: PARTITIONS });
+    await scratch.ensureTopics();
+    await scratch.close();
+
+    const t0 = performance.now();
+    let chunk: Array<{ topic: string; messages: Message[] }> = [];
+    let count = 0;
+    let bytes = 0;
+    const flush = async () => {
+      if (count === 0) return;
+      await producer.sendBatch({ topicMessages: chunk, acks: -1 });
+      chunk = [];
+      count = 0;
+      bytes = 0;
+    };
+    for (const [topic, messages] of byTopic) {
+      for (const message of messages) {
+        const size = (message.value as Buffer).length;
+        if (count > 0 && (count >= CHUNK_MESSAGES || bytes + size > CHUNK_BYTES)) await flush();
+        const last = chunk.at(-1);
+        if (last?.topic === topic) last.messages.push(message);
+        else chunk.push({ topic, messages: [message] });
+        count += 1;
+        bytes += size;
+      }
+    }
+    await flush();
+    const publish = seconds(t0);
+
+    const t1 = performance.now();
+    let received = 0;
+    let done: () => void = () => {};
+    const all = new Promise<void>((resolve) => (done = resolve));
+    await consumer.subscribe({ topics: [...topics.observations], fromBeginning: true });
+    await consumer.run({
+      eachBatch: async ({ batch }) => {
+        received += batch.messages.length;
+        if (received >= observations.length) done();
+      },
+    });
+    await all;
+    const consume = seconds(t1);
+    await admin.deleteTopics({ topics: [...topics.observations, topics.deadLetter] }).catch(() => {});
+    return { publish_s: round(publish), consume_s: round(consume) };
+  } finally {
+    await Promise.all([consumer.disconnect(), producer.disconnect()]);
+    await admin.disconnect();
+  }
+}
+
+const observations = [...generateCrawl(crawlOptions)];
+const raw = await rawLoop(observations);
+const transport = await viaAdapter(observations, false);
+const ingested = await viaAdapter(observations, true);
+const inbox = values['skip-inbox'] ? null : await viaInbox(observations);
+const n = observations.length;
+const rate = (r: { publish_s: number; consume_s: number }) => n / (r.publish_s + r.consume_s);
+const side = (r: { publish_s: number; consume_s: number }) => ({
+  publish_s: r.publish_s,
+  consume_s: r.consume_s,
+  publish_obs_per_s: Math.round(n / r.publish_s),
+  consume_obs_per_s: Math.round(n / r.consume_s),
+  obs_per_s: Math.round(rate(r)),
+});
+console.log(JSON.stringify({
+  bench: 'kafka',
+  node: process.version,
+  at: systemClock.now().toISOString(),
+  brokers,
+  catalog: titles === undefined ? 'sample' : `synthetic ${titles} titles`,
+  partitions: PARTITIONS,
+  consume_batch: batchSize,
+  observations: n,
+  events: ingested.events,
+  raw_kafkajs: side(raw),
+  adapter_transport: side(transport),
+  adapter_with_ingest: { ...side(ingested), events_per_s: Math.round(ingested.events / (ingested.publish_s + ingested.consume_s)) },
+  inbox_with_ingest: inbox === null ? null : side(inbox),
+  ratio_transport_to_raw: round(rate(transport) / rate(raw), 3),
+  ratio_with_ingest_to_raw: round(rate(ingested) / rate(raw), 3),
+  ratio_with_ingest_to_inbox: inbox === null ? null : round(rate(ingested) / rate(inbox), 3),
+}));
