@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- snapshot [--titles N] [--countries N]`: builds the weekly release of a
+ * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N]`: builds the weekly release of a
  * synthetic catalog (default 250,000 titles, 4 countries) in a child process (peak RSS of the
  * build alone), then has DuckDB write the very same rows with ZSTD in this run, and prints one
  * JSON line: our build time (reading the read models, link tokens, Parquet and tar.gz) and
@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
-import { extractTarGz } from '../test/int/snapshot.support.ts';
+import { extractTarGz } from '../services/snapshot/tarball.ts';
 import { writeSyntheticCatalog } from './_snapshotCatalog.ts';
 
 function flag(name: string, fallback: number): number {
@@ -51,7 +51,10 @@ try {
     links = Number(readFileSync(join(dataDir, 'generated'), 'utf8'));
   }
 
-  const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK], {
+  // The build's live heap is small (bounded batches); without a cap V8 lets the garbage of
+  // decoding a million read-model documents pile up to ~700 MB before collecting it.
+  const heapCap = `--max-old-space-size=${flag('heap-mb', 384)}`;
+  const out = execFileSync(process.execPath, [heapCap, '--import', 'tsx', join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 16 * 1024 * 1024,

@@ -14,6 +14,10 @@
  *   idempotent producer with one request in flight (a retried chunk is neither duplicated
  *   nor reordered).
  * - Consuming: see consumer.ts.
+ *
+ * Other producers must partition by the same murmur2 hash of the key as kafkajs and the Java
+ * client, or a stream's records would be split over two partitions and lose their order:
+ * librdkafka tools need `-X partitioner=murmur2_random` (kcat's default is CRC32).
  */
 import type { Admin, Kafka, Message, Producer } from 'kafkajs';
 import { Partitioners } from 'kafkajs';

@@ -28,8 +28,11 @@ kafka_install() {
 # kafka_healthy: the port accepts connections AND the broker answers a metadata
 # request (an open port alone is seen before the broker has joined the KRaft quorum).
 kafka_healthy() {
-  port_open "$KAFKA_PORT" &&
-    timeout 10 kcat -L -b "127.0.0.1:$KAFKA_PORT" -m 3 2>/dev/null | grep -q "broker 1 at 127.0.0.1:$KAFKA_PORT"
+  port_open "$KAFKA_PORT" || return 1
+  # Captured, not piped into `grep -q`: with pipefail, grep quitting early would SIGPIPE kcat.
+  local metadata
+  metadata="$(timeout 10 kcat -L -b "127.0.0.1:$KAFKA_PORT" -m 3 2>/dev/null)" || return 1
+  [[ "$metadata" == *"broker 1 at 127.0.0.1:$KAFKA_PORT"* ]]
 }
 
 kafka_write_config() {

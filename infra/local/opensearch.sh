@@ -46,8 +46,9 @@ opensearch_install() {
 }
 
 opensearch_healthy() {
-  curl -fsS --max-time 3 "http://127.0.0.1:$OPENSEARCH_PORT/_cluster/health" 2>/dev/null |
-    grep -Eq '"status":"(green|yellow)"'
+  local health
+  health="$(curl -fsS --max-time 3 "http://127.0.0.1:$OPENSEARCH_PORT/_cluster/health" 2>/dev/null)" || return 1
+  [[ "$health" =~ \"status\":\"(green|yellow)\" ]]
 }
 
 opensearch_write_config() {

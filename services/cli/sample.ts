@@ -16,7 +16,7 @@ export interface SampleOptions {
   adapters: Adapters;
   pipeline: Pipeline;
   logger: Logger;
-  config: Pick<Config, 'sampleSeed' | 'sampleDays'>;
+  config: Pick<Config, 'sampleSeed' | 'sampleDays' | 'sampleTitles' | 'sampleCountries'>;
   clock: Clock;
 }
 
@@ -39,7 +39,14 @@ export async function loadSample({ adapters, pipeline, logger, config, clock }: 
   for (let day = 0; day < days; day += 1) {
     const date = addDays(startDate, day);
     const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
-    const published = await crawl({ bus: adapters.bus, seed: config.sampleSeed, day, startDate });
+    const published = await crawl({
+      bus: adapters.bus,
+      seed: config.sampleSeed,
+      day,
+      startDate,
+      ...(config.sampleTitles === null ? {} : { titles: config.sampleTitles }),
+      ...(config.sampleCountries === null ? {} : { countries: config.sampleCountries }),
+    });
     await pipeline.drain((stage, done, total) => {
       if (stage === 'project') bar.update(done, total, 'projecting');
     });

@@ -3,6 +3,7 @@
  * once (`/readyz` 503 while loading); on an empty data directory the sample catalog is loaded
  * first with a week of simulated daily crawls and rankings.
  */
+import { Redis } from 'ioredis';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
@@ -19,7 +20,9 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const adapters = await openAdapters(config, logger);
   logger.info(adapters.engines, 'engines');
   let ready = false;
-  const linkTokens = createLinkTokens({ keys: linkKeysFromEnv(process.env) });
+  // Several API processes share rate-limit counters through Redis; one process may count in memory.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
+  const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: config.linkTokenKeys ?? undefined }) });
   const api = await startApi({
     port: config.port,
     readStore: adapters.readStore,
@@ -29,7 +32,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     clock,
     logger,
     imageBase: config.imageBase,
-    rateLimit: { perMinute: config.rateLimitPerMinute },
+    rateLimit: { perMinute: config.rateLimitPerMinute, ...(redis ? { redis } : {}) },
     ready: () => ready,
   });
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
@@ -42,6 +45,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await consumer?.stop();
     await pipeline.projections.stop();
     await api.close();
+    redis?.disconnect();
     await adapters.close();
   });
 

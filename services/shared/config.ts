@@ -37,6 +37,10 @@ export interface Config {
   sampleSeed: number;
   /** Days of simulated crawls loaded on first start. `SAMPLE_DAYS`, default 7. */
   sampleDays: number;
+  /** A synthetic sample of N titles instead of the real 4,001. `SAMPLE_TITLES`; unset = the real sample. */
+  sampleTitles: number | null;
+  /** Only these countries in the sample. `SAMPLE_COUNTRIES` (comma-separated); unset = all 50. */
+  sampleCountries: string[] | null;
   /** Releases kept. `RELEASES_KEEP`, default 8. */
   releasesKeep: number;
 }
@@ -72,6 +76,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),
+    sampleTitles: env.SAMPLE_TITLES ? int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES') : null,
+    sampleCountries: env.SAMPLE_COUNTRIES ? env.SAMPLE_COUNTRIES.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) : null,
     releasesKeep: int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'),
   };
 }

@@ -3,12 +3,13 @@
  * the release (never buffered whole). Headers are fixed (mode, owner, mtime = the release's
  * publication time) so the bundle depends only on its files.
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve, sep } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createGzip } from 'node:zlib';
-import { pack } from 'tar-stream';
+import { createGunzip, createGzip } from 'node:zlib';
+import { extract, pack } from 'tar-stream';
 
 export interface TarEntry {
   /** Name inside the archive. */
@@ -33,4 +34,28 @@ export function tarGzStream(entries: readonly TarEntry[], mtime: Date): AsyncIte
   feeding.catch((err: unknown) => tar.destroy(err as Error));
   pipeline(tar, gzip, out).catch((err: unknown) => out.destroy(err as Error));
   return out;
+}
+
+/**
+ * Extracts a .tar.gz (a metadata bundle) into `dir`; returns the entry names in archive
+ * order. For tools and tests; entries that would land outside `dir` are refused.
+ */
+export async function extractTarGz(file: string, dir: string): Promise<string[]> {
+  const root = resolve(dir);
+  const names: string[] = [];
+  const tar = extract();
+  tar.on('entry', (header, stream, next) => {
+    const target = resolve(join(root, header.name));
+    if (!target.startsWith(root + sep) || header.type !== 'file') {
+      stream.resume();
+      next(new Error(`refusing tar entry ${header.name}`));
+      return;
+    }
+    names.push(header.name);
+    mkdir(dirname(target), { recursive: true })
+      .then(() => pipeline(stream, createWriteStream(target)))
+      .then(() => next(), (err: unknown) => next(err as Error));
+  });
+  await pipeline(createReadStream(file), createGunzip(), tar);
+  return names;
 }

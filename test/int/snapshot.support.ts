@@ -1,11 +1,7 @@
 /** Helpers of the snapshot tests: an independent reader (DuckDB) and a tar.gz extractor. */
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip } from 'node:zlib';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { extract } from 'tar-stream';
 import type { SnapshotColumnType } from '../../contracts/snapshotSchema.ts';
 
 export interface Duck {
@@ -42,17 +38,12 @@ export const DUCK_TYPES: Record<SnapshotColumnType, string> = {
   'LIST<UTF8>': 'VARCHAR[]',
 };
 
-/** Extracts a .tar.gz into `dir`; returns the entry names in archive order. */
+/**
+ * Extracts a .tar.gz into `dir` with the system `tar` (independent of the tar-stream code that
+ * packed it); returns the entry names in archive order.
+ */
 export async function extractTarGz(file: string, dir: string): Promise<string[]> {
-  const names: string[] = [];
-  const tar = extract();
-  tar.on('entry', (header, stream, next) => {
-    names.push(header.name);
-    const target = join(dir, header.name);
-    mkdir(dirname(target), { recursive: true })
-      .then(() => pipeline(stream, createWriteStream(target)))
-      .then(() => next(), (err: unknown) => next(err as Error));
-  });
-  await pipeline(createReadStream(file), createGunzip(), tar);
-  return names;
+  mkdirSync(dir, { recursive: true });
+  execFileSync('tar', ['-xzf', file, '-C', dir]);
+  return execFileSync('tar', ['-tzf', file], { encoding: 'utf8' }).split('\n').filter((line) => line !== '');
 }

@@ -1,0 +1,310 @@
+/**
+ * `npm run bench -- api [--duration 10] [--connections 50] [--days 2] [--seed 42] [--data-dir DIR] [--profile DIR]`
+ *
+ * Throughput and latency of the /v1 API on the full sample catalog, beside a bare `node:http`
+ * server answering the very same bytes (body and content type captured from the API first),
+ * both measured with the same autocannon settings. The difference is the cost of the API:
+ * Koa, auth, rate limit, ETag, parameter parsing, read-model lookups and JSON.
+ *
+ * Servers run in child processes (this file again, with `--role api|bare`) so autocannon's
+ * own CPU use does not land in the measured process. Endpoints: media detail, links,
+ * rankings and search (rotating real titles with a typo). Search is also measured with one
+ * connection, where latency is service time rather than queueing behind 49 other clients.
+ *
+ * Options (defaults): --duration seconds per measured run (10); --connections (50);
+ * --days sample days to crawl (2); --seed (42); --data-dir a catalog to build into or reuse
+ * (a temp dir, removed afterwards); --profile write a .cpuprofile of the API child there (off).
+ * Prints one JSON line. Goals: lookups >= 0.6x bare; search p99 < 25 ms.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const here = fileURLToPath(import.meta.url);
+
+const { values: opts } = parseArgs({
+  options: {
+    role: { type: 'string', default: 'bench' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    days: { type: 'string', default: '2' },
+    seed: { type: 'string', default: '42' },
+    'data-dir': { type: 'string' },
+    profile: { type: 'string' },
+    responses: { type: 'string' },
+  },
+  allowPositionals: true,
+});
+
+const START_DATE = '2026-11-14';
+
+// ---------------------------------------------------------------------------------------------
+// Child: the real API on the sample catalog.
+
+async function serveApi(dataDir: string, days: number, seed: number): Promise<void> {
+  const { systemClock } = await import('../contracts/ports.ts');
+  const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
+  const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
+  const { lmdbReadStore } = await import('../infra/lmdb/readStore.ts');
+  const { inProcessSearchIndex } = await import('../infra/search/inProcessSearch.ts');
+  const { createPipeline, refillSearch } = await import('../services/cli/pipeline.ts');
+  const { addDays } = await import('../services/cli/sample.ts');
+  const { crawl } = await import('../services/crawler/crawl.ts');
+  const { rankDay } = await import('../services/ranking/job.ts');
+  const { silentLogger } = await import('../services/shared/logger.ts');
+  const { createApiKey } = await import('../services/api/keys.ts');
+  const { startApi } = await import('../services/api/server.ts');
+  const { createLinkTokens } = await import('../services/links/linkTokens.ts');
+  const { randomBytes } = await import('node:crypto');
+
+  const eventStore = lmdbEventStore({ dataDir });
+  const bus = lmdbInbox({ dataDir });
+  const readStore = lmdbReadStore({ dataDir });
+  const search = inProcessSearchIndex();
+  const adapters = {
+    eventStore, bus, readStore, search, searchInProcess: true,
+    engines: { events: 'LMDB', observations: 'LMDB inbox', readModels: 'LMDB', search: 'in-process' },
+    close: async () => {},
+  };
+  const started = Date.now();
+  if ((await eventStore.headPosition()) === 0) {
+    const pipeline = createPipeline(adapters, silentLogger);
+    pipeline.deferSearch(true);
+    for (let day = 0; day < days; day += 1) {
+      await crawl({ bus, seed, day, startDate: START_DATE });
+      await pipeline.drain();
+      await rankDay({ date: addDays(START_DATE, day), readStore, eventStore, clock: systemClock });
+      await pipeline.projections.catchUp();
+    }
+  }
+  const indexed = await refillSearch(adapters);
+  const buildMs = Date.now() - started;
+  const { key } = await createApiKey(readStore, 'bench', systemClock);
+  const api = await startApi({
+    port: 0,
+    readStore, search, eventStore, clock: systemClock,
+    linkTokens: createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] }),
+    rateLimit: { perMinute: 10_000_000 },
+  });
+  process.once('SIGTERM', () => {
+    // A normal exit, so --cpu-prof writes its profile.
+    void api.close().finally(() => process.exit(0));
+  });
+  process.stdout.write(`${JSON.stringify({ url: api.url, key, indexed, buildMs, head: await eventStore.headPosition() })}\n`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Child: a bare node:http server answering captured bytes by request path.
+
+interface Captured {
+  path: string;
+  status: number;
+  contentType: string;
+  body: string; // base64
+}
+
+function serveBare(file: string): void {
+  const captured = JSON.parse(readFileSync(file, 'utf8')) as Captured[];
+  const byPath = new Map(captured.map((c) => [c.path, { ...c, bytes: Buffer.from(c.body, 'base64') }]));
+  const server = createServer((req, res) => {
+    const hit = byPath.get(req.url ?? '');
+    if (!hit) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(hit.status, { 'content-type': hit.contentType, 'content-length': hit.bytes.length });
+    res.end(hit.bytes);
+  });
+  server.listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as AddressInfo;
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}` })}\n`);
+  });
+  process.once('SIGTERM', () => {
+    server.closeAllConnections();
+    server.close(() => process.exit(0));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parent: build, capture, measure.
+
+interface Child {
+  proc: ChildProcess;
+  info: Record<string, unknown>;
+  stop(): Promise<void>;
+}
+
+/** Spawns this file with `args`; resolves with the first JSON line it prints on stdout. */
+function spawnChild(args: string[], nodeFlags: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', here, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: proc.stdout! });
+    lines.once('line', (line) => {
+      resolve({
+        proc,
+        info: JSON.parse(line) as Record<string, unknown>,
+        stop: async () => {
+          if (proc.exitCode === null) proc.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+    proc.once('exit', (code) => reject(new Error(`child ${args.join(' ')} exited with ${code} before it was ready`)));
+  });
+}
+
+interface Measured {
+  rps: number;
+  p50_ms: number;
+  p99_ms: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function measure(url: string, paths: string[], connections: number, seconds: number, headers: Record<string, string>): Promise<Measured> {
+  const result = await autocannon({
+    url,
+    connections,
+    duration: seconds,
+    headers,
+    requests: paths.map((path) => ({ method: 'GET', path })),
+  });
+  return {
+    rps: Math.round(result.requests.average),
+    p50_ms: result.latency.p50,
+    p99_ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+  };
+}
+
+/** A plausible typo: two neighbouring letters swapped in the longest word, else one dropped. */
+function misspell(title: string, n: number): string {
+  const words = title.split(' ');
+  let longest = 0;
+  words.forEach((w, i) => {
+    if (w.length > (words[longest]?.length ?? 0)) longest = i;
+  });
+  const w = words[longest] ?? '';
+  if (w.length < 5) return title;
+  const at = 1 + (n % (w.length - 3));
+  words[longest] = n % 2 === 0 ? w.slice(0, at) + w[at + 1] + w[at] + w.slice(at + 2) : w.slice(0, at) + w.slice(at + 1);
+  return words.join(' ');
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(opts.duration);
+  const connections = Number(opts.connections);
+  const warmupSeconds = Math.min(2, Math.max(1, Math.round(seconds / 5)));
+  const ownDir = opts['data-dir'] === undefined;
+  const dataDir = opts['data-dir'] ?? mkdtempSync(join(tmpdir(), 'marquee-bench-api-'));
+  const capturedFile = join(mkdtempSync(join(tmpdir(), 'marquee-bench-api-bare-')), 'responses.json');
+  const children: Child[] = [];
+  try {
+    const api = await spawnChild(
+      ['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed)],
+      opts.profile ? ['--cpu-prof', '--cpu-prof-dir', opts.profile] : [],
+    );
+    children.push(api);
+    const { url, key } = api.info as { url: string; key: string };
+    const auth = { authorization: `Bearer ${key}` };
+
+    const fetchOk = async (path: string): Promise<{ res: Response; bytes: Buffer }> => {
+      const res = await fetch(`${url}${path}`, { headers: auth });
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${bytes.toString('utf8').slice(0, 300)}`);
+      return { res, bytes };
+    };
+    const rankings = JSON.parse((await fetchOk('/v1/rankings?country=US&limit=50')).bytes.toString('utf8')) as {
+      results: Array<{ id?: string; mediaId?: string; media?: { id: string; title: string }; title?: string }>;
+    };
+    const ranked = rankings.results.map((r) => ({ id: r.media?.id ?? r.id ?? r.mediaId ?? '', title: r.media?.title ?? r.title ?? '' }));
+    if (ranked.length < 8 || ranked.some((r) => !r.id || !r.title)) throw new Error(`unexpected rankings body: ${JSON.stringify(rankings).slice(0, 300)}`);
+    const ids = ranked.slice(0, 8).map((r) => r.id);
+    const queries = ranked
+      .map((r, i) => misspell(r.title, i))
+      .filter((q, i) => q !== ranked[i]?.title)
+      .slice(0, 16);
+
+    const endpoints: Record<string, string[]> = {
+      media: ids.map((id) => `/v1/media/${id}?country=US`),
+      links: ids.map((id) => `/v1/media/${id}/links?country=US`),
+      rankings: ['/v1/rankings?country=US&limit=50'],
+      search: queries.map((q) => `/v1/search?q=${encodeURIComponent(q)}&country=US`),
+    };
+
+    // The bare server answers exactly what the API answered.
+    const captured: Captured[] = [];
+    for (const paths of Object.values(endpoints)) {
+      for (const path of paths) {
+        const { res, bytes } = await fetchOk(path);
+        captured.push({ path, status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', body: bytes.toString('base64') });
+      }
+    }
+    writeFileSync(capturedFile, JSON.stringify(captured));
+    const bare = await spawnChild(['--role', 'bare', '--responses', capturedFile]);
+    children.push(bare);
+    const bareUrl = bare.info.url as string;
+
+    const results: Record<string, unknown> = {};
+    const problems: string[] = [];
+    const check = (what: string, m: Measured) => {
+      if (m.errors > 0 || m.non2xx > 0) problems.push(`${what}: ${m.errors} errors, ${m.non2xx} non-2xx`);
+    };
+    for (const [name, paths] of Object.entries(endpoints)) {
+      // Warm both (JIT, caches), then measure, API first.
+      await measure(url, paths, connections, warmupSeconds, auth);
+      await measure(bareUrl, paths, connections, warmupSeconds, auth);
+      const real = await measure(url, paths, connections, seconds, auth);
+      const ref = await measure(bareUrl, paths, connections, seconds, auth);
+      check(name, real);
+      check(`${name} (bare)`, ref);
+      results[name] = {
+        rps: real.rps, p50_ms: real.p50_ms, p99_ms: real.p99_ms,
+        bare_rps: ref.rps, bare_p50_ms: ref.p50_ms, bare_p99_ms: ref.p99_ms,
+        ratio_to_bare: Math.round((real.rps / ref.rps) * 100) / 100,
+        bytes: Math.round(captured.filter((c) => paths.includes(c.path)).reduce((s, c) => s + Buffer.from(c.body, 'base64').length, 0) / paths.length),
+      };
+    }
+    const unloaded = await measure(url, endpoints.search as string[], 1, seconds, auth);
+    check('search (1 connection)', unloaded);
+    results.search_1_connection = { rps: unloaded.rps, p50_ms: unloaded.p50_ms, p99_ms: unloaded.p99_ms };
+
+    const lookups = ['media', 'links', 'rankings'].map((n) => (results[n] as { ratio_to_bare: number }).ratio_to_bare);
+    console.log(JSON.stringify({
+      bench: 'api',
+      node: process.version,
+      connections,
+      duration_s: seconds,
+      catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, events: api.info.head, build_ms: api.info.buildMs },
+      ...results,
+      goals: {
+        lookups_at_least_0_6x_bare: lookups.every((r) => r >= 0.6),
+        search_p99_under_25ms_at_50_connections: (results.search as { p99_ms: number }).p99_ms < 25,
+        search_p99_under_25ms_at_1_connection: unloaded.p99_ms < 25,
+      },
+      ...(problems.length > 0 ? { problems } : {}),
+      search_queries: queries,
+    }));
+  } finally {
+    for (const child of children.reverse()) await child.stop();
+    rmSync(capturedFile, { force: true });
+    if (ownDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (opts.role === 'api') {
+  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed));
+} else if (opts.role === 'bare') {
+  serveBare(opts.responses as string);
+} else {
+  await main();
+}

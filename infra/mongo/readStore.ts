@@ -1,0 +1,252 @@
+/**
+ * The read store on a MongoDB server (or FerretDB 1.x, which CI runs: MongoDB wire protocol on
+ * SQLite, without transactions, change streams, pipeline updates or nested arrays; nothing here
+ * needs them).
+ *
+ * Layout, in one database:
+ * - one Mongo collection per read-model collection, `<prefix><name>` (keys.ts), holding
+ *   `{ _id: key, doc: <JSON text>, position, deleted? }`. A deletion keeps a tombstone
+ *   (`doc: null, deleted: true`) with its position, so a replayed older write cannot resurrect
+ *   the document; every read filters tombstones out. Dropping the collection drops them too.
+ * - `<prefix>%meta`: `{ _id: 'checkpoint:<name>', position }` and `{ _id: 'alias:<name>', collection }`.
+ *
+ * The document is stored as JSON text rather than as a BSON subdocument: the port only ever
+ * looks documents up by key, never by content, and text round-trips every JSON value exactly,
+ * including what FerretDB cannot store (arrays of arrays) and keys MongoDB restricts (`$x`, `a.b`).
+ *
+ * `_id`s are compared by MongoDB (and FerretDB) in the byte order of their UTF-8 encoding, the
+ * order the port promises for scans.
+ *
+ * Checkpoints without transactions: writeBatch writes the documents first and moves the
+ * checkpoint after. A crash between the two leaves documents ahead of their checkpoint; the
+ * runner then re-reads the events after the old checkpoint, the fold skips events at or below a
+ * document's stored position, and the store skips writes whose position is not ahead. Re-applying
+ * the batch is therefore a no-op, and the checkpoint catches up with the next batch. The reverse
+ * order could lose events (a checkpoint ahead of documents that never got written).
+ */
+import { MongoClient, type Collection, type Db, type Filter } from 'mongodb';
+import { AppError } from '../../contracts/errors.ts';
+import type { DocumentWrite, ReadStore, ScanOptions, StoredDocument, WriteBatchResult } from '../../contracts/ports.ts';
+import { mongoError } from './errors.ts';
+import { forEachLimited, guardedWrite, type GuardedWriteOptions, type MongoDialect, type StoredRecord } from './guardedWrite.ts';
+import { idCondition, keyRange, metaCollectionName, mongoCollectionName, readModelCollectionName } from './keys.ts';
+
+export interface MongoReadStoreOptions {
+  /** Connection string, e.g. `mongodb://127.0.0.1:27017`. */
+  url: string;
+  /** Database holding the read-model collections and the meta collection. */
+  database: string;
+  /** Prefix of the Mongo collection of each read-model collection. Default `rm_`. */
+  collectionPrefix?: string;
+  /**
+   * How long an operation waits for a reachable server before it fails with `unavailable`, in
+   * ms. Short, so an outage answers quickly instead of hanging requests. Default 3000.
+   */
+  serverSelectionTimeoutMS?: number;
+  /**
+   * Conditional replaces sent in one `update` command. FerretDB 1.24 keeps a pooled connection
+   * per matched update until the command ends (100 per database): an `update` command of about
+   * 100 overwrites deadlocks that database for good. 25 leaves room for four stores writing at
+   * once; against a real MongoDB, raise it (e.g. 1000) to save round trips. Default 25.
+   */
+  updatesPerCommand?: number;
+  /** Keys per `$in` lookup (getMany, and stored positions before a write) on MongoDB. Default 1000. */
+  keysPerLookup?: number;
+  /** `{ _id }` lookups in flight at once where `$in` is not used (FerretDB). Default 8. */
+  lookupConcurrency?: number;
+  /**
+   * Which server's strengths to play to (guardedWrite.ts): `mongodb` puts the position guard in
+   * the update filter and looks keys up with `$in`; `ferretdb` filters on `_id` alone, the only
+   * filter FerretDB's SQLite backend answers without reading the whole collection. `auto` asks
+   * the server (`buildInfo.ferretdbVersion`). Default `auto`.
+   */
+  dialect?: 'auto' | MongoDialect;
+}
+
+interface MetaRecord {
+  _id: string;
+  position?: number;
+  collection?: string;
+}
+
+/** Excludes tombstones; `{ $ne: true }` also matches records without the field. */
+const live = { deleted: { $ne: true } } as const;
+
+export async function mongoReadStore(options: MongoReadStoreOptions): Promise<ReadStore> {
+  const prefix = options.collectionPrefix ?? 'rm_';
+  const client = new MongoClient(options.url, {
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
+    // No retry of a failed write by the driver: every write here is idempotent anyway, and a
+    // caller deciding about an outage should hear of it within serverSelectionTimeoutMS.
+    retryWrites: false,
+  });
+  let dialect: MongoDialect;
+  try {
+    await client.connect();
+    dialect = options.dialect === undefined || options.dialect === 'auto' ? await detectDialect(client) : options.dialect;
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw mongoError(err, `MongoDB read store at ${redact(options.url)}`);
+  }
+  const writeOptions: GuardedWriteOptions = {
+    dialect,
+    updatesPerCommand: options.updatesPerCommand ?? 25,
+    keysPerLookup: options.keysPerLookup ?? 1000,
+    lookupConcurrency: options.lookupConcurrency ?? 8,
+  };
+  const db: Db = client.db(options.database);
+  const meta: Collection<MetaRecord> = db.collection<MetaRecord>(metaCollectionName(prefix));
+  let closed = false;
+
+  const docs = (collection: string): Collection<StoredRecord> =>
+    db.collection<StoredRecord>(mongoCollectionName(prefix, collection));
+
+  async function run<T>(what: string, action: () => Promise<T>): Promise<T> {
+    if (closed) throw new AppError('closed', 'the MongoDB read store is closed');
+    try {
+      return await action();
+    } catch (err) {
+      throw mongoError(err, `MongoDB read store (${what})`);
+    }
+  }
+
+  function rangeFilter(range: NonNullable<ReturnType<typeof keyRange>>): Filter<StoredRecord> {
+    const condition = idCondition(range);
+    // `_id: {}` would match only an `_id` equal to an empty document: omit an unbounded range.
+    return Object.keys(condition).length === 0 ? { ...live } : { _id: condition, ...live };
+  }
+
+  async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {
+    await meta.updateOne({ _id: id }, { $set: fields }, { upsert: true });
+  }
+
+  const store: ReadStore = {
+    async get<T>(collection: string, key: string) {
+      // `{ _id }` alone, tombstones filtered here: the one filter FerretDB answers by key.
+      const record = await run('get', () => docs(collection).findOne({ _id: key }));
+      return record === null || record.deleted ? null : storedDocument<T>(record);
+    },
+
+    async getMany<T>(collection: string, keys: string[]) {
+      if (keys.length === 0) return [];
+      const unique = [...new Set(keys)];
+      const byKey = new Map<string, StoredRecord>();
+      await run('getMany', async () => {
+        const target = docs(collection);
+        if (dialect === 'ferretdb') {
+          await forEachLimited(unique, writeOptions.lookupConcurrency, async (key) => {
+            const record = await target.findOne({ _id: key });
+            if (record !== null) byKey.set(key, record);
+          });
+          return;
+        }
+        for (let i = 0; i < unique.length; i += writeOptions.keysPerLookup) {
+          const found = await target.find({ _id: { $in: unique.slice(i, i + writeOptions.keysPerLookup) } }).toArray();
+          for (const record of found) byKey.set(record._id, record);
+        }
+      });
+      return keys.map((key) => {
+        const record = byKey.get(key);
+        return record === undefined || record.deleted ? null : storedDocument<T>(record);
+      });
+    },
+
+    async scan<T>(collection: string, scanOptions: ScanOptions = {}) {
+      const range = keyRange(scanOptions);
+      if (range === null || scanOptions.limit === 0) return [];
+      return run('scan', async () => {
+        let cursor = docs(collection)
+          .find(rangeFilter(range))
+          .sort({ _id: scanOptions.reverse ? -1 : 1 });
+        if (scanOptions.offset) cursor = cursor.skip(scanOptions.offset);
+        if (scanOptions.limit !== undefined) cursor = cursor.limit(scanOptions.limit);
+        return (await cursor.toArray()).map((record) => storedDocument<T>(record));
+      });
+    },
+
+    async count(collection, countOptions = {}) {
+      const range = keyRange(countOptions);
+      if (range === null) return 0;
+      return run('count', () => docs(collection).countDocuments(rangeFilter(range)));
+    },
+
+    async writeBatch<T>(
+      collection: string,
+      writes: Array<DocumentWrite<T>>,
+      checkpoint?: { name: string; position: number },
+    ): Promise<WriteBatchResult> {
+      return run('writeBatch', async () => {
+        const result =
+          writes.length === 0
+            ? { written: 0, skipped: 0 }
+            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, writeOptions);
+        // After the documents, never before: see the header.
+        if (checkpoint) await putMeta(checkpointId(checkpoint.name), { position: checkpoint.position });
+        return result;
+      });
+    },
+
+    async getCheckpoint(name) {
+      const record = await run('getCheckpoint', () => meta.findOne({ _id: checkpointId(name) }));
+      return typeof record?.position === 'number' ? record.position : 0;
+    },
+
+    async setCheckpoint(name, position) {
+      await run('setCheckpoint', () => putMeta(checkpointId(name), { position }));
+    },
+
+    async dropCollection(collection) {
+      await run('dropCollection', async () => {
+        try {
+          await docs(collection).drop();
+        } catch (err) {
+          // 26 NamespaceNotFound: dropping a collection that does not exist is not a failure.
+          if ((err as { code?: unknown }).code !== 26) throw err;
+        }
+      });
+    },
+
+    async getAlias(name) {
+      const record = await run('getAlias', () => meta.findOne({ _id: aliasId(name) }));
+      return typeof record?.collection === 'string' ? record.collection : null;
+    },
+
+    async setAlias(name, collection) {
+      // One document update: readers see the old or the new collection, never neither.
+      await run('setAlias', () => putMeta(aliasId(name), { collection }));
+    },
+
+    async listCollections() {
+      const listed = await run('listCollections', () => db.listCollections({}, { nameOnly: true }).toArray());
+      return listed
+        .map((info) => readModelCollectionName(prefix, info.name))
+        .filter((name): name is string => name !== null)
+        .sort();
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await client.close();
+    },
+  };
+  return store;
+}
+
+/** FerretDB answers buildInfo with a `ferretdbVersion` field; MongoDB does not. */
+async function detectDialect(client: MongoClient): Promise<MongoDialect> {
+  const info = await client.db('admin').command({ buildInfo: 1 });
+  return 'ferretdbVersion' in info ? 'ferretdb' : 'mongodb';
+}
+
+const checkpointId = (name: string) => `checkpoint:${name}`;
+const aliasId = (name: string) => `alias:${name}`;
+
+function storedDocument<T>(record: StoredRecord): StoredDocument<T> {
+  return { key: record._id, doc: JSON.parse(record.doc ?? 'null') as T, position: record.position };
+}
+
+/** The connection string without its password, for error messages and logs. */
+function redact(url: string): string {
+  return url.replace(/\/\/([^:/@]+):([^@]*)@/, '//$1:***@');
+}
