@@ -43,7 +43,7 @@ export const mediaProjection = defineProjection<MediaDoc>({
         if (doc === null) return null;
         return {
           ...doc,
-          translations: sortedRecord({ ...doc.translations, [event.data.language]: event.data.translation }),
+          translations: withSortedKey(doc.translations, event.data.language, event.data.translation),
         };
       default:
         return doc;
@@ -59,4 +59,13 @@ export function sortedRecord<V>(record: Record<string, V>): Record<string, V> {
     if (value !== undefined) out[key] = value;
   }
   return out;
+}
+
+/**
+ * `record` with `key` set, keys kept ascending, assuming `record`'s already are: a full sort
+ * only when the key is new (folds run per event, and most events touch a key that exists).
+ */
+export function withSortedKey<V>(record: Record<string, V>, key: string, value: V): Record<string, V> {
+  if (Object.hasOwn(record, key)) return { ...record, [key]: value };
+  return sortedRecord({ ...record, [key]: value });
 }

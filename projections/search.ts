@@ -11,30 +11,32 @@
  * - Genres are kept as **ids** (`genreIds`); `toSearchDocument` resolves them to slugs with the
  *   genre table when the document is handed to the index, because the genre table is a separate
  *   stream and a projection folds one document at a time.
- * - To handle OfferRemoved exactly, the document keeps, per country, each offer's key with its
- *   provider id; availability is the sorted distinct provider ids of that map.
+ * - To handle OfferRemoved exactly, the document counts, per country, the offers of each
+ *   provider (an offer's identity includes its provider, so a removal names the provider whose
+ *   count drops); availability is the providers whose count is above zero. Counting keeps the
+ *   document small and its maps keyed by short slugs, which matters: this projection folds
+ *   every offer event of every crawl.
  * - Offers may be folded before the title's registration (different streams). Such a document
  *   is a stub (`registered: false`) that `toSearchDocument` does not index until registration.
  */
 import type { Genre } from '../contracts/domain.ts';
-import { offerKeyString } from '../contracts/domain.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
 import { defineProjection } from '../contracts/projection.ts';
 import type { SearchDocument } from '../contracts/ports.ts';
-import { sortedRecord } from './media.ts';
+import { sortedRecord, withSortedKey } from './media.ts';
 
 export interface SearchProjectionDoc extends Omit<SearchDocument, 'genres'> {
   genreIds: number[];
-  /** country -> offer key (offerKeyString) -> provider id. */
-  offers: Record<string, Record<string, string>>;
+  /** country -> provider id -> number of its offers for the title there. */
+  offerCounts: Record<string, Record<string, number>>;
   /** false while only offers of the title have been folded. */
   registered: boolean;
 }
 
 export const searchProjection = defineProjection<SearchProjectionDoc>({
   name: 'search',
-  version: 1,
+  version: 2,
   canHandle: [
     'MediaRegistered', 'MediaDetailsChanged', 'MediaTranslationChanged',
     'OfferAdded', 'OfferChanged', 'OfferRemoved',
@@ -85,15 +87,17 @@ export const searchProjection = defineProjection<SearchProjectionDoc>({
         const { mediaId, country, offer } = event.data;
         const base = doc ?? stub(mediaId);
         if (base === null) return null;
-        const countryOffers = { ...(base.offers[country] ?? {}), [offerKeyString(offer)]: offer.providerId };
-        return withCountryOffers(base, country, countryOffers);
+        const counts = base.offerCounts[country] ?? {};
+        const current = counts[offer.providerId] ?? 0;
+        // A change is the same offer again: it counts only if its addition was never seen.
+        if (event.type === 'OfferChanged' && current > 0) return base;
+        return withCount(base, country, offer.providerId, current + 1);
       }
       case 'OfferRemoved': {
         if (doc === null) return null;
         const { country, offer } = event.data;
-        const countryOffers = { ...(doc.offers[country] ?? {}) };
-        delete countryOffers[offerKeyString(offer)];
-        return withCountryOffers(doc, country, countryOffers);
+        const current = doc.offerCounts[country]?.[offer.providerId] ?? 0;
+        return withCount(doc, country, offer.providerId, Math.max(0, current - 1));
       }
       default:
         return doc;
@@ -137,45 +141,30 @@ function stub(mediaId: string): SearchProjectionDoc | null {
     genreIds: [],
     popularity: 0,
     availability: {},
-    offers: {},
+    offerCounts: {},
     registered: false,
   };
 }
 
-function withCountryOffers(
-  doc: SearchProjectionDoc,
-  country: string,
-  countryOffers: Record<string, string>,
-): SearchProjectionDoc | null {
-  let offers: Record<string, Record<string, string>>;
+function withCount(doc: SearchProjectionDoc, country: string, providerId: string, count: number): SearchProjectionDoc | null {
+  const counts = { ...(doc.offerCounts[country] ?? {}) };
+  if (count > 0) counts[providerId] = count;
+  else delete counts[providerId];
+  const providers = Object.keys(counts).sort();
+  let offerCounts: Record<string, Record<string, number>>;
   let availability: Record<string, string[]>;
-  if (Object.keys(countryOffers).length === 0) {
-    offers = { ...doc.offers };
+  if (providers.length === 0) {
+    offerCounts = { ...doc.offerCounts };
     availability = { ...doc.availability };
-    delete offers[country];
+    delete offerCounts[country];
     delete availability[country];
   } else {
-    // Keys stay in ascending order (equal folds give byte-equal documents), but a full sort is
-    // needed only when a key is new: most offer events touch a country and an offer it has.
-    offers = withKey(doc.offers, country, withSortedKeys(countryOffers));
-    availability = withKey(doc.availability, country, [...new Set(Object.values(countryOffers))].sort());
+    // Keys stay in ascending order, so equal folds give byte-equal documents.
+    offerCounts = withSortedKey(doc.offerCounts, country, sortedRecord(counts));
+    availability = withSortedKey(doc.availability, country, providers);
   }
   // A stub whose last offer went away describes nothing: delete it.
-  if (!doc.registered && Object.keys(offers).length === 0) return null;
-  return { ...doc, offers, availability };
+  if (!doc.registered && providers.length === 0 && Object.keys(offerCounts).length === 0) return null;
+  return { ...doc, offerCounts, availability };
 }
 
-/** `record` with `key` set, keys in ascending order, assuming `record`'s keys already are. */
-function withKey<V>(record: Record<string, V>, key: string, value: V): Record<string, V> {
-  if (Object.hasOwn(record, key)) return { ...record, [key]: value };
-  return sortedRecord({ ...record, [key]: value });
-}
-
-/** The same record when its keys are already ascending, otherwise a sorted copy. */
-function withSortedKeys<V>(record: Record<string, V>): Record<string, V> {
-  const keys = Object.keys(record);
-  for (let i = 1; i < keys.length; i += 1) {
-    if ((keys[i - 1] as string) > (keys[i] as string)) return sortedRecord(record);
-  }
-  return record;
-}

@@ -67,13 +67,19 @@ interface Plan {
 /** Rounds of re-planning after writes that a concurrent writer beat, before giving up. */
 const MAX_ROUNDS = 5;
 
+/**
+ * `knownMissing`: the collection did not exist a moment ago, so the lookup of stored positions
+ * is skipped and every key is inserted (a concurrent creator shows up as duplicate keys, which
+ * are re-planned like any other race). It spares a first build one lookup per document.
+ */
 export async function guardedWrite(
   collection: Collection<StoredRecord>,
   writes: Array<DocumentWrite<unknown>>,
   options: GuardedWriteOptions,
+  knownMissing = false,
 ): Promise<WriteBatchResult> {
   const keys = [...new Set(writes.map((w) => w.key))];
-  let stored = await storedPositions(collection, keys, options);
+  let stored = knownMissing ? new Map<string, number>() : await storedPositions(collection, keys, options);
 
   const plans = new Map<string, Plan>();
   let skipped = 0;

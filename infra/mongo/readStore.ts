@@ -97,6 +97,18 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
   const db: Db = client.db(options.database);
   const meta: Collection<MetaRecord> = db.collection<MetaRecord>(metaCollectionName(prefix));
   let closed = false;
+  /** Collections seen to exist; only "exists" is cached, so a stale entry merely costs a lookup. */
+  const existing = new Set<string>();
+
+  /** Whether a collection is certainly absent, so a batch can skip the stored-position lookup. */
+  async function knownMissing(collection: string): Promise<boolean> {
+    // Only worth a round trip where lookups are per key (FerretDB); `$in` costs one anyway.
+    if (dialect !== 'ferretdb' || existing.has(collection)) return false;
+    const name = mongoCollectionName(prefix, collection);
+    const found = await db.listCollections({ name }, { nameOnly: true }).toArray();
+    if (found.length > 0) existing.add(collection);
+    return found.length === 0;
+  }
 
   const docs = (collection: string): Collection<StoredRecord> =>
     db.collection<StoredRecord>(mongoCollectionName(prefix, collection));
@@ -179,7 +191,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
-            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, writeOptions);
+            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, writeOptions, await knownMissing(collection));
         // After the documents, never before: see the header.
         if (checkpoint) await putMeta(checkpointId(checkpoint.name), { position: checkpoint.position });
         return result;
@@ -197,6 +209,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
     async dropCollection(collection) {
       await run('dropCollection', async () => {
+        existing.delete(collection);
         try {
           await docs(collection).drop();
         } catch (err) {

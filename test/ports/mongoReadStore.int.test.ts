@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { MongoClient } from 'mongodb';
 import { isAppError } from '../../contracts/errors.ts';
 import type { ReadStore } from '../../contracts/ports.ts';
+import type { MongoDialect } from '../../infra/mongo/guardedWrite.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 import { describeWithServer } from './requireServer.ts';
@@ -30,60 +31,67 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
     }
   });
 
-  async function open(extra: { updatesPerCommand?: number } = {}): Promise<ReadStore> {
+  async function open(options: { dialect: MongoDialect; updatesPerCommand?: number }): Promise<ReadStore> {
     fixtures += 1;
-    return mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_`, ...extra });
+    return mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_`, ...options });
   }
 
-  readStoreSuite('mongoReadStore', async () => {
-    const store = await open();
-    return { store, cleanup: () => store.close() };
-  });
+  // Both dialects run on whichever server this is: each is correct everywhere, and `auto`
+  // only picks the faster one.
+  for (const dialect of ['mongodb', 'ferretdb'] as const) {
+    readStoreSuite(`mongoReadStore (${dialect} dialect)`, async () => {
+      const store = await open({ dialect });
+      return { store, cleanup: () => store.close() };
+    });
+    specifics(dialect);
+  }
 
-  describe('MongoDB specifics', function () {
-    this.timeout(60_000);
-    let store: ReadStore;
-    beforeEach(async () => {
-      store = await open({ updatesPerCommand: 7 });
-    });
-    afterEach(async () => {
-      await store.close();
-    });
+  function specifics(dialect: MongoDialect): void {
+    describe(`MongoDB specifics (${dialect} dialect)`, function () {
+      this.timeout(60_000);
+      let store: ReadStore;
+      beforeEach(async () => {
+        store = await open({ dialect, updatesPerCommand: 7 });
+      });
+      afterEach(async () => {
+        await store.close();
+      });
 
-    it('overwrites a batch spread over several update commands, guarding each document', async () => {
-      const col = uniqueName('col');
-      const keys = Array.from({ length: 30 }, (_, i) => `k${String(i).padStart(2, '0')}`);
-      await store.writeBatch(col, keys.map((key, i) => ({ key, doc: { v: 1 }, position: 10 + i })));
-      // Even keys move ahead, odd keys are replayed at their stored position, one key is new.
-      const result = await store.writeBatch(col, [
-        ...keys.map((key, i) => ({ key, doc: { v: 2 }, position: i % 2 === 0 ? 100 + i : 10 + i })),
-        { key: 'new', doc: { v: 2 }, position: 1 },
-      ]);
-      assert.deepEqual(result, { written: 16, skipped: 15 });
-      const docs = await store.scan<{ v: number }>(col);
-      assert.equal(docs.length, 31);
-      for (const [i, key] of keys.entries()) {
-        const doc = docs.find((d) => d.key === key);
-        assert.deepEqual(doc, i % 2 === 0 ? { key, doc: { v: 2 }, position: 100 + i } : { key, doc: { v: 1 }, position: 10 + i });
-      }
-    });
+      it('overwrites a batch spread over several update commands, guarding each document', async () => {
+        const col = uniqueName('col');
+        const keys = Array.from({ length: 30 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+        await store.writeBatch(col, keys.map((key, i) => ({ key, doc: { v: 1 }, position: 10 + i })));
+        // Even keys move ahead, odd keys are replayed at their stored position, one key is new.
+        const result = await store.writeBatch(col, [
+          ...keys.map((key, i) => ({ key, doc: { v: 2 }, position: i % 2 === 0 ? 100 + i : 10 + i })),
+          { key: 'new', doc: { v: 2 }, position: 1 },
+        ]);
+        assert.deepEqual(result, { written: 16, skipped: 15 });
+        const docs = await store.scan<{ v: number }>(col);
+        assert.equal(docs.length, 31);
+        for (const [i, key] of keys.entries()) {
+          const doc = docs.find((d) => d.key === key);
+          assert.deepEqual(doc, i % 2 === 0 ? { key, doc: { v: 2 }, position: 100 + i } : { key, doc: { v: 1 }, position: 10 + i });
+        }
+      });
 
-    it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
-      const col = uniqueName('col');
-      const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };
-      await store.writeBatch(col, [{ key: 'weird', doc, position: 1 }]);
-      assert.deepEqual((await store.get(col, 'weird'))?.doc, doc);
-    });
+      it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
+        const col = uniqueName('col');
+        const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };
+        await store.writeBatch(col, [{ key: 'weird', doc, position: 1 }]);
+        assert.deepEqual((await store.get(col, 'weird'))?.doc, doc);
+      });
 
-    it('keeps read-model collections whose names hold $, % and NUL apart and lists them by name', async () => {
-      const base = uniqueName('col');
-      const names = [`${base}$x`, `${base}%24x`, `${base}\0x`, `${base}.v1`];
-      for (const [i, name] of names.entries()) await store.writeBatch(name, [{ key: 'k', doc: i, position: 1 }]);
-      assert.deepEqual(await Promise.all(names.map(async (name) => (await store.get(name, 'k'))?.doc)), [0, 1, 2, 3]);
-      const listed = await store.listCollections();
-      assert.deepEqual(listed.filter((name) => name.startsWith(base)).sort(), [...names].sort());
+      it('keeps read-model collections whose names hold $, % and NUL apart and lists them by name', async () => {
+        const base = uniqueName('col');
+        const names = [`${base}$x`, `${base}%24x`, `${base}\0x`, `${base}.v1`];
+        for (const [i, name] of names.entries()) await store.writeBatch(name, [{ key: 'k', doc: i, position: 1 }]);
+        assert.deepEqual(await Promise.all(names.map(async (name) => (await store.get(name, 'k'))?.doc)), [0, 1, 2, 3]);
+        const listed = await store.listCollections();
+        assert.deepEqual(listed.filter((name) => name.startsWith(base)).sort(), [...names].sort());
+      });
     });
-  });
+  }
 });
 
 describe('mongoReadStore without a server', function () {

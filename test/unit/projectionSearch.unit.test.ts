@@ -28,7 +28,7 @@ describe('search projection', () => {
   it('builds the title fields from the registration, genre ids sorted', () => {
     const expected: SearchProjectionDoc = {
       id: mediaId, kind: 'movie', title: 'Heat', originalTitle: 'Heat!', titles: {}, year: 1995, genreIds: [18, 80], popularity: 42,
-      availability: {}, offers: {}, registered: true,
+      availability: {}, offerCounts: {}, registered: true,
     };
     assert.deepEqual(searchProjection.evolve(null, registered), expected);
   });
@@ -66,7 +66,7 @@ describe('search projection', () => {
     doc = searchProjection.evolve(doc, recorded('OfferRemoved', { mediaId, country: 'US', offer: keyOf('netflix', 'u2') }));
     doc = searchProjection.evolve(doc, recorded('OfferRemoved', { mediaId, country: 'DE', offer: keyOf('wow', 'u4') }));
     assert.deepEqual(doc?.availability, { US: ['amazon'] });
-    assert.deepEqual(doc?.offers, { US: { 'amazon||||u3': 'amazon' } });
+    assert.deepEqual(doc?.offerCounts, { US: { amazon: 1 } });
   });
 
   it('keeps a stub for offers seen before the registration and fills it in on registration', () => {
