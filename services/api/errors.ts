@@ -30,7 +30,11 @@ export function errorMiddleware(logger?: ApiLogger): Koa.Middleware {
       const status = httpStatusOf[appError.code] ?? 500;
       // Write-side codes never reach a client as such: anything 5xx is either unavailable or internal.
       const code = status >= 500 ? (status === 503 ? 'unavailable' : 'internal') : appError.code;
-      if (status >= 500) {
+      // An outage (503) is expected and retriable: a warning, without a stack per request;
+      // `/readyz` answering "not yet" is its job, not a failure. Anything else 5xx is a bug.
+      if (status === 503) {
+        if (ctx.path !== '/readyz') logger?.warn({ path: ctx.path, code: appError.code, reason: appError.message }, 'request answered 503');
+      } else if (status >= 500) {
         logger?.error({ err, path: ctx.path, code: appError.code }, 'request failed');
       }
       ctx.status = status;

@@ -43,6 +43,8 @@ async function main(argv: string[]): Promise<number> {
   const logger = createLogger({ level: config.logLevel });
   if (command === 'start') {
     await startCommand(config, logger, systemClock);
+    // Everything is closed; a handle a driver forgot must not keep a stopped server alive.
+    setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
     return 0;
   }
   const run = commands[command];

@@ -3,7 +3,7 @@
  * off one read of the log, the search index fed from the search projection. Used by `start`,
  * by the one-shot CLI commands and by the ingest benchmark.
  */
-import type { DocumentWrite, SearchDocument } from '../../contracts/ports.ts';
+import type { Consumer, DocumentWrite, SearchDocument } from '../../contracts/ports.ts';
 import type { GenresDoc } from '../../contracts/readModels.ts';
 import { ALL_PROJECTIONS, GENRES_KEY, genresProjection, searchProjection, toSearchDocument, type SearchProjectionDoc } from '../../projections/index.ts';
 import { createIngest, type Ingest } from '../ingest/ingest.ts';
@@ -22,6 +22,8 @@ export interface Pipeline {
   deferSearch(deferred: boolean): void;
   /** Consumes everything published so far, then projects everything appended so far. */
   drain(onProgress?: (stage: 'ingest' | 'project', done: number, total: number) => void): Promise<void>;
+  /** Stops a drain or live run in progress (ingest consumer and projections). */
+  stop(): Promise<void>;
 }
 
 export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
@@ -30,6 +32,8 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
   // validateObservation), so ingest need not run that check a second time; its own field checks still run.
   const ingest = createIngest({ eventStore, bus, logger, validate: () => null });
   let searchDeferred = false;
+  let draining: Consumer | null = null;
+  let stopped = false;
   const feed = async (writes: Array<DocumentWrite<unknown>>) => {
     if (!searchDeferred) await feedSearch(adapters, writes as Array<DocumentWrite<SearchProjectionDoc>>);
   };
@@ -44,8 +48,15 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
     deferSearch(deferred) {
       searchDeferred = deferred;
     },
+    async stop() {
+      stopped = true;
+      await draining?.stop();
+      await projections.stop();
+    },
     async drain(onProgress) {
+      if (stopped) return;
       const consumer = ingest.run({ untilIdle: true, batchSize: 2000 });
+      draining = consumer;
       const ticker = setInterval(() => {
         const n = ingest.totals().observations;
         onProgress?.('ingest', n, n);
@@ -54,7 +65,9 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
         await consumer.done;
       } finally {
         clearInterval(ticker);
+        draining = null;
       }
+      if (stopped) return;
       await projections.catchUp((position, head) => onProgress?.('project', position, head));
     },
   };

@@ -18,6 +18,8 @@ export interface SampleOptions {
   logger: Logger;
   config: Pick<Config, 'sampleSeed' | 'sampleDays' | 'sampleTitles' | 'sampleCountries'>;
   clock: Clock;
+  /** Aborted on shutdown: the load stops between steps and leaves what it appended consistent. */
+  signal?: AbortSignal;
 }
 
 /** The first day of the sample week: `days` days before today (UTC), so the catalog looks current. */
@@ -30,13 +32,33 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export async function loadSample({ adapters, pipeline, logger, config, clock }: SampleOptions): Promise<void> {
+/** Checkpoint name recording how many sample days are loaded, so an interrupted first start resumes. */
+export const SAMPLE_DAYS_CHECKPOINT = 'sample-days-loaded';
+/** The sample's first day, as days since 1970-01-01. */
+const SAMPLE_START_CHECKPOINT = 'sample-start-day';
+
+/** Whether `start` should (continue to) load the sample: an empty store, or a load cut short. */
+export async function sampleDaysToLoad(adapters: Adapters, days: number): Promise<number | null> {
+  const loaded = await adapters.readStore.getCheckpoint(SAMPLE_DAYS_CHECKPOINT);
+  if (loaded > 0) return loaded < days ? loaded : null;
+  return (await adapters.eventStore.headPosition()) === 0 ? 0 : null;
+}
+
+export async function loadSample({ adapters, pipeline, logger, config, clock, signal, fromDay = 0 }: SampleOptions & { fromDay?: number }): Promise<void> {
   const days = Math.max(1, config.sampleDays);
-  const startDate = process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days);
-  logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
+  // The first day is kept, so a load resumed on another day continues the same week.
+  const storedStart = await adapters.readStore.getCheckpoint(SAMPLE_START_CHECKPOINT);
+  const startDate =
+    fromDay > 0 && storedStart > 0
+      ? new Date(storedStart * 86_400_000).toISOString().slice(0, 10)
+      : (process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days));
+  await adapters.readStore.setCheckpoint(SAMPLE_START_CHECKPOINT, Date.parse(`${startDate}T00:00:00Z`) / 86_400_000);
+  if (fromDay === 0) logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
   const started = Date.now();
   pipeline.deferSearch(true);
-  for (let day = 0; day < days; day += 1) {
+  if (fromDay > 0) logger.info(`resuming the sample load at day ${fromDay + 1} of ${days}`);
+  for (let day = fromDay; day < days; day += 1) {
+    if (signal?.aborted) return;
     const date = addDays(startDate, day);
     const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
     const published = await crawl({
@@ -50,11 +72,17 @@ export async function loadSample({ adapters, pipeline, logger, config, clock }: 
     await pipeline.drain((stage, done, total) => {
       if (stage === 'project') bar.update(done, total, 'projecting');
     });
+    if (signal?.aborted) {
+      bar.stop();
+      return;
+    }
     await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock });
     await pipeline.projections.catchUp();
+    await adapters.readStore.setCheckpoint(SAMPLE_DAYS_CHECKPOINT, day + 1);
     bar.stop();
     logger.debug({ day, date, published }, 'sample day loaded');
   }
+  if (signal?.aborted) return;
   pipeline.deferSearch(false);
   const indexed = await refillSearch(adapters);
   const head = await adapters.eventStore.headPosition();

@@ -12,7 +12,7 @@ import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createPipeline, refillSearch, type Pipeline } from './pipeline.ts';
-import { loadSample } from './sample.ts';
+import { loadSample, sampleDaysToLoad } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
 export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock): Promise<void> {
@@ -38,27 +38,40 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
 
   const pipeline = createPipeline(adapters, logger);
+  const abort = new AbortController();
   let consumer: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
+  let loading: Promise<void> = Promise.resolve();
   const stopping = shutdownOn(logger, async () => {
+    // Stop producing work first, let the step in flight finish, then close the engines.
+    abort.abort();
     await scheduler?.stop();
     await consumer?.stop();
-    await pipeline.projections.stop();
+    await pipeline.stop();
+    await loading.catch(() => undefined);
     await api.close();
     redis?.disconnect();
     await adapters.close();
   });
 
-  if (adapters.searchInProcess) {
-    const indexed = await refillSearch(adapters);
-    if (indexed > 0) logger.info(`search index refilled with ${indexed} titles`);
+  loading = (async () => {
+    if (adapters.searchInProcess) {
+      const indexed = await refillSearch(adapters);
+      if (indexed > 0) logger.info(`search index refilled with ${indexed} titles`);
+    }
+    const fromDay = await sampleDaysToLoad(adapters, config.sampleDays);
+    if (fromDay !== null) await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay });
+    else await pipeline.drain();
+  })();
+  try {
+    await loading;
+  } catch (err) {
+    if (!abort.signal.aborted) throw err;
   }
-  if ((await adapters.eventStore.headPosition()) === 0) {
-    await loadSample({ adapters, pipeline, logger, config, clock });
-  } else {
-    await pipeline.drain();
+  if (stopping.requested) {
+    await stopping.promise;
+    return;
   }
-  if (stopping.requested) return;
 
   consumer = pipeline.ingest.run({ untilIdle: false });
   pipeline.projections.start();
