@@ -56,6 +56,7 @@ async function runOnce(label: string, titles: number | undefined): Promise<RunRe
     readStore,
     search,
     searchInProcess: true,
+    ingestGroup: 'ingest',
     engines: { events: 'lmdb', observations: 'inbox', readModels: 'lmdb', search: 'in-process' },
     close: async () => {
       await bus.close();

@@ -76,8 +76,9 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
   const prefix = options.collectionPrefix ?? 'rm_';
   const client = new MongoClient(options.url, {
     serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
-    // No retry of a failed write by the driver: every write here is idempotent anyway, and a
-    // caller deciding about an outage should hear of it within serverSelectionTimeoutMS.
+    // The driver's one automatic retry of a failed write is left off: every write here is
+    // idempotent, so the caller's own retry repeats a batch safely, and an outage surfaces
+    // within serverSelectionTimeoutMS rather than after two of them.
     retryWrites: false,
   });
   let dialect: MongoDialect;

@@ -13,6 +13,7 @@ import { endpoints } from './endpoints.ts';
 import { errorMiddleware, methodGuard, notFoundFallback } from './errors.ts';
 import { etagMiddleware } from './etag.ts';
 import { createKeyLookup } from './keys.ts';
+import { cachedLinkTokens } from './linkTokenCache.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseParams } from './params.ts';
@@ -63,6 +64,8 @@ export function createApp(deps: ApiDeps): ApiApp {
   for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;
   const catalog = createCatalog(deps.readStore, { versions: { ...versions, ...deps.modelVersions } });
   const metrics = createMetrics();
+  // Handlers see the link-token codec with its (deterministic) tokens remembered per URL.
+  const handlerDeps: ApiDeps = { ...deps, linkTokens: cachedLinkTokens(deps.linkTokens) };
 
   let openapi: Record<string, unknown> = {};
   const list: Endpoint[] = endpoints(() => openapi);
@@ -91,7 +94,7 @@ export function createApp(deps: ApiDeps): ApiApp {
         throw new AppError('unavailable', 'The catalog is still being built.');
       }
       const params = parseParams(e.params, ctx.query, ctx.params as Record<string, string | undefined>);
-      const body = await e.handler({ params, deps, catalog, ctx, imageBase });
+      const body = await e.handler({ params, deps: handlerDeps, catalog, ctx, imageBase });
       if (body !== undefined) {
         ctx.status = 200;
         ctx.body = body;

@@ -4,7 +4,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { parseArgs } from 'node:util';
 import type { EventType } from '../../contracts/events.ts';
@@ -15,7 +15,10 @@ import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
 import { catchUp } from '../../projections/runner.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api/keys.ts';
 import { crawl } from '../crawler/crawl.ts';
+import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
+import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
+import { buildRelease } from '../snapshot/build.ts';
 import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -264,6 +267,43 @@ async function keysCommand(ctx: CommandContext): Promise<number> {
   });
 }
 
+async function snapshotCommand(ctx: CommandContext): Promise<number> {
+  const [sub, ...rest] = ctx.args;
+  if (sub !== 'build') throw new UsageError('snapshot build [--week YYYY-Www]');
+  const { values } = ctx.parse({ args: rest, options: { week: { type: 'string' } } });
+  return withAdapters(ctx, async (adapters) => {
+    // The release reads the read models: bring them up to date first.
+    await createPipeline(adapters, ctx.logger).projections.catchUp();
+    const releases = fsReleaseStore({ dir: join(ctx.config.dataDir, 'releases') });
+    const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: ctx.config.linkTokenKeys ?? undefined }) });
+    let bar: ReturnType<typeof progress> | null = null;
+    const result = await buildRelease({
+      readStore: adapters.readStore,
+      releases,
+      linkTokens,
+      clock: ctx.clock,
+      keep: ctx.config.releasesKeep,
+      ...(values.week === undefined ? {} : { week: values.week }),
+      onProgress: (p) => {
+        bar ??= progress('snapshot build', p.total, 'files');
+        bar.update(p.done, p.total, p.file);
+      },
+    });
+    (bar as ReturnType<typeof progress> | null)?.stop();
+    const m = result.manifest;
+    if (!result.created) {
+      console.log(`release ${m.version} is already published (releases are immutable); nothing to do`);
+      return 0;
+    }
+    const bytes = m.files.reduce((sum, f) => sum + f.sizeBytes, 0);
+    console.log(
+      `release ${m.version} published: ${m.files.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${m.countries.length} countries, in ${(result.durationMs / 1000).toFixed(1)} s` +
+        (result.pruned.length > 0 ? `; pruned ${result.pruned.join(', ')}` : ''),
+    );
+    return 0;
+  });
+}
+
 export const commands: Record<string, (ctx: CommandContext) => Promise<number>> = {
   crawl: crawlCommand,
   rank: rankCommand,
@@ -271,4 +311,5 @@ export const commands: Record<string, (ctx: CommandContext) => Promise<number>> 
   status: statusCommand,
   'dead-letters': deadLettersCommand,
   keys: keysCommand,
+  snapshot: snapshotCommand,
 };

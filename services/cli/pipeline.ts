@@ -55,7 +55,7 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
     },
     async drain(onProgress) {
       if (stopped) return;
-      const consumer = ingest.run({ untilIdle: true, batchSize: 2000 });
+      const consumer = ingest.run({ untilIdle: true, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' });
       draining = consumer;
       const ticker = setInterval(() => {
         const n = ingest.totals().observations;

@@ -3,11 +3,15 @@
  * once (`/readyz` 503 while loading); on an empty data directory the sample catalog is loaded
  * first with a week of simulated daily crawls and rankings.
  */
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
+import { createSnapshotRoutes } from '../snapshot/routes.ts';
+import { loadSigningKey } from '../snapshot/signing.ts';
 import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -23,7 +27,15 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
   const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: config.linkTokenKeys ?? undefined }) });
+  const releases = fsReleaseStore({ dir: join(config.dataDir, 'releases') });
+  const snapshots = createSnapshotRoutes({
+    releases,
+    signingKey: await loadSigningKey(config.downloadSigningKey, config.dataDir),
+    publicBaseUrl: config.publicBaseUrl,
+    clock,
+  });
   const api = await startApi({
+    snapshots,
     port: config.port,
     readStore: adapters.readStore,
     search: adapters.search,
@@ -73,9 +85,9 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     return;
   }
 
-  consumer = pipeline.ingest.run({ untilIdle: false });
+  consumer = pipeline.ingest.run({ untilIdle: false, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' });
   pipeline.projections.start();
-  scheduler = createScheduler({ adapters, pipeline, logger, clock, config });
+  scheduler = createScheduler({ adapters, pipeline, logger, clock, config, releases, linkTokens });
   ready = true;
   logger.info(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${api.url}/v1 (create a key with \`npx marquee keys create --name me\`)`);
   await stopping.promise;

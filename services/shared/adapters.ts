@@ -18,6 +18,8 @@ export interface Adapters {
   search: SearchIndex;
   /** Whether the search index lives in this process (and must be refilled at start-up). */
   searchInProcess: boolean;
+  /** Consumer group of the ingest role. Default `ingest`. */
+  ingestGroup?: string;
   /** One line per port naming the engine, for the start-up log and `marquee status`. */
   engines: Record<'events' | 'observations' | 'readModels' | 'search', string>;
   close(): Promise<void>;
@@ -40,7 +42,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   let observations: string;
   if (config.kafkaBrokers) {
     const { kafkaObservationBus } = await import('../../infra/kafka/observationBus.ts');
-    bus = kafkaObservationBus({ brokers: config.kafkaBrokers, logger });
+    bus = kafkaObservationBus({ brokers: config.kafkaBrokers, topicPrefix: config.kafkaTopicPrefix, logger });
     observations = `Kafka ${config.kafkaBrokers.join(',')}`;
   } else {
     bus = lmdbInbox({ dataDir });
@@ -63,7 +65,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const searchInProcess = !config.opensearchUrl;
   if (config.opensearchUrl) {
     const { openSearchIndex } = await import('../../infra/opensearch/searchIndex.ts');
-    search = await openSearchIndex({ url: config.opensearchUrl, logger });
+    search = await openSearchIndex({ url: config.opensearchUrl, indexPrefix: config.opensearchIndexPrefix, logger });
     searchEngine = `OpenSearch ${redact(config.opensearchUrl)}`;
   } else {
     search = inProcessSearchIndex();
@@ -76,6 +78,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     readStore,
     search,
     searchInProcess,
+    ingestGroup: config.ingestGroup,
     engines: { events, observations, readModels, search: searchEngine },
     async close() {
       await Promise.allSettled([bus.close(), search.close()]);

@@ -11,6 +11,10 @@ export interface Config {
   dataDir: string;
   /** Comma-separated Kafka brokers; unset = the local inbox. `KAFKA_BROKERS`. */
   kafkaBrokers: string[] | null;
+  /** Prefix of the Kafka topics. `KAFKA_TOPIC_PREFIX`, default `marquee.`. */
+  kafkaTopicPrefix: string;
+  /** Consumer group of the ingest role; processes in one group share the work. `INGEST_GROUP`, default `ingest`. */
+  ingestGroup: string;
   /** EventStoreDB connection string; unset = LMDB. `EVENTSTORE_URL`. */
   eventStoreUrl: string | null;
   /** MongoDB URL; unset = LMDB read models. `MONGODB_URL`. */
@@ -31,6 +35,8 @@ export interface Config {
   imageBase: string;
   /** Public base URL of this API, for download URLs. `PUBLIC_BASE_URL`, default `http://localhost:<port>`. */
   publicBaseUrl: string;
+  /** Prefix of the OpenSearch index. `OPENSEARCH_INDEX_PREFIX`, default `marquee-search`. */
+  opensearchIndexPrefix: string;
   /** pino level. `LOG_LEVEL`, default `info`. */
   logLevel: string;
   /** Seed of the sample catalog. `SAMPLE_SEED`, default 42. */
@@ -63,6 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port,
     dataDir: resolve(env.DATA_DIR ?? './data'),
     kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX || 'marquee.',
+    ingestGroup: env.INGEST_GROUP || 'ingest',
     eventStoreUrl: url(env.EVENTSTORE_URL),
     mongodbUrl: url(env.MONGODB_URL),
     mongodbDb: env.MONGODB_DB ?? 'marquee',
@@ -73,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     downloadSigningKey: url(env.DOWNLOAD_SIGNING_KEY),
     imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    opensearchIndexPrefix: env.OPENSEARCH_INDEX_PREFIX || 'marquee-search',
     logLevel: env.LOG_LEVEL ?? 'info',
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),

@@ -5,6 +5,11 @@
  *
  * Tests use unique stream names and positions relative to the head, so an adapter may hand the
  * same (non-empty) server to every test.
+ *
+ * Positions are exact (head + 1, head + 2, ...) for an adapter whose positions are gapless, and
+ * only checked to increase for one whose positions are not (`positions: 'increasing'`, e.g.
+ * EventStoreDB's log offsets); such an adapter may also commit the requests of one appendMany
+ * for different streams in any order.
  */
 import assert from 'node:assert/strict';
 import { isAppError } from '../../contracts/errors.ts';
@@ -17,9 +22,32 @@ export interface EventStoreFixture {
   cleanup(): Promise<void>;
 }
 
+export interface EventStoreSuiteOptions {
+  /** `gapless`: 1, 2, 3... as appended; `increasing`: only ordered. Default `gapless`. */
+  positions?: 'gapless' | 'increasing';
+}
+
 const isConflict = (err: unknown) => isAppError(err, 'wrong_expected_revision');
 
-export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixture>): void {
+export function eventStoreSuite(
+  name: string,
+  make: () => Promise<EventStoreFixture>,
+  suiteOptions: EventStoreSuiteOptions = {},
+): void {
+  const gapless = (suiteOptions.positions ?? 'gapless') === 'gapless';
+
+  /** `count` positions after `head`: exactly head + 1.. when gapless, else strictly increasing. */
+  function assertPositionsAfter(actual: number[], head: number, count: number): void {
+    if (gapless) {
+      assert.deepEqual(actual, Array.from({ length: count }, (_, i) => head + i + 1));
+      return;
+    }
+    assert.equal(actual.length, count, `positions ${actual.join(', ')}`);
+    actual.forEach((position, i) => {
+      assert.ok(position > (i === 0 ? head : (actual[i - 1] as number)), `positions ${actual.join(', ')} after ${head}`);
+    });
+  }
+
   describe(`EventStore behaviour: ${name}`, () => {
     let fixture: EventStoreFixture;
     let store: EventStore;
@@ -37,15 +65,16 @@ export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixt
         const head = await store.headPosition();
         const result = await store.append(stream, [genreEvent(1), genreEvent(2)], 'no_stream');
         assert.equal(result.nextExpectedRevision, 1);
-        assert.equal(result.position, head + 2);
 
         const events = await store.readStream(stream);
         assert.equal(events.length, 2);
+        assertPositionsAfter(events.map((e) => e.position), head, 2);
+        assert.equal(result.position, events[1]?.position);
         assert.deepEqual(
-          events.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, revision: e.revision, position: e.position })),
+          events.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, revision: e.revision })),
           [
-            { ...genreEvent(1), streamId: stream, revision: 0, position: head + 1 },
-            { ...genreEvent(2), streamId: stream, revision: 1, position: head + 2 },
+            { ...genreEvent(1), streamId: stream, revision: 0 },
+            { ...genreEvent(2), streamId: stream, revision: 1 },
           ],
         );
         for (const event of events) {
@@ -151,8 +180,13 @@ export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixt
         const [ra, rb] = results as AppendResult[];
         assert.equal(ra?.nextExpectedRevision, 1);
         assert.equal(rb?.nextExpectedRevision, 0);
-        assert.ok(ra!.position > head && rb!.position > ra!.position);
-        assert.equal(await store.headPosition(), rb!.position);
+        if (gapless) {
+          assert.ok(ra!.position > head && rb!.position > ra!.position);
+          assert.equal(await store.headPosition(), rb!.position);
+        } else {
+          assert.ok(ra!.position > head && rb!.position > head && ra!.position !== rb!.position);
+          assert.equal(await store.headPosition(), Math.max(ra!.position, rb!.position));
+        }
       });
 
       it('puts an AppError in the slot of a conflicting request and appends the others', async () => {
@@ -199,22 +233,25 @@ export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixt
         await store.append(b, [genreEvent(5)], 0);
 
         const all = await store.readAll({ after: head, limit: 100 });
-        assert.deepEqual(all.map((e) => e.position), [head + 1, head + 2, head + 3, head + 4, head + 5]);
+        const positions = all.map((e) => e.position);
+        assertPositionsAfter(positions, head, 5);
         assert.deepEqual(all.map((e) => (e.data as { genre: { id: number } }).genre.id), [1, 2, 3, 4, 5]);
         assert.deepEqual(all.map((e) => e.streamId), [a, b, a, a, b]);
 
         const page = await store.readAll({ after: head, limit: 2 });
-        assert.deepEqual(page.map((e) => e.position), [head + 1, head + 2]);
-        const rest = await store.readAll({ after: head + 2, limit: 100 });
-        assert.deepEqual(rest.map((e) => e.position), [head + 3, head + 4, head + 5]);
-        assert.deepEqual(await store.readAll({ after: head + 5 }), []);
+        assert.deepEqual(page.map((e) => e.position), positions.slice(0, 2));
+        const rest = await store.readAll({ after: positions[1], limit: 100 });
+        assert.deepEqual(rest.map((e) => e.position), positions.slice(2));
+        assert.deepEqual(await store.readAll({ after: positions[4] }), []);
       });
 
       it('reads from the start when no position is given', async () => {
         await store.append(uniqueName('s'), [genreEvent(1)], 'no_stream');
         const first = await store.readAll({ limit: 1 });
         assert.equal(first.length, 1);
-        assert.equal(first[0]?.position, 1);
+        if (gapless) assert.equal(first[0]?.position, 1);
+        else assert.ok((first[0]?.position ?? 0) >= 1);
+        assert.deepEqual(await store.readAll({ after: 0, limit: 1 }), first);
       });
 
       it('moves the head position to the position of the last appended event', async () => {
@@ -243,7 +280,8 @@ export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixt
         } finally {
           await subscription.stop();
         }
-        assert.deepEqual(seen.map((e) => e.position), [head + 1, head + 2, head + 3, head + 4, head + 5]);
+        assertPositionsAfter(seen.map((e) => e.position), head, 5);
+        assert.deepEqual(seen.map((e) => e.position), (await store.readAll({ after: head, limit: 5 })).map((e) => e.position));
         assert.deepEqual(seen.map((e) => e.revision), [0, 1, 2, 3, 4]);
       });
 
@@ -273,7 +311,7 @@ export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixt
       it('delivers nothing after stop() and settles done', async () => {
         const stream = uniqueName('s');
         const head = await store.headPosition();
-        await store.append(stream, [genreEvent(1)], 'no_stream');
+        const first = await store.append(stream, [genreEvent(1)], 'no_stream');
         const seen: number[] = [];
         const subscription = store.subscribeAll(
           async (batch) => {
@@ -292,11 +330,12 @@ export function eventStoreSuite(name: string, make: () => Promise<EventStoreFixt
           async (batch) => {
             laterSaw += batch.length;
           },
-          { after: head + 1, idleMs: 10 },
+          { after: first.position, idleMs: 10 },
         );
         await waitFor('the second subscription', () => laterSaw === 1);
         await later.stop();
-        assert.deepEqual(seen, [head + 1]);
+        assert.deepEqual(seen, [first.position]);
+        if (gapless) assert.equal(first.position, head + 1);
       });
 
       it('rejects done with the error of a handler that throws', async () => {

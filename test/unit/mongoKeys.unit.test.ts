@@ -1,0 +1,44 @@
+/** Names and key ranges of the MongoDB read store (infra/mongo/keys.ts), without a server. */
+import assert from 'node:assert/strict';
+import {
+  keyRange,
+  metaCollectionName,
+  mongoCollectionName,
+  prefixEnd,
+  readModelCollectionName,
+} from '../../infra/mongo/keys.ts';
+
+describe('MongoDB read store keys', () => {
+  it('ends a prefix range just after the last code point, skipping the surrogate block', () => {
+    assert.equal(prefixEnd('b'), 'c');
+    assert.equal(prefixEnd('movie:'), 'movie;');
+    assert.equal(prefixEnd('a\u{10ffff}'), 'b');
+    assert.equal(prefixEnd('x\ud7ff'), 'x\ue000');
+    assert.equal(prefixEnd('\u{10ffff}'), null);
+    assert.equal(prefixEnd(''), null);
+  });
+
+  it('narrows a prefix range by start and end in UTF-8 byte order', () => {
+    assert.deepEqual(keyRange({}), { low: '', high: null });
+    assert.deepEqual(keyRange({ prefix: 'b' }), { low: 'b', high: 'c' });
+    assert.deepEqual(keyRange({ prefix: 'b', start: 'ba' }), { low: 'ba', high: 'c' });
+    assert.deepEqual(keyRange({ prefix: 'b', start: 'a' }), { low: 'b', high: 'c' });
+    assert.deepEqual(keyRange({ end: 'a1' }), { low: '', high: 'a1' });
+    // U+FFFF sorts before an astral character in UTF-8 (EF BF BF < F0 ...), unlike in UTF-16.
+    assert.deepEqual(keyRange({ start: '\uffff', end: '\u{1f600}' }), { low: '\uffff', high: '\u{1f600}' });
+    assert.equal(keyRange({ start: 'c', end: 'c' }), null);
+    assert.equal(keyRange({ prefix: 'b', end: 'a' }), null);
+  });
+
+  it('encodes collection names reversibly and never as the meta collection', () => {
+    for (const name of ['titles.v3', 'a$b', '100%', 'nul\0x', '%meta', 'é']) {
+      const encoded = mongoCollectionName('rm_', name);
+      assert.equal(/[$\0]/.test(encoded), false, encoded);
+      assert.notEqual(encoded, metaCollectionName('rm_'));
+      assert.equal(readModelCollectionName('rm_', encoded), name);
+    }
+    assert.equal(readModelCollectionName('rm_', metaCollectionName('rm_')), null);
+    assert.equal(readModelCollectionName('rm_', 'other'), null);
+    assert.throws(() => mongoCollectionName('rm_', ''), /must not be empty/);
+  });
+});
