@@ -231,7 +231,8 @@ async function main(): Promise<void> {
   const warmupSeconds = Math.min(2, Math.max(1, Math.round(seconds / 5)));
   const ownDir = opts['data-dir'] === undefined;
   const dataDir = opts['data-dir'] ?? mkdtempSync(join(tmpdir(), 'marquee-bench-api-'));
-  const capturedFile = join(mkdtempSync(join(tmpdir(), 'marquee-bench-api-bare-')), 'responses.json');
+  const capturedDir = mkdtempSync(join(tmpdir(), 'marquee-bench-api-bare-'));
+  const capturedFile = join(capturedDir, 'responses.json');
   const children: Child[] = [];
   try {
     const api = await spawnChild(
@@ -334,7 +335,7 @@ async function main(): Promise<void> {
     }));
   } finally {
     for (const child of children.reverse()) await child.stop();
-    rmSync(capturedFile, { force: true });
+    rmSync(capturedDir, { recursive: true, force: true });
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

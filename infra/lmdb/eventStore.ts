@@ -52,7 +52,15 @@ const HEAD_KEY = 'head';
 export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   const clock = options.clock ?? systemClock;
   const root: RootDatabase = openLmdb({ dataDir: options.dataDir });
-  const events: Database<StoredEvent, number> = root.openDB({ name: 'es:events' });
+  // Shared record structures: event field names are stored once, not in every event, which
+  // makes the log smaller and its decoding (every projection reads it) several times faster.
+  const events: Database<StoredEvent, number> = root.openDB({
+    name: 'es:events',
+    sharedStructuresKey: Symbol.for('structures'),
+    // msgpackr's option, passed through by lmdb (absent from lmdb's types); default 32 is too
+    // few for documents with many nested record shapes.
+    ...({ maxSharedStructures: 500 } as object),
+  });
   const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
   const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
   const meta: Database<number, string> = root.openDB({ name: 'es:meta' });

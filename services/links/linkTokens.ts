@@ -19,6 +19,7 @@ import bs58 from 'bs58';
 import { AppError } from '../../contracts/errors.ts';
 import type { Platform } from '../../contracts/domain.ts';
 import { deepLink } from './deepLinks.ts';
+import { base58Encode, createSivSealer } from './sivSealer.ts';
 
 export { deepLink };
 
@@ -71,18 +72,19 @@ export function createLinkTokens(options: LinkTokensOptions): LinkTokens {
   const current = options.current ?? Math.max(...keys.keys());
   const currentKey = keys.get(current);
   if (currentKey === undefined) throw new AppError('internal', `No link token key has version ${current}.`);
+  // aessiv(currentKey, [current]).encrypt with its key schedules computed once: a release
+  // encodes every link, and noble redoes them per call (./sivSealer.ts, same bytes).
+  const seal = createSivSealer(currentKey, Uint8Array.of(current));
 
   return {
     version: current,
 
     encode(webUrl) {
-      const ad = Uint8Array.of(current);
-      // A cipher instance encrypts once (noble's guard against nonce reuse), so one per call.
-      const sealed = aessiv(currentKey, ad).encrypt(utf8.encode(webUrl));
+      const sealed = seal(utf8.encode(webUrl));
       const bytes = new Uint8Array(1 + sealed.length);
       bytes[0] = current;
       bytes.set(sealed, 1);
-      return bs58.encode(bytes);
+      return base58Encode(bytes);
     },
 
     decode(token) {

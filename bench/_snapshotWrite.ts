@@ -1,0 +1,82 @@
+/**
+ * Child process of bench/snapshot.ts: the pure write phase, measured the way DuckDB's is. For
+ * every Parquet file of a built release, its rows are first read back into memory as the plain
+ * rows our writer takes (not timed), then written again with our writer to a new file (timed).
+ * DuckDB gets the same treatment in the parent: read the file into a table, time the COPY.
+ * Prints one JSON line: total write time, bytes, rows, and per-file times.
+ * Usage: node --import tsx bench/_snapshotWrite.ts <outDir> <file.parquet>...
+ */
+import { readFileSync, statSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
+import { basename, join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { tableFromIPC, type Vector } from 'apache-arrow';
+import { readParquet } from 'parquet-wasm';
+import {
+  LINKS_FILE,
+  METADATA_FILES,
+  RANKINGS_FILE,
+  TRANSLATIONS_FILE,
+  TRENDING_FILE,
+  type SnapshotFileSchema,
+} from '../contracts/snapshotSchema.ts';
+import type { SnapshotRow, SnapshotValue } from '../services/snapshot/arrowSchema.ts';
+import { writeParquetRows } from '../services/snapshot/parquet.ts';
+
+const [outDir, ...files] = process.argv.slice(2);
+if (!outDir || files.length === 0) throw new Error('usage: _snapshotWrite.ts <outDir> <file.parquet>...');
+
+function schemaOf(file: string): SnapshotFileSchema {
+  const name = basename(file);
+  if (name.startsWith('lang_')) return TRANSLATIONS_FILE;
+  const def = [LINKS_FILE, RANKINGS_FILE, TRENDING_FILE, ...METADATA_FILES].find((f) => f.file === name);
+  if (!def) throw new Error(`no schema for ${file}`);
+  return def;
+}
+
+const isoDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** The file's rows as our writer takes them: DATE as `YYYY-MM-DD`, lists as string arrays. */
+function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
+  const wasmTable = readParquet(new Uint8Array(readFileSync(file)));
+  // intoIPCStream consumes (frees) the wasm table.
+  const table = tableFromIPC(wasmTable.intoIPCStream());
+  const rows: SnapshotRow[] = Array.from({ length: table.numRows }, () => ({}));
+  for (const col of def.columns) {
+    const vector = table.getChild(col.name) as Vector | null;
+    if (!vector) throw new Error(`${file} lacks ${col.name}`);
+    for (let i = 0; i < rows.length; i++) {
+      const v: unknown = vector.get(i);
+      let value: SnapshotValue;
+      if (v === null || v === undefined) value = null;
+      else if (col.type === 'DATE') value = isoDay(v instanceof Date ? v.getTime() : Number(v));
+      else if (col.type === 'LIST<UTF8>') value = [...(v as Iterable<string>)];
+      else value = v as SnapshotValue;
+      (rows[i] as SnapshotRow)[col.name] = value;
+    }
+  }
+  // Same key order (and so the same hidden class) as rows.ts's object literals.
+  return rows.map((row) => Object.fromEntries(def.columns.map((c) => [c.name, row[c.name]])));
+}
+
+let writeMs = 0;
+let bytes = 0;
+let rowCount = 0;
+const perFile: Record<string, number> = {};
+for (const [i, file] of files.entries()) {
+  const def = schemaOf(file);
+  const rows = readRows(file, def);
+  const target = join(outDir, `ours-${i}.parquet`);
+  const started = performance.now();
+  await writeParquetRows(def, rows, async (stream) => {
+    await pipeline(Readable.from(stream), createWriteStream(target));
+  });
+  const ms = performance.now() - started;
+  writeMs += ms;
+  perFile[file.slice(-60)] = Math.round(ms);
+  bytes += statSync(target).size;
+  rowCount += rows.length;
+  process.stderr.write(`  write ${i + 1}/${files.length} ${basename(file)} ${rows.length} rows ${Math.round(ms)} ms\n`);
+}
+console.log(JSON.stringify({ write_ms: Math.round(writeMs), bytes, rows: rowCount, per_file_ms: perFile }));
