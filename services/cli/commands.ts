@@ -63,6 +63,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
       titles: { type: 'string' },
       seed: { type: 'string' },
       'start-date': { type: 'string' },
+      countries: { type: 'string' },
       'publish-only': { type: 'boolean', default: false },
     },
   });
@@ -79,6 +80,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
       day,
       startDate,
       ...(titles === undefined ? {} : { titles }),
+      ...(values.countries === undefined ? {} : { countries: values.countries.split(',').map((c) => c.trim().toUpperCase()) }),
       onProgress: (n: number) => bar.update(n, n),
     });
     bar.stop();

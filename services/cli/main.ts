@@ -17,7 +17,7 @@ Usage: marquee <command> [options]
 
 Commands:
   start                          every role in one process; API on $PORT (default 8080), data in $DATA_DIR (default ./data)
-  crawl [--day N] [--titles N] [--seed N] [--start-date YYYY-MM-DD]
+  crawl [--day N] [--titles N] [--countries US,DE] [--seed N] [--start-date YYYY-MM-DD] [--publish-only]
                                  publish a crawl of the sample (or a synthetic N-title) catalog, then ingest and project it
   rank --date YYYY-MM-DD         run the daily ranking job for a day
   replay <projection>            rebuild a read model from position 0 into a new version and switch it live
