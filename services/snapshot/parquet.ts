@@ -20,10 +20,19 @@ export interface ParquetWriterOptions {
   chunkRows?: number;
   /** Largest row group, in rows. Default 131072 (about DuckDB's 122880). */
   maxRowGroupRows?: number;
+  /**
+   * Dictionary encoding is turned off for a column whose first chunk has more distinct values
+   * than this share of its non-null values. Default 0.1. Near-unique columns (tokens, titles,
+   * overviews) only overflow the dictionary and fall back to plain after hashing every value,
+   * which costs time and a useless dictionary page; ZSTD does better on them alone. 1 keeps
+   * every dictionary, 0 drops them all. List columns keep theirs (few distinct values).
+   */
+  dictionaryMaxDistinctRatio?: number;
 }
 
-export const DEFAULT_CHUNK_ROWS = 16_384;
+export const DEFAULT_CHUNK_ROWS = Number(process.env.H14_CHUNK ?? 16_384);
 export const DEFAULT_MAX_ROW_GROUP_ROWS = 131_072;
+export const DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO = 0.1;
 
 /** Consumes the bytes of one Parquet file (writes them somewhere) and says what it wrote. */
 export type ParquetSink<T> = (bytes: AsyncIterable<Uint8Array>) => Promise<T>;
@@ -37,13 +46,36 @@ export interface ParquetRowWriter<T> {
   abort(reason: unknown): Promise<void>;
 }
 
-function writerProperties(maxRowGroupRows: number): parquet.WriterProperties {
-  return new parquet.WriterPropertiesBuilder()
+/** Rows of the first chunk looked at to choose the dictionary columns. */
+const DICTIONARY_SAMPLE_ROWS = 4096;
+
+/** Flat columns of `def` whose values in `sample` are too varied for a dictionary to pay. */
+function undictionaryColumns(def: SnapshotFileSchema, sample: readonly SnapshotRow[], maxRatio: number): string[] {
+  const out: string[] = [];
+  for (const col of def.columns) {
+    if (col.type === 'LIST<UTF8>' || col.type === 'BOOLEAN') continue;
+    const distinct = new Set<unknown>();
+    let present = 0;
+    for (let i = 0; i < Math.min(sample.length, DICTIONARY_SAMPLE_ROWS); i++) {
+      const row = sample[i] as SnapshotRow;
+      const v = row[col.name];
+      if (v === null || v === undefined) continue;
+      present += 1;
+      distinct.add(v);
+    }
+    if (present > 0 && distinct.size > maxRatio * present) out.push(col.name);
+  }
+  return out;
+}
+
+function writerProperties(maxRowGroupRows: number, plainColumns: readonly string[]): parquet.WriterProperties {
+  let builder = new parquet.WriterPropertiesBuilder()
     .setCompression(parquet.Compression.ZSTD)
     .setStatisticsEnabled(parquet.EnabledStatistics.Page)
     .setMaxRowGroupSize(maxRowGroupRows)
-    .setCreatedBy('marquee snapshot (parquet-wasm)')
-    .build();
+    .setCreatedBy('marquee snapshot (parquet-wasm)');
+  for (const name of plainColumns) builder = builder.setColumnDictionaryEnabled(name, false);
+  return builder.build();
 }
 
 export function openParquetWriter<T>(
@@ -58,20 +90,34 @@ export function openParquetWriter<T>(
   const channel = new TransformStream<parquet.RecordBatch, parquet.RecordBatch>(undefined, { highWaterMark: 1 }, { highWaterMark: 0 });
   const input = channel.writable.getWriter();
   let failure: unknown = null;
-  const done: Promise<T> = parquet
-    .transformParquetStream(channel.readable as ReadableStream, writerProperties(options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS))
+  let started: ((plainColumns: readonly string[]) => void) | null = null;
+  // The writer starts with the first chunk, whose values choose the dictionary columns.
+  const done: Promise<T> = new Promise<readonly string[]>((resolve) => {
+    started = resolve;
+  })
+    .then((plainColumns) =>
+      parquet.transformParquetStream(channel.readable as ReadableStream, writerProperties(options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS, plainColumns)),
+    )
     .then((bytes) => sink(bytes as unknown as AsyncIterable<Uint8Array>));
   done.catch((err: unknown) => {
     failure ??= err;
     input.abort(err).catch(() => {});
   });
+  const start = (sample: readonly SnapshotRow[]): void => {
+    if (started === null) return;
+    const ratio = options.dictionaryMaxDistinctRatio ?? DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO;
+    started(ratio >= 1 ? [] : undictionaryColumns(def, sample, ratio));
+    started = null;
+  };
 
   let buffer: SnapshotRow[] = [];
   let rows = 0;
   let closed = false;
 
   async function push(chunk: readonly SnapshotRow[]): Promise<void> {
-    const wasmTable = parquet.Table.fromIPCStream(tableToIPC(maker.make(chunk), 'stream'));
+    const table = maker.make(chunk);
+    start(chunk);
+    const wasmTable = parquet.Table.fromIPCStream(tableToIPC(table, 'stream'));
     try {
       for (const batch of wasmTable.recordBatches()) {
         await input.ready;
@@ -112,6 +158,7 @@ export function openParquetWriter<T>(
     async abort(reason) {
       closed = true;
       failure ??= reason;
+      start([]);
       await input.abort(reason).catch(() => {});
       await done.catch(() => {});
     },

@@ -5,7 +5,7 @@
 import type { ReadStore, StoredDocument } from '../../contracts/ports.ts';
 
 /** Documents per read. Default of `scanAll`. */
-export const SCAN_PAGE = 512;
+export const SCAN_PAGE = Number(process.env.H14_SCAN ?? 512);
 
 /** Every document of `collection` (under `prefix`), ascending by key. */
 export async function* scanAll<T>(
