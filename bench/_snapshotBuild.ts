@@ -32,6 +32,7 @@ const sampler = setInterval(() => {
   const now = rss();
   for (const k of Object.keys(peak) as Array<keyof typeof peak>) peak[k] = Math.max(peak[k], now[k]);
 }, 100);
+const cpuBefore = process.cpuUsage();
 const result = await buildRelease({
   readStore,
   releases: fsReleaseStore({ dir: releasesDir }),
@@ -41,9 +42,12 @@ const result = await buildRelease({
   onProgress: (p) => process.stderr.write(`  ${p.done}/${p.total} ${p.file} (${p.rows} rows, MB ${JSON.stringify(rss())})\n`),
 });
 clearInterval(sampler);
+const cpu = process.cpuUsage(cpuBefore);
 await readStore.close();
 console.log(JSON.stringify({
   build_ms: result.durationMs,
+  // CPU time of this process (all threads) during the build: steadier than wall time on a shared machine.
+  build_cpu_ms: Math.round((cpu.user + cpu.system) / 1000),
   peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
   peak_rss_anon_mb: peak.anon,
   peak_rss_file_mb: peak.file,

@@ -60,6 +60,8 @@ async function time(name: string, action: () => Promise<unknown>): Promise<void>
   await action();
   const ms = performance.now() - started;
   results[name] = { ms: Math.round(ms), docsPerSecond: Math.round((docs / ms) * 1000) };
+  // Progress on stderr: a run on a slow server takes minutes, and stdout stays one JSON line.
+  console.error(JSON.stringify({ [name]: results[name] }));
 }
 
 function rawUpserts(version: number) {

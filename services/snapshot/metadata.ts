@@ -1,8 +1,9 @@
 /**
  * The global files of a release: the sixteen metadata files (written to a work directory,
  * then bundled as metadata.tar.gz) and the per-language translation overlays (written straight
- * into the release). A few passes over `media`, each feeding a handful of files, so only a
- * handful of Parquet writers are open at any time (see TRANSLATIONS_PER_PASS).
+ * into the release). Two passes over `media` (the per-title files, then the overlays a few
+ * languages at a time, see TRANSLATIONS_PER_PASS), so a bounded number of Parquet writers is
+ * open at any time.
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -111,34 +112,40 @@ export async function writeMetadata(input: {
     }
   });
 
+  // One pass over the media feeds all eight per-title files: decoding a media document costs
+  // far more than the rows it yields, and eight open writers stay well within memory (their
+  // row groups are in wasm memory, a few MB each).
   const languages = new Set<string>();
-  await withFiles(['media_details.parquet', 'movies.parquet', 'tv_shows.parquet'], async (w) => {
-    for await (const { doc } of media()) {
-      await w['media_details.parquet'].append(rows.mediaDetailsRow(doc));
-      if (doc.kind === 'movie') await w['movies.parquet'].append(rows.movieRow(doc));
-      else await w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id)));
-      for (const language of Object.keys(doc.translations)) if (LANGUAGE.test(language)) languages.add(language);
-    }
-  });
-  counts.clear();
-
-  await withFiles(['media_genres.parquet', 'media_ids.parquet', 'media_ratings.parquet', 'media_videos.parquet'], async (w) => {
-    for await (const { doc } of media()) {
-      await appendAll(w['media_genres.parquet'], rows.mediaGenreRows(doc));
-      await appendAll(w['media_ids.parquet'], rows.mediaIdRows(doc));
-      await appendAll(w['media_ratings.parquet'], rows.mediaRatingRows(doc));
-      await appendAll(w['media_videos.parquet'], rows.mediaVideoRows(doc));
-    }
-  });
-
   // Every person once, by id; the name last seen wins (media ids ascend, so deterministic).
   const people = new Map<string, string>();
-  await withFiles(['media_talents.parquet'], async (w) => {
-    for await (const { doc } of media()) {
-      await appendAll(w['media_talents.parquet'], rows.mediaTalentRows(doc));
-      for (const member of doc.details.cast) people.set(member.personId, member.name);
-    }
-  });
+  await withFiles(
+    [
+      'media_details.parquet',
+      'movies.parquet',
+      'tv_shows.parquet',
+      'media_genres.parquet',
+      'media_ids.parquet',
+      'media_ratings.parquet',
+      'media_videos.parquet',
+      'media_talents.parquet',
+    ],
+    async (w) => {
+      for await (const { doc } of media()) {
+        await w['media_details.parquet'].append(rows.mediaDetailsRow(doc));
+        if (doc.kind === 'movie') await w['movies.parquet'].append(rows.movieRow(doc));
+        else await w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id)));
+        for (const language of Object.keys(doc.translations)) if (LANGUAGE.test(language)) languages.add(language);
+        await appendAll(w['media_genres.parquet'], rows.mediaGenreRows(doc));
+        await appendAll(w['media_ids.parquet'], rows.mediaIdRows(doc));
+        await appendAll(w['media_ratings.parquet'], rows.mediaRatingRows(doc));
+        await appendAll(w['media_videos.parquet'], rows.mediaVideoRows(doc));
+        await appendAll(w['media_talents.parquet'], rows.mediaTalentRows(doc));
+        for (const member of doc.details.cast) people.set(member.personId, member.name);
+      }
+    },
+  );
+  counts.clear();
+
   await withFiles(['peoples.parquet'], async (w) => {
     for (const id of [...people.keys()].sort(rows.compareNullable)) await w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' });
   });
