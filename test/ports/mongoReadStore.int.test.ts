@@ -75,6 +75,16 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         }
       });
 
+      it('guards a batch of more keys than are looked up one by one', async () => {
+        const col = uniqueName('col');
+        const keys = Array.from({ length: 300 }, (_, i) => `k${String(i).padStart(3, '0')}`);
+        await store.writeBatch(col, keys.map((key) => ({ key, doc: { v: 1 }, position: 10 })));
+        const result = await store.writeBatch(col, keys.map((key, i) => ({ key, doc: { v: 2 }, position: i < 100 ? 11 : 10 })));
+        assert.deepEqual(result, { written: 100, skipped: 200 });
+        const docs = await store.scan<{ v: number }>(col);
+        assert.deepEqual(docs.map((d) => d.doc.v), keys.map((_, i) => (i < 100 ? 2 : 1)));
+      });
+
       it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
         const col = uniqueName('col');
         const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };
