@@ -28,6 +28,25 @@ export interface MediaDoc {
   firstSeenAt: string;
 }
 
+/**
+ * `media_items`, key: media id. What a media list item shows (search, rankings, trending,
+ * featured, collections): a list page decodes dozens of these per request, so they carry
+ * only the listed fields, not the whole detail.
+ */
+export interface MediaItemDoc {
+  id: string;
+  kind: ContentType;
+  slug: string;
+  title: string;
+  originalTitle: string | null;
+  year: number | null;
+  poster: string | null;
+  backdrop: string | null;
+  genreIds: number[];
+  popularity: number | null;
+  tmdbRating: number | null;
+}
+
 /** `seasons`, key: media id (TV shows only). Seasons by number, episodes by number. */
 export interface SeasonsDoc {
   mediaId: string;
@@ -115,6 +134,7 @@ export interface ApiKeyDoc {
 /** Logical read-model names. */
 export const READ_MODELS = {
   media: 'media',
+  mediaItems: 'media_items',
   seasons: 'seasons',
   links: 'links',
   providers: 'providers',

@@ -5,6 +5,7 @@ import { featuredProjection } from './featured.ts';
 import { genresProjection } from './genres.ts';
 import { linksProjection } from './links.ts';
 import { mediaProjection } from './media.ts';
+import { mediaItemsProjection } from './mediaItems.ts';
 import { providersProjection } from './providers.ts';
 import { rankingsProjection } from './rankings.ts';
 import { searchProjection } from './search.ts';
@@ -16,6 +17,7 @@ export {
   featuredProjection,
   genresProjection,
   linksProjection,
+  mediaItemsProjection,
   mediaProjection,
   providersProjection,
   rankingsProjection,
@@ -37,6 +39,7 @@ export { toSearchDocument, type SearchProjectionDoc } from './search.ts';
 /** In dependency-free order; `search` last (it is also fed to the SearchIndex). */
 export const ALL_PROJECTIONS: ReadonlyArray<Projection<unknown>> = [
   mediaProjection,
+  mediaItemsProjection,
   seasonsProjection,
   linksProjection,
   providersProjection,

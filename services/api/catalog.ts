@@ -11,6 +11,7 @@ import type {
   GenresDoc,
   LinksDoc,
   MediaDoc,
+  MediaItemDoc,
   ProvidersDoc,
   RankingDoc,
   SeasonsDoc,
@@ -19,6 +20,8 @@ import type {
 
 export interface CatalogModels {
   media: MediaDoc;
+  /** Keys are the projections' names. */
+  media_items: MediaItemDoc;
   seasons: SeasonsDoc;
   links: LinksDoc;
   providers: ProvidersDoc;

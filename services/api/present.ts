@@ -3,7 +3,7 @@
  * Raw provider URLs never leave this layer: links carry only their token.
  */
 import type { Genre, Provider } from '../../contracts/domain.ts';
-import type { CollectionDoc, GenresDoc, LinkOffer, MediaDoc } from '../../contracts/readModels.ts';
+import type { CollectionDoc, GenresDoc, LinkOffer, MediaDoc, MediaItemDoc } from '../../contracts/readModels.ts';
 
 export type GenreIndex = Map<number, Genre>;
 
@@ -34,21 +34,25 @@ export interface MediaListItem {
   tmdb_rating: number | null;
 }
 
-export function listItem(doc: MediaDoc, genres: GenreIndex): MediaListItem {
-  const d = doc.details;
+export function listItem(doc: MediaItemDoc, genres: GenreIndex): MediaListItem {
+  const slugs: string[] = [];
+  for (const id of doc.genreIds) {
+    const g = genres.get(id);
+    if (g) slugs.push(g.slug);
+  }
   return {
     id: doc.id,
     slug: doc.slug,
-    title: d.title,
-    original_title: d.originalTitle,
-    year: d.year,
+    title: doc.title,
+    original_title: doc.originalTitle,
+    year: doc.year,
     kind: doc.kind,
-    poster: d.poster,
-    backdrop: d.backdrop,
-    genres: genresOf(doc, genres).map((g) => g.slug),
+    poster: doc.poster,
+    backdrop: doc.backdrop,
+    genres: slugs,
     // The list item requires a number; a title without a popularity figure ranks as 0.
-    popularity: d.popularity ?? 0,
-    tmdb_rating: d.tmdbRating,
+    popularity: doc.popularity ?? 0,
+    tmdb_rating: doc.tmdbRating,
   };
 }
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Season } from '../../contracts/domain.ts';
 import type { MediaDoc, SeasonsDoc } from '../../contracts/readModels.ts';
 import { mediaProjection } from '../../projections/media.ts';
+import { mediaItemsProjection } from '../../projections/mediaItems.ts';
 import { seasonsProjection } from '../../projections/seasons.ts';
 import { details, observedAt, recorded } from './projectionEvents.ts';
 
@@ -105,5 +106,35 @@ describe('seasons projection', () => {
     const event = recorded('SeasonChanged', { mediaId: 'tv00000042', season: season(1, [1]) });
     const once = seasonsProjection.evolve(null, event);
     assert.deepEqual(seasonsProjection.evolve(once, event), once);
+  });
+});
+
+describe('media_items projection', () => {
+  it('keeps only the fields of a list item, from the registration', () => {
+    const item = mediaItemsProjection.evolve(null, registered);
+    const d = details();
+    assert.deepEqual(item, {
+      id: 'tv00000042',
+      kind: 'tv_show',
+      slug: 'the-land-girls',
+      title: d.title,
+      originalTitle: d.originalTitle,
+      year: d.year,
+      poster: d.poster,
+      backdrop: d.backdrop,
+      genreIds: d.genreIds,
+      popularity: d.popularity,
+      tmdbRating: d.tmdbRating,
+    });
+  });
+
+  it('follows changed details and ignores details of a title never registered', () => {
+    const changed = recorded('MediaDetailsChanged', { mediaId: 'tv00000042', details: details({ title: 'Land Girls', popularity: 7.5 }), changedFields: ['title', 'popularity'] });
+    const item = mediaItemsProjection.evolve(mediaItemsProjection.evolve(null, registered), changed);
+    assert.equal(item?.title, 'Land Girls');
+    assert.equal(item?.popularity, 7.5);
+    assert.equal(item?.slug, 'the-land-girls', 'the slug is fixed at registration');
+    assert.equal(mediaItemsProjection.evolve(null, changed), null);
+    assert.equal(mediaItemsProjection.documentId(changed), 'tv00000042');
   });
 });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { READ_MODELS } from '../../contracts/readModels.ts';
 import type { OfferKey } from '../../contracts/domain.ts';
 import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
 import { defaultCollectionName } from '../../projections/collections.ts';
@@ -97,7 +98,8 @@ describe('search projection', () => {
 
 describe('projection index', () => {
   it('lists every read model once, named as readModels.ts declares', () => {
-    assert.deepEqual(ALL_PROJECTIONS.map((p) => p.name), ['media', 'seasons', 'links', 'providers', 'genres', 'collections', 'featured', 'rankings', 'trending', 'search']);
+    assert.deepEqual(ALL_PROJECTIONS.map((p) => p.name), ['media', 'media_items', 'seasons', 'links', 'providers', 'genres', 'collections', 'featured', 'rankings', 'trending', 'search']);
+    assert.deepEqual([...ALL_PROJECTIONS.map((p) => p.name)].sort(), Object.values(READ_MODELS).sort());
     assert.equal(projectionByName('links')?.version, 1);
     assert.equal(projectionByName('nope'), undefined);
   });

@@ -1,6 +1,6 @@
 /** Helpers shared by the list endpoints: media list items by id, pagination. */
 import { AppError } from '../../../contracts/errors.ts';
-import type { MediaDoc } from '../../../contracts/readModels.ts';
+import type { MediaDoc, MediaItemDoc } from '../../../contracts/readModels.ts';
 import { GENRES_KEY } from '../../../projections/genres.ts';
 import type { Catalog } from '../catalog.ts';
 import { genreIndex, listItem, type GenreIndex, type MediaListItem } from '../present.ts';
@@ -12,9 +12,10 @@ export async function loadGenres(catalog: Catalog): Promise<GenreIndex> {
 /** List items for the given ids, in a map (ids whose media document is missing are absent). */
 export async function listItems(catalog: Catalog, ids: string[]): Promise<Map<string, MediaListItem>> {
   const unique = [...new Set(ids)];
-  const [docs, genres] = await Promise.all([catalog.getMany('media', unique), loadGenres(catalog)]);
+  // The compact `media_items` model: a page decodes dozens of these, not full details.
+  const [docs, genres] = await Promise.all([catalog.getMany('media_items', unique), loadGenres(catalog)]);
   const out = new Map<string, MediaListItem>();
-  docs.forEach((doc: MediaDoc | null) => {
+  docs.forEach((doc: MediaItemDoc | null) => {
     if (doc) out.set(doc.id, listItem(doc, genres));
   });
   return out;
