@@ -1,17 +1,28 @@
 /**
- * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N]`: builds the weekly release of a
- * synthetic catalog (default 250,000 titles, 4 countries) in a child process (peak RSS of the
- * build alone), then has DuckDB write the very same rows with ZSTD in this run, and prints one
- * JSON line: our build time (reading the read models, link tokens, Parquet and tar.gz) and
- * Parquet bytes beside DuckDB's write time and bytes, with the ratios. Not a test: nothing
- * here gates CI on absolute times.
+ * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N]`
+ *
+ * The weekly release of a synthetic catalog (default 50,000 titles, 4 countries; `--titles
+ * 250000` for the full figure), measured three ways in one run, and printed as one JSON line:
+ *
+ * - `build_s`: our whole build, end to end (read models -> link tokens -> Parquet -> tar.gz ->
+ *   published release), in a child process so its peak RSS is the build's alone.
+ * - `write_s`: our pure write phase: every Parquet file's rows already in memory (read back
+ *   from the release, not timed) -> Parquet files with our writer (timed).
+ * - `duckdb_write_s`: DuckDB writing the very same rows with ZSTD: each file read into a table
+ *   (not timed), then `COPY ... (FORMAT parquet, COMPRESSION zstd)` (timed), with DuckDB's
+ *   default threads and again with one thread (ours writes on one).
+ *
+ * Sizes are the Parquet bytes of the release beside DuckDB's for the same rows. Peak RSS is
+ * split into anonymous memory (heap, wasm, buffers) and file-backed pages (LMDB's memory map
+ * of the read models: clean pages the kernel can drop), sampled every 100 ms. Progress goes to
+ * stderr. Not a test: nothing here gates CI on absolute times.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DuckDBInstance } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
 import { extractTarGz } from '../services/snapshot/tarball.ts';
 import { writeSyntheticCatalog } from './_snapshotCatalog.ts';
@@ -23,7 +34,7 @@ function flag(name: string, fallback: number): number {
   return value;
 }
 
-const titles = flag('titles', 250_000);
+const titles = flag('titles', 50_000);
 const countries = flag('countries', 4);
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-snapshot-'));
@@ -31,17 +42,52 @@ const WEEK = '2026-W47';
 // `--data <dir>` keeps the generated catalog there and reuses it on the next run (generating
 // 250,000 titles takes minutes); the titles/countries flags must match the first run.
 const dataFlag = process.argv.indexOf('--data');
-const dataDir = dataFlag >= 0 && process.argv[dataFlag + 1] ? process.argv[dataFlag + 1] as string : join(dir, 'data');
+const dataDir = dataFlag >= 0 && process.argv[dataFlag + 1] ? (process.argv[dataFlag + 1] as string) : join(dir, 'data');
+const log = (line: string): void => {
+  process.stderr.write(`[snapshot bench] ${line}\n`);
+};
+const seconds = (ms: number): number => Number((ms / 1000).toFixed(2));
+const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
+
+/** Runs a bench child with tsx; returns its last stdout line as JSON. */
+function child<T>(args: string[], heapMb: number): T {
+  const out = execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as T;
+}
+
+async function duckWrite(duck: DuckDBConnection, files: string[], outDir: string): Promise<{ ms: number; bytes: number; rows: number }> {
+  const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+  let ms = 0;
+  let bytes = 0;
+  let rows = 0;
+  for (const [i, file] of files.entries()) {
+    await duck.run(`CREATE OR REPLACE TABLE t AS SELECT * FROM read_parquet(${lit(file)}, hive_partitioning = false)`);
+    const target = join(outDir, `duck-${i}.parquet`);
+    const started = performance.now();
+    await duck.run(`COPY t TO ${lit(target)} (FORMAT parquet, COMPRESSION zstd)`);
+    ms += performance.now() - started;
+    bytes += statSync(target).size;
+    const counted = await duck.runAndReadAll('SELECT count(*)::BIGINT AS n FROM t');
+    rows += Number(counted.getRowObjectsJson()[0]?.n ?? 0);
+    rmSync(target);
+  }
+  return { ms, bytes, rows };
+}
 
 try {
   let links = 0;
   if (!existsSync(join(dataDir, 'generated'))) {
+    log(`generating a catalog of ${titles} titles in ${countries} countries into ${dataDir}`);
     const readStore = lmdbReadStore({ dataDir });
     const generated = await writeSyntheticCatalog(readStore, {
       titles,
       countries,
       onProgress: (done, total) => {
-        if (done % 50_000 === 0 || done === total) process.stderr.write(`catalog ${done}/${total}\n`);
+        if (done % 25_000 === 0 || done === total) log(`catalog ${done}/${total}`);
       },
     });
     links = generated.links;
@@ -49,27 +95,24 @@ try {
     writeFileSync(join(dataDir, 'generated'), JSON.stringify(generated.links));
   } else {
     links = Number(readFileSync(join(dataDir, 'generated'), 'utf8'));
+    log(`reusing the catalog in ${dataDir}`);
   }
 
-  // The build's live heap is small (bounded batches); without a cap V8 lets the garbage of
-  // decoding a million read-model documents pile up to ~700 MB before collecting it.
-  const heapCap = `--max-old-space-size=${flag('heap-mb', 384)}`;
-  const out = execFileSync(process.execPath, [heapCap, '--import', 'tsx', join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  const ours = JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as {
-    build_ms: number; peak_rss_mb: number; peak_rss_anon_mb: number; peak_rss_file_mb: number; peak_wasm_mb: number; peak_heap_mb: number;
-    files: number; total_bytes: number;
-  };
+  // 1. Our build, end to end. The build's live heap is small (bounded chunks); the cap keeps V8
+  // from letting the garbage of decoding a million read-model documents pile up first.
+  log('building the release (ours, end to end)');
+  const ours = child<{
+    build_ms: number; build_cpu_ms: number; peak_rss_mb: number; peak_rss_anon_mb: number; peak_rss_file_mb: number;
+    peak_wasm_mb: number; peak_heap_mb: number; files: number; total_bytes: number;
+  }>([join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK], flag('heap-mb', 384));
+  log(`built in ${seconds(ours.build_ms)} s`);
 
   // Every Parquet file of the release, the bundle's extracted.
   const release = join(dir, 'releases', WEEK);
   await extractTarGz(join(release, 'metadata.tar.gz'), join(dir, 'metadata'));
   const parquetFiles: string[] = [];
   const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
+    for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
       else if (name.endsWith('.parquet')) parquetFiles.push(p);
@@ -77,25 +120,25 @@ try {
   };
   walk(release);
   walk(join(dir, 'metadata'));
+  const oursParquetBytes = parquetFiles.reduce((sum, f) => sum + statSync(f).size, 0);
 
+  // 2. Our pure write phase over the same rows (its own process: it holds a file's rows at once).
+  log(`writing the same rows again (ours, write phase only, ${parquetFiles.length} files)`);
+  const writeDir = join(dir, 'rewrite');
+  mkdirSync(writeDir);
+  const write = child<{ write_ms: number; bytes: number; rows: number }>([join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles], 4096);
+
+  // 3. DuckDB writing the same rows, default threads, then one thread.
+  const duckDir = join(dir, 'duck');
+  mkdirSync(duckDir);
   const instance = await DuckDBInstance.create(':memory:');
   const duck = await instance.connect();
-  const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
-  let oursParquetBytes = 0;
-  let duckBytes = 0;
-  let duckMs = 0;
-  let rows = 0;
-  for (const [i, file] of parquetFiles.entries()) {
-    oursParquetBytes += statSync(file).size;
-    await duck.run(`CREATE OR REPLACE TABLE t AS SELECT * FROM read_parquet(${lit(file)}, hive_partitioning = false)`);
-    const target = join(dir, `duck-${i}.parquet`);
-    const started = performance.now();
-    await duck.run(`COPY t TO ${lit(target)} (FORMAT parquet, COMPRESSION zstd)`);
-    duckMs += performance.now() - started;
-    duckBytes += statSync(target).size;
-    const counted = await duck.runAndReadAll('SELECT count(*)::BIGINT AS n FROM t');
-    rows += Number(counted.getRowObjectsJson()[0]?.n ?? 0);
-  }
+  const threads = Number((await duck.runAndReadAll("SELECT current_setting('threads')::BIGINT AS n")).getRowObjectsJson()[0]?.n ?? 0);
+  log(`DuckDB writing the same rows (${threads} threads)`);
+  const duckAll = await duckWrite(duck, parquetFiles, duckDir);
+  await duck.run('SET threads = 1');
+  log('DuckDB writing the same rows (1 thread)');
+  const duckOne = await duckWrite(duck, parquetFiles, duckDir);
   duck.closeSync();
   instance.closeSync();
 
@@ -104,26 +147,32 @@ try {
     titles,
     countries,
     links,
-    rows,
+    rows: duckAll.rows,
     parquet_files: parquetFiles.length,
-    ours: {
-      build_ms: ours.build_ms,
-      peak_rss_mb: ours.peak_rss_mb,
-      // Anonymous memory (JS heap, wasm, buffers) vs pages of LMDB's memory map, which the
-      // kernel reclaims under pressure; sampled every 100 ms.
-      peak_rss_anon_mb: ours.peak_rss_anon_mb,
-      peak_rss_file_mb: ours.peak_rss_file_mb,
-      peak_wasm_mb: ours.peak_wasm_mb,
-      peak_heap_mb: ours.peak_heap_mb,
-      release_bytes: ours.total_bytes,
-      parquet_bytes: oursParquetBytes,
-    },
-    duckdb: { write_ms: Math.round(duckMs), parquet_bytes: duckBytes },
+    build_s: seconds(ours.build_ms),
+    build_cpu_s: seconds(ours.build_cpu_ms),
+    write_s: seconds(write.write_ms),
+    duckdb_write_s: seconds(duckAll.ms),
+    duckdb_threads: threads,
+    duckdb_write_1thread_s: seconds(duckOne.ms),
+    parquet_bytes: oursParquetBytes,
+    write_bytes: write.bytes,
+    duckdb_bytes: duckAll.bytes,
+    release_bytes: ours.total_bytes,
     ratios: {
-      size_ours_over_duckdb: Number((oursParquetBytes / duckBytes).toFixed(3)),
-      time_ours_build_over_duckdb_write: Number((ours.build_ms / duckMs).toFixed(2)),
+      build_over_duckdb_write: ratio(ours.build_ms, duckAll.ms),
+      write_over_duckdb_write: ratio(write.write_ms, duckAll.ms),
+      write_over_duckdb_write_1thread: ratio(write.write_ms, duckOne.ms),
+      size_over_duckdb: Number((oursParquetBytes / duckAll.bytes).toFixed(3)),
     },
-    note: 'ours.build_ms covers reading the read models, link-token encryption, Parquet writing and the tar.gz; duckdb.write_ms only writes the same rows from an in-memory table.',
+    peak_rss_mb: ours.peak_rss_mb,
+    peak_rss_anon_mb: ours.peak_rss_anon_mb,
+    peak_rss_file_mb: ours.peak_rss_file_mb,
+    peak_wasm_mb: ours.peak_wasm_mb,
+    peak_heap_mb: ours.peak_heap_mb,
+    note:
+      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files. ' +
+      'duckdb_write_s: DuckDB COPY of the same rows from an in-memory table. peak_rss_file_mb is LMDB\'s memory map (clean file pages), peak_rss_anon_mb everything else.',
   }));
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -81,16 +81,21 @@ export function createSivSealer(key: Uint8Array, ad: Uint8Array): (plain: Uint8A
   const dd = dbl(d.slice());
   const v = new Uint8Array(BLOCK);
   const q = new Uint8Array(BLOCK);
+  const stream = new Uint8Array(BLOCK);
+  // S2V's last input, reused while URLs fit (they nearly always do).
+  let scratch = new Uint8Array(256);
 
   return (plain) => {
     // T = plain xorend D (16 bytes or more), else dbl(D) xor pad(plain).
-    let t: Uint8Array;
+    const tLength = Math.max(BLOCK, plain.length);
+    if (scratch.length < tLength) scratch = new Uint8Array(tLength * 2);
+    const t = scratch.subarray(0, tLength);
     if (plain.length >= BLOCK) {
-      t = plain.slice();
+      t.set(plain);
       const off = plain.length - BLOCK;
       for (let i = 0; i < BLOCK; i++) t[off + i]! ^= d[i]!;
     } else {
-      t = new Uint8Array(BLOCK);
+      t.fill(0);
       t.set(plain);
       t[plain.length] = 0x80;
       for (let i = 0; i < BLOCK; i++) t[i]! ^= dd[i]!;
@@ -103,10 +108,10 @@ export function createSivSealer(key: Uint8Array, ad: Uint8Array): (plain: Uint8A
     q[8]! &= 0x7f;
     q[12]! &= 0x7f;
     for (let start = 0; start < plain.length; start += BLOCK) {
-      t = q.slice();
-      encryptBlockInPlace(ctrKey, t);
+      stream.set(q);
+      encryptBlockInPlace(ctrKey, stream);
       const end = Math.min(BLOCK, plain.length - start);
-      for (let i = 0; i < end; i++) out[BLOCK + start + i] = plain[start + i]! ^ t[i]!;
+      for (let i = 0; i < end; i++) out[BLOCK + start + i] = plain[start + i]! ^ stream[i]!;
       for (let j = BLOCK - 1; j >= 0; j--) {
         q[j] = (q[j]! + 1) & 0xff;
         if (q[j] !== 0) break;
@@ -120,28 +125,30 @@ const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** 58^5: a limb of five base-58 digits; limb * 65536 + carry stays below 2^53. */
 const LIMB = 656_356_768;
 
+/** limbs = limbs * factor + value, little-endian limbs of LIMB. */
+function feed(limbs: number[], value: number, factor: number): void {
+  let carry = value;
+  for (let k = 0; k < limbs.length; k++) {
+    const x = limbs[k]! * factor + carry;
+    carry = Math.floor(x / LIMB);
+    limbs[k] = x - carry * LIMB;
+  }
+  while (carry > 0) {
+    const next = Math.floor(carry / LIMB);
+    limbs.push(carry - next * LIMB);
+    carry = next;
+  }
+}
+
 /** bs58.encode (base-x, Bitcoin alphabet), the same string. */
 export function base58Encode(bytes: Uint8Array): string {
   let zeroes = 0;
   while (zeroes < bytes.length && bytes[zeroes] === 0) zeroes += 1;
-  // Little-endian limbs of the big number, fed two bytes at a time (one if the length is odd).
+  // Little-endian limbs of the big number, fed two bytes at a time (one first if the count is odd).
   const limbs: number[] = [];
   let i = zeroes;
-  const feed = (value: number, factor: number): void => {
-    let carry = value;
-    for (let k = 0; k < limbs.length; k++) {
-      const x = limbs[k]! * factor + carry;
-      carry = Math.floor(x / LIMB);
-      limbs[k] = x - carry * LIMB;
-    }
-    while (carry > 0) {
-      const next = Math.floor(carry / LIMB);
-      limbs.push(carry - next * LIMB);
-      carry = next;
-    }
-  };
-  if ((bytes.length - i) % 2 === 1) feed(bytes[i++]!, 256);
-  for (; i < bytes.length; i += 2) feed((bytes[i]! << 8) | bytes[i + 1]!, 65536);
+  if ((bytes.length - i) % 2 === 1) feed(limbs, bytes[i++]!, 256);
+  for (; i < bytes.length; i += 2) feed(limbs, (bytes[i]! << 8) | bytes[i + 1]!, 65536);
   let digits = '';
   for (let k = 0; k < limbs.length; k++) {
     let limb = limbs[k]!;

@@ -37,7 +37,7 @@ import { trendingKey } from '../../projections/trending.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { writeMetadata, type SnapshotCollections } from './metadata.ts';
 import type { SnapshotRow } from './arrowSchema.ts';
-import { writeParquetRows, type ParquetWriterOptions } from './parquet.ts';
+import { openParquetWriter, writeParquetRows, type ParquetWriterOptions } from './parquet.ts';
 import { linkRows, rankingRows, trendingRows, type LinkTokenEncoder } from './rows.ts';
 import { scanAll } from './scan.ts';
 import { tarGzStream } from './tarball.ts';
@@ -172,11 +172,20 @@ async function writeCountry(input: BuildReleaseOptions & {
     input.finished(path, written.rows);
   };
 
-  await write(LINKS_FILE, (async function* () {
+  // Links straight from the scan into the writer (no generator per row): a country has a
+  // million of them in a large catalog.
+  const linksPath = releasePaths.country(country, LINKS_FILE.file);
+  const links = openParquetWriter(LINKS_FILE, (bytes) => release.write(linksPath, bytes), input.parquet);
+  try {
     for await (const { doc } of scanAll<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
-      yield* linkRows(doc, linkTokens);
+      const pending = links.appendAll(linkRows(doc, linkTokens));
+      if (pending !== undefined) await pending;
     }
-  })());
+  } catch (err) {
+    await links.abort(err);
+    throw err;
+  }
+  input.finished(linksPath, (await links.close()).rows);
 
   const ranking = await readStore.get<RankingDoc>(collections.rankings, country);
   await write(RANKINGS_FILE, ranking ? rankingRows(ranking.doc) : []);

@@ -79,6 +79,19 @@ export async function writeMetadata(input: {
   const rowCounts: Record<string, number> = {};
   const media = (): AsyncGenerator<{ doc: MediaDoc }> => scanAll<MediaDoc>(readStore, collections.media);
 
+  // Chunks that filled up during the current document; awaited before the next one, which is
+  // the backpressure (an append returns a promise only when it completed a chunk).
+  const pending: Array<Promise<void>> = [];
+  const track = (p: Promise<void> | undefined): void => {
+    if (p === undefined) return;
+    // Awaited by settle(); until then (or if a later append throws first) never unhandled.
+    p.catch(() => {});
+    pending.push(p);
+  };
+  async function settle(): Promise<void> {
+    if (pending.length === 0) return;
+    await Promise.all(pending.splice(0));
+  }
   /** Opens the named metadata files, runs `body` with them, and closes them all (or aborts them all). */
   async function withFiles<K extends string>(names: readonly K[], body: (w: Record<K, ParquetRowWriter<string>>) => Promise<void>): Promise<void> {
     const writers = {} as Record<K, ParquetRowWriter<string>>;
@@ -86,6 +99,7 @@ export async function writeMetadata(input: {
     try {
       await body(writers);
     } catch (err) {
+      pending.length = 0;
       for (const name of names) await writers[name].abort(err);
       throw err;
     }
@@ -98,7 +112,8 @@ export async function writeMetadata(input: {
   }
 
   async function appendAll(writer: ParquetRowWriter<unknown>, list: readonly SnapshotRow[]): Promise<void> {
-    for (const row of list) await writer.append(row);
+    track(writer.appendAll(list));
+    await settle();
   }
 
   // Seasons first: tv_shows.parquet needs each show's season and episode counts.
@@ -107,8 +122,9 @@ export async function writeMetadata(input: {
     for await (const { doc } of scanAll<SeasonsDoc>(readStore, collections.seasons)) {
       const r = rows.seasonRows(doc);
       counts.set(doc.mediaId, r.counts);
-      await appendAll(w['seasons.parquet'], r.seasons);
-      await appendAll(w['episodes.parquet'], r.episodes);
+      track(w['seasons.parquet'].appendAll(r.seasons));
+      track(w['episodes.parquet'].appendAll(r.episodes));
+      await settle();
     }
   });
 
@@ -131,23 +147,27 @@ export async function writeMetadata(input: {
     ],
     async (w) => {
       for await (const { doc } of media()) {
-        await w['media_details.parquet'].append(rows.mediaDetailsRow(doc));
-        if (doc.kind === 'movie') await w['movies.parquet'].append(rows.movieRow(doc));
-        else await w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id)));
+        track(w['media_details.parquet'].append(rows.mediaDetailsRow(doc)));
+        if (doc.kind === 'movie') track(w['movies.parquet'].append(rows.movieRow(doc)));
+        else track(w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id))));
         for (const language of Object.keys(doc.translations)) if (LANGUAGE.test(language)) languages.add(language);
-        await appendAll(w['media_genres.parquet'], rows.mediaGenreRows(doc));
-        await appendAll(w['media_ids.parquet'], rows.mediaIdRows(doc));
-        await appendAll(w['media_ratings.parquet'], rows.mediaRatingRows(doc));
-        await appendAll(w['media_videos.parquet'], rows.mediaVideoRows(doc));
-        await appendAll(w['media_talents.parquet'], rows.mediaTalentRows(doc));
+        track(w['media_genres.parquet'].appendAll(rows.mediaGenreRows(doc)));
+        track(w['media_ids.parquet'].appendAll(rows.mediaIdRows(doc)));
+        track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
+        track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
+        track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
         for (const member of doc.details.cast) people.set(member.personId, member.name);
+        await settle();
       }
     },
   );
   counts.clear();
 
   await withFiles(['peoples.parquet'], async (w) => {
-    for (const id of [...people.keys()].sort(rows.compareNullable)) await w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' });
+    for (const id of [...people.keys()].sort(rows.compareNullable)) {
+      track(w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' }));
+      await settle();
+    }
   });
   people.clear();
 
@@ -178,10 +198,12 @@ export async function writeMetadata(input: {
       for await (const { doc } of media()) {
         for (const { language, writer } of writers) {
           const row = rows.translationRow(doc, language);
-          if (row) await writer.append(row);
+          if (row) track(writer.append(row));
         }
+        await settle();
       }
     } catch (err) {
+      pending.length = 0;
       for (const { writer } of writers) await writer.abort(err);
       throw err;
     }
