@@ -1,12 +1,26 @@
 #!/usr/bin/env node
 // The `marquee` command. The code base is TypeScript run through tsx (no build step), so the
 // bin registers the tsx loader and hands over to the CLI's composition root.
-import { setFlagsFromString } from 'node:v8';
-import { register } from 'tsx/esm/api';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
-// Projections and ingest allocate many short-lived objects (decoded events, folded documents):
-// a larger young generation keeps them out of the old one and cuts GC time by more than half.
-setFlagsFromString('--max-semi-space-size=64');
-
-register();
-await import('../services/cli/main.ts');
+// Ingest, projections and the ranking job allocate many short-lived objects (decoded events,
+// folded documents): a 64 MB young generation keeps them out of the old one and more than
+// halves GC time. V8 honours it only from the command line, so the command restarts itself
+// once with the flag, passing signals and the exit code through.
+const FLAG = '--max-semi-space-size=64';
+if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size')) && process.env.MARQUEE_NO_REEXEC !== '1') {
+  const child = spawn(process.execPath, [FLAG, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on('exit', (code, signal) => {
+    process.exitCode = code ?? (signal ? 128 : 1);
+  });
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('../services/cli/main.ts');
+}

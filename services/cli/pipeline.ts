@@ -22,6 +22,8 @@ export interface Pipeline {
   deferSearch(deferred: boolean): void;
   /** Consumes everything published so far, then projects everything appended so far. */
   drain(onProgress?: (stage: 'ingest' | 'project', done: number, total: number) => void): Promise<void>;
+  /** Consumes everything published so far (ingest only); `onProgress(observations)`. */
+  ingestUntilIdle(onProgress?: (observations: number) => void): Promise<void>;
   /** Stops a drain or live run in progress (ingest consumer and projections). */
   stop(): Promise<void>;
 }
@@ -53,20 +55,20 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
       await draining?.stop();
       await projections.stop();
     },
-    async drain(onProgress) {
+    async ingestUntilIdle(onProgress) {
       if (stopped) return;
       const consumer = ingest.run({ untilIdle: true, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' });
       draining = consumer;
-      const ticker = setInterval(() => {
-        const n = ingest.totals().observations;
-        onProgress?.('ingest', n, n);
-      }, 500);
+      const ticker = setInterval(() => onProgress?.(ingest.totals().observations), 500);
       try {
         await consumer.done;
       } finally {
         clearInterval(ticker);
         draining = null;
       }
+    },
+    async drain(onProgress) {
+      await this.ingestUntilIdle((n) => onProgress?.('ingest', n, n));
       if (stopped) return;
       await projections.catchUp((position, head) => onProgress?.('project', position, head));
     },

@@ -10,13 +10,14 @@ import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { refillSearch, type Pipeline } from './pipeline.ts';
+import { startProjectionThread } from './projectionThread.ts';
 import { progress } from './progress.ts';
 
 export interface SampleOptions {
   adapters: Adapters;
   pipeline: Pipeline;
   logger: Logger;
-  config: Pick<Config, 'sampleSeed' | 'sampleDays' | 'sampleTitles' | 'sampleCountries'>;
+  config: Config;
   clock: Clock;
   /** Aborted on shutdown: the load stops between steps and leaves what it appended consistent. */
   signal?: AbortSignal;
@@ -57,30 +58,34 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   const started = Date.now();
   pipeline.deferSearch(true);
   if (fromDay > 0) logger.info(`resuming the sample load at day ${fromDay + 1} of ${days}`);
-  for (let day = fromDay; day < days; day += 1) {
-    if (signal?.aborted) return;
-    const date = addDays(startDate, day);
-    const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
-    const published = await crawl({
-      bus: adapters.bus,
-      seed: config.sampleSeed,
-      day,
-      startDate,
-      ...(config.sampleTitles === null ? {} : { titles: config.sampleTitles }),
-      ...(config.sampleCountries === null ? {} : { countries: config.sampleCountries }),
-    });
-    await pipeline.drain((stage, done, total) => {
-      if (stage === 'project') bar.update(done, total, 'projecting');
-    });
-    if (signal?.aborted) {
+  // Projections fold on the other core while this thread crawls and ingests; each day waits
+  // for them only where the ranking needs the read models up to date.
+  const projecting = await startProjectionThread(config, adapters.readStore);
+  try {
+    for (let day = fromDay; day < days; day += 1) {
+      if (signal?.aborted) return;
+      const date = addDays(startDate, day);
+      const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
+      const published = await crawl({
+        bus: adapters.bus,
+        seed: config.sampleSeed,
+        day,
+        startDate,
+        ...(config.sampleTitles === null ? {} : { titles: config.sampleTitles }),
+        ...(config.sampleCountries === null ? {} : { countries: config.sampleCountries }),
+      });
+      await pipeline.ingestUntilIdle();
+      if (signal?.aborted) return;
+      const ingested = await adapters.eventStore.headPosition();
+      await projecting.waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'));
+      await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock });
+      await projecting.waitFor(await adapters.eventStore.headPosition());
+      await adapters.readStore.setCheckpoint(SAMPLE_DAYS_CHECKPOINT, day + 1);
       bar.stop();
-      return;
+      logger.debug({ day, date, published }, 'sample day loaded');
     }
-    await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock });
-    await pipeline.projections.catchUp();
-    await adapters.readStore.setCheckpoint(SAMPLE_DAYS_CHECKPOINT, day + 1);
-    bar.stop();
-    logger.debug({ day, date, published }, 'sample day loaded');
+  } finally {
+    await projecting.stop();
   }
   if (signal?.aborted) return;
   pipeline.deferSearch(false);

@@ -32,6 +32,7 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
   let lastReleased: string | null = null;
   let running: Promise<void> = Promise.resolve();
   let busy = false;
+  let stopping = false;
 
   async function daily(): Promise<void> {
     const today = clock.now().toISOString().slice(0, 10);
@@ -71,7 +72,8 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
         try {
           await job();
         } catch (err) {
-          logger.warn({ err }, `${name} failed; trying again at the next check`);
+          if (stopping) logger.info(`${name} interrupted by shutdown; it runs again at the next start`);
+          else logger.warn({ err }, `${name} failed; trying again at the next check`);
         }
       }
     })().finally(() => {
@@ -83,6 +85,7 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
   timer.unref();
   return {
     async stop() {
+      stopping = true;
       clearInterval(timer);
       // A ranking finishes in seconds; a release build may take longer, and an unpublished
       // release is simply built again at the next start, so shutdown waits only briefly.

@@ -25,18 +25,30 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
-export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
-  const { dataDir } = config;
-  let eventStore: EventStore;
-  let events: string;
+/** The event store the configuration selects (a projection worker needs only the two stores). */
+export async function openEventStore(config: Config): Promise<{ eventStore: EventStore; engine: string }> {
   if (config.eventStoreUrl) {
     const { eventStoreDbEventStore } = await import('../../infra/eventstoredb/eventStore.ts');
-    eventStore = eventStoreDbEventStore({ connectionString: config.eventStoreUrl });
-    events = `EventStoreDB ${redact(config.eventStoreUrl)}`;
-  } else {
-    eventStore = lmdbEventStore({ dataDir });
-    events = `LMDB ${dataDir}`;
+    return { eventStore: eventStoreDbEventStore({ connectionString: config.eventStoreUrl }), engine: `EventStoreDB ${redact(config.eventStoreUrl)}` };
   }
+  return { eventStore: lmdbEventStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+/** The read store the configuration selects. */
+export async function openReadStore(config: Config): Promise<{ readStore: ReadStore; engine: string }> {
+  if (config.mongodbUrl) {
+    const { mongoReadStore } = await import('../../infra/mongo/readStore.ts');
+    return {
+      readStore: await mongoReadStore({ url: config.mongodbUrl, database: config.mongodbDb }),
+      engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}`,
+    };
+  }
+  return { readStore: lmdbReadStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {
+  const { dataDir } = config;
+  const { eventStore, engine: events } = await openEventStore(config);
 
   let bus: ObservationBus;
   let observations: string;
@@ -49,16 +61,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     observations = `local inbox ${dataDir}`;
   }
 
-  let readStore: ReadStore;
-  let readModels: string;
-  if (config.mongodbUrl) {
-    const { mongoReadStore } = await import('../../infra/mongo/readStore.ts');
-    readStore = await mongoReadStore({ url: config.mongodbUrl, database: config.mongodbDb });
-    readModels = `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}`;
-  } else {
-    readStore = lmdbReadStore({ dataDir });
-    readModels = `LMDB ${dataDir}`;
-  }
+  const { readStore, engine: readModels } = await openReadStore(config);
 
   let search: SearchIndex;
   let searchEngine: string;

@@ -1,0 +1,59 @@
+/**
+ * Starts the projection worker (projectionWorkerMain.ts) and waits on it: `waitFor(position)`
+ * resolves once every read model has folded the log up to that position, read from the
+ * checkpoints the worker commits with its writes.
+ */
+import { Worker } from 'node:worker_threads';
+import type { ReadStore } from '../../contracts/ports.ts';
+import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import type { Config } from '../shared/config.ts';
+import { liveCollection } from '../shared/projectionGroup.ts';
+
+export interface ProjectionThread {
+  /** Resolves when every projection's checkpoint is at `position` or beyond; `onProgress(lowest)` while waiting. */
+  waitFor(position: number, onProgress?: (lowest: number) => void): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startProjectionThread(config: Config, readStore: ReadStore): Promise<ProjectionThread> {
+  const worker = new Worker(new URL('./projectionWorker.mjs', import.meta.url), {
+    workerData: { config },
+    // The young generation the CLI gives the main thread (bin/marquee.js), for the same reason.
+    resourceLimits: { maxYoungGenerationSizeMb: 128 },
+  });
+  let failure: Error | null = null;
+  worker.on('error', (err: Error) => {
+    failure = err;
+  });
+  worker.on('exit', (code) => {
+    failure ??= code === 0 ? null : new Error(`the projection worker exited with code ${code}`);
+  });
+  await new Promise<void>((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.once('error', reject);
+  });
+  const collections = await Promise.all(ALL_PROJECTIONS.map((p) => liveCollection(readStore, p)));
+
+  return {
+    async waitFor(position, onProgress) {
+      for (;;) {
+        if (failure) throw failure;
+        const checkpoints = await Promise.all(collections.map((c) => readStore.getCheckpoint(c)));
+        const lowest = Math.min(...checkpoints);
+        onProgress?.(lowest);
+        if (lowest >= position) return;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    },
+    async stop() {
+      if (failure) return;
+      const stopped = new Promise<void>((resolve) => {
+        worker.on('message', (m: { type: string }) => m.type === 'stopped' && resolve());
+        worker.once('exit', () => resolve());
+      });
+      worker.postMessage({ type: 'stop' });
+      await stopped;
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The projection worker: every read-model projection, run live in a thread of its own, so that
+ * while the main thread ingests, the read models are folded on the other core (used by the
+ * first start's sample load). It opens its own stores from the configuration and stops when
+ * told to, after the batch in flight.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import { openEventStore, openReadStore } from '../shared/adapters.ts';
+import type { Config } from '../shared/config.ts';
+import { createLogger } from '../shared/logger.ts';
+import { ProjectionGroup } from '../shared/projectionGroup.ts';
+
+const { config } = workerData as { config: Config };
+const logger = createLogger({ level: config.logLevel, name: 'marquee-projections' });
+const { eventStore } = await openEventStore(config);
+const { readStore } = await openReadStore(config);
+// No search sink here: the search index lives in the main thread, which refills it from the
+// `search` read model once the load is done.
+const group = new ProjectionGroup({
+  eventStore,
+  readStore,
+  targets: ALL_PROJECTIONS.map((projection) => ({ projection })),
+  logger,
+  batchSize: 5000,
+  idleMs: 10,
+});
+group.start();
+parentPort?.postMessage({ type: 'started' });
+parentPort?.on('message', (message: { type: string }) => {
+  if (message.type !== 'stop') return;
+  void (async () => {
+    await group.stop();
+    await Promise.allSettled([eventStore.close(), readStore.close()]);
+    parentPort?.postMessage({ type: 'stopped' });
+  })();
+});
