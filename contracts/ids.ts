@@ -3,6 +3,7 @@
  * for TV shows, derived from the crawler's source id so a re-crawl never mints a new id.
  */
 import type { ContentType } from './domain.ts';
+import type { Observation } from './observations.ts';
 
 const MEDIA_ID = /^(mv|tv)(\d{8})$/;
 
@@ -69,4 +70,33 @@ export function isIsoDate(value: string): boolean {
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
   return day <= max;
+}
+
+/**
+ * The stream an observation concerns, the one routing shared by ingest (which decides on that
+ * stream) and the Kafka transport (which keys records by it, so a stream stays in one
+ * partition and in order). Country codes are accepted in any case and used upper case.
+ */
+export function streamOfObservation(observation: Observation): string {
+  switch (observation.type) {
+    case 'MediaObserved':
+    case 'MediaTranslationObserved':
+      return streams.media(mediaIdOf(observation.data.contentType, observation.data.sourceId));
+    case 'SeasonsObserved':
+      // Seasons belong to TV shows only.
+      return streams.media(mediaIdOf('tv_show', observation.data.sourceId));
+    case 'AvailabilityObserved':
+      return streams.availability(
+        mediaIdOf(observation.data.contentType, observation.data.sourceId),
+        observation.data.country.toUpperCase(),
+      );
+    case 'ProvidersObserved':
+      return streams.providers(observation.data.country.toUpperCase());
+    case 'GenresObserved':
+      return streams.genres();
+    case 'CollectionObserved':
+      return streams.collection(observation.data.slug);
+    case 'FeaturedObserved':
+      return streams.featured(observation.data.country.toUpperCase());
+  }
 }

@@ -10,7 +10,7 @@
  * The key is the stream the observation targets (the same name ingest routes it to), so every
  * observation of a stream lands in one partition and consumers of a group never race on it.
  */
-import { mediaIdOf, streams } from '../../contracts/ids.ts';
+import { streamOfObservation } from '../../contracts/ids.ts';
 import type { Observation, ObservationType } from '../../contracts/observations.ts';
 
 /** The topic suffix (after `<prefix>observations.`) of each observation type. */
@@ -48,32 +48,8 @@ export function topicNames(prefix: string): TopicNames {
   };
 }
 
-/**
- * The stream an observation targets, computed as services/ingest/route.ts does (infra may not
- * import services): country codes upper case, seasons on the TV show's media stream.
- */
-export function streamKeyOf(observation: Observation): string {
-  switch (observation.type) {
-    case 'MediaObserved':
-    case 'MediaTranslationObserved':
-      return streams.media(mediaIdOf(observation.data.contentType, observation.data.sourceId));
-    case 'SeasonsObserved':
-      return streams.media(mediaIdOf('tv_show', observation.data.sourceId));
-    case 'AvailabilityObserved':
-      return streams.availability(
-        mediaIdOf(observation.data.contentType, observation.data.sourceId),
-        observation.data.country.toUpperCase(),
-      );
-    case 'ProvidersObserved':
-      return streams.providers(observation.data.country.toUpperCase());
-    case 'GenresObserved':
-      return streams.genres();
-    case 'CollectionObserved':
-      return streams.collection(observation.data.slug);
-    case 'FeaturedObserved':
-      return streams.featured(observation.data.country.toUpperCase());
-  }
-}
+/** The record key: the stream an observation targets, so a stream stays in one partition. */
+export const streamKeyOf = streamOfObservation;
 
 /** `kafka:topic/partition/offset`, the source of a delivered record. */
 export function sourceOf(topic: string, partition: number, offset: string): string {

@@ -7,46 +7,15 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Client } from '@opensearch-project/opensearch';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Redis } from 'ioredis';
+import { bin, freePort, marquee, root, stop } from './process.ts';
 
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'bin/marquee.js');
 const NEEDED = ['KAFKA_BROKERS', 'MONGODB_URL', 'OPENSEARCH_URL', 'REDIS_URL'] as const;
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => ok({ code, stdout, stderr }));
-  });
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((ok) => {
-    if (child.exitCode !== null) return ok(child.exitCode);
-    child.once('exit', (code) => ok(code));
-    child.kill('SIGTERM');
-  });
-}
 
 describe('marquee start on the real engines (e2e)', function () {
   this.timeout(360_000);
@@ -118,7 +87,7 @@ describe('marquee start on the real engines (e2e)', function () {
       assert.match(log, /MongoDB/);
       assert.match(log, /OpenSearch/);
 
-      const created = await run(['keys', 'create', '--name', 'dist'], env);
+      const created = await marquee(['keys', 'create', '--name', 'dist'], env);
       assert.equal(created.code, 0, created.stderr);
       const key = created.stdout.trim().split('\n').at(-1) ?? '';
       const auth = { authorization: `Bearer ${key}` };

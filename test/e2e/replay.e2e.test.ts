@@ -4,30 +4,16 @@
  * the whole history into an NDJSON file. Also `status` and `dead-letters` speak to a person.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { EventType } from '../../contracts/events.ts';
 import type { StoredDocument } from '../../contracts/ports.ts';
 import { closeLmdb } from '../../infra/lmdb/env.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import type { Churn } from '../fixtures/offerChurn.ts';
-
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'bin/marquee.js');
-
-function marquee(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => ok({ code, stdout, stderr }));
-  });
-}
+import { marquee } from './process.ts';
 
 async function scanAll(dataDir: string, collection: string): Promise<StoredDocument[]> {
   const store = lmdbReadStore({ dataDir });

@@ -6,33 +6,9 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-
-const root = resolve(import.meta.dirname, '../..');
-const bin = join(root, 'bin/marquee.js');
-
-function freePort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? ok(address.port) : fail(new Error('no port'))));
-    });
-  });
-}
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => ok({ code, stdout, stderr }));
-  });
-}
+import { join } from 'node:path';
+import { bin, freePort, marquee, root, stop } from './process.ts';
 
 async function waitUntilReady(base: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<number> {
   const started = Date.now();
@@ -47,14 +23,6 @@ async function waitUntilReady(base: string, child: ChildProcess, log: () => stri
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`not ready after ${timeoutMs} ms:\n${log().slice(-3000)}`);
-}
-
-function stop(child: ChildProcess): Promise<number | null> {
-  return new Promise((ok) => {
-    if (child.exitCode !== null) return ok(child.exitCode);
-    child.once('exit', (code) => ok(code));
-    child.kill('SIGTERM');
-  });
 }
 
 describe('marquee start (e2e)', function () {
@@ -96,7 +64,7 @@ describe('marquee start (e2e)', function () {
       console.log(`      ready after ${(readyMs / 1000).toFixed(1)} s (goal: 60 s)`);
 
       // A key created by another process while the server runs on the same data directory.
-      const created = await run(['keys', 'create', '--name', 'e2e'], env);
+      const created = await marquee(['keys', 'create', '--name', 'e2e'], env);
       assert.equal(created.code, 0, created.stderr);
       const key = created.stdout.trim().split('\n').at(-1) ?? '';
       assert.match(key, /^mk_live_[0-9a-f]{32}$/);
@@ -134,7 +102,7 @@ describe('marquee start (e2e)', function () {
       const readyMs = await waitUntilReady(base, again, () => log2, 60_000);
       console.log(`      ready again after ${(readyMs / 1000).toFixed(1)} s`);
       assert.doesNotMatch(log2, /loading the sample catalog/);
-      const listed = await run(['keys', 'list'], env);
+      const listed = await marquee(['keys', 'list'], env);
       assert.match(listed.stdout, /e2e/);
     } finally {
       assert.equal(await stop(again), 0);
