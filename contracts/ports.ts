@@ -216,7 +216,7 @@ export interface SearchDocument {
   year: number | null;
   genres: string[];
   popularity: number;
-  /** Provider short ids available per country (upper-case country code). */
+  /** Provider ids (slugs) offering the title, per upper-case country; the API maps a `provider=<short_id>` filter to the id. */
   availability: Record<string, string[]>;
 }
 
