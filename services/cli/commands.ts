@@ -22,7 +22,7 @@ import { buildRelease } from '../snapshot/build.ts';
 import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
-import { liveCollection } from '../shared/projectionGroup.ts';
+import { resolveCollection } from '../shared/readModels.ts';
 import { createPipeline } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { addDays, sampleStartDate } from './sample.ts';
@@ -144,7 +144,7 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
   }
   return withAdapters(ctx, async (adapters) => {
     const { readStore, eventStore } = adapters;
-    const previous = await liveCollection(readStore, projection);
+    const previous = await resolveCollection(readStore, projection);
     // A new physical collection beside the live one; the API keeps answering from the old one
     // until the switch.
     const collection = `${projection.name}_v${projection.version}_r${Date.now().toString(36)}`;
@@ -203,7 +203,7 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
     console.log(`event store head position: ${head}\n`);
     console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);
     for (const projection of ALL_PROJECTIONS) {
-      const collection = await liveCollection(readStore, projection);
+      const collection = await resolveCollection(readStore, projection);
       const position = await readStore.getCheckpoint(collection);
       const documents = await readStore.count(collection);
       console.log(

@@ -9,7 +9,8 @@ import { ALL_PROJECTIONS, GENRES_KEY, genresProjection, searchProjection, toSear
 import { createIngest, type Ingest } from '../ingest/ingest.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Logger } from '../shared/logger.ts';
-import { liveCollection, ProjectionGroup, type ProjectionTarget } from '../shared/projectionGroup.ts';
+import { ProjectionGroup, type ProjectionTarget } from '../shared/projectionGroup.ts';
+import { resolveCollection } from '../shared/readModels.ts';
 
 export interface Pipeline {
   ingest: Ingest;
@@ -77,7 +78,7 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
 
 /** Genre slugs for the index come from the genres read model (a separate stream). */
 async function genreTable(adapters: Adapters) {
-  const collection = await liveCollection(adapters.readStore, genresProjection);
+  const collection = await resolveCollection(adapters.readStore, genresProjection);
   const stored = await adapters.readStore.get<GenresDoc>(collection, GENRES_KEY);
   return stored?.doc.genres ?? [];
 }
@@ -101,7 +102,7 @@ async function feedSearch(adapters: Adapters, writes: Array<DocumentWrite<Search
  */
 export async function refillSearch(adapters: Adapters, onProgress?: (done: number, total: number) => void): Promise<number> {
   const { readStore } = adapters;
-  const collection = await liveCollection(readStore, searchProjection);
+  const collection = await resolveCollection(readStore, searchProjection);
   const total = await readStore.count(collection);
   const genres = await genreTable(adapters);
   const chunk = 5000;

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 import type { ReadStore } from '../../contracts/ports.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import type { Config } from '../shared/config.ts';
-import { liveCollection } from '../shared/projectionGroup.ts';
+import { resolveCollection } from '../shared/readModels.ts';
 
 export interface ProjectionThread {
   /** Resolves when every projection's checkpoint is at `position` or beyond; `onProgress(lowest)` while waiting. */
@@ -32,7 +32,7 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
     worker.once('message', () => resolve());
     worker.once('error', reject);
   });
-  const collections = await Promise.all(ALL_PROJECTIONS.map((p) => liveCollection(readStore, p)));
+  const collections = await Promise.all(ALL_PROJECTIONS.map((p) => resolveCollection(readStore, p)));
 
   return {
     async waitFor(position, onProgress) {

@@ -9,13 +9,12 @@ import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
-import { rankDay } from '../ranking/job.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
-import { openAdapters, type Adapters } from '../shared/adapters.ts';
+import { openAdapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
-import { createPipeline, refillSearch, type Pipeline } from './pipeline.ts';
+import { createPipeline, refillSearch } from './pipeline.ts';
 import { loadSample, sampleDaysToLoad } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
@@ -110,5 +109,3 @@ function shutdownOn(logger: Logger, close: () => Promise<void>) {
   return state;
 }
 
-export type { Adapters, Pipeline };
-export { rankDay };

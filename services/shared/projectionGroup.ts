@@ -8,9 +8,9 @@ import { isAppError } from '../../contracts/errors.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import type { DocumentWrite, EventStore, ReadStore } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
-import { defaultCollectionName } from '../../projections/collections.ts';
 import { applyBatch } from '../../projections/runner.ts';
 import type { Logger } from './logger.ts';
+import { resolveCollection } from './readModels.ts';
 
 export interface ProjectionTarget {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents differ per projection
@@ -41,10 +41,6 @@ interface TargetState {
   retryAt: number;
 }
 
-/** The live physical collection of a projection: its alias, or `<name>_v<version>` before any switch. */
-export async function liveCollection(readStore: ReadStore, projection: Pick<Projection, 'name' | 'version'>): Promise<string> {
-  return (await readStore.getAlias(projection.name)) ?? defaultCollectionName(projection);
-}
 
 export class ProjectionGroup {
   private readonly options: Required<Omit<ProjectionGroupOptions, 'logger'>> & { logger: Logger };
@@ -66,7 +62,7 @@ export class ProjectionGroup {
     const { readStore, targets } = this.options;
     this.states = await Promise.all(
       targets.map(async (target) => {
-        const collection = await liveCollection(readStore, target.projection);
+        const collection = await resolveCollection(readStore, target.projection);
         return { target, collection, checkpoint: await readStore.getCheckpoint(collection), failures: 0, retryAt: 0 };
       }),
     );
@@ -110,15 +106,10 @@ export class ProjectionGroup {
     await this.loop;
   }
 
-  /** Checkpoints per live collection, for `marquee status`. */
-  checkpoints(): Array<{ name: string; collection: string; checkpoint: number }> {
-    return this.states.map((s) => ({ name: s.target.projection.name, collection: s.collection, checkpoint: s.checkpoint }));
-  }
-
   private async refreshAliases(): Promise<void> {
     this.lastAliasRefresh = Date.now();
     for (const state of this.states) {
-      const collection = await liveCollection(this.options.readStore, state.target.projection);
+      const collection = await resolveCollection(this.options.readStore, state.target.projection);
       if (collection !== state.collection) {
         this.options.logger.info({ from: state.collection, to: collection }, `read model ${state.target.projection.name} switched`);
         state.collection = collection;
