@@ -11,6 +11,7 @@ import type { EventType } from '../../contracts/events.ts';
 import type { StoredDocument } from '../../contracts/ports.ts';
 import { closeLmdb } from '../../infra/lmdb/env.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import type { Churn } from '../fixtures/offerChurn.ts';
 import { marquee } from './process.ts';
@@ -32,6 +33,17 @@ describe('marquee replay (e2e)', function () {
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'marquee-replay-'));
     env = { ...process.env, DATA_DIR: dataDir, LOG_FORMAT: 'json', REPLAY_DROP_GRACE_MS: '0', KAFKA_BROKERS: '', MONGODB_URL: '', OPENSEARCH_URL: '', EVENTSTORE_URL: '' };
+    // A crawler's mistake among good observations: a translation of a title never observed.
+    const inbox = lmdbInbox({ dataDir });
+    await inbox.publish([
+      {
+        type: 'MediaTranslationObserved',
+        observationId: 'orphan-translation',
+        observedAt: '2026-11-01T05:00:00Z',
+        data: { contentType: 'movie', sourceId: 99_999_999, language: 'de', title: 'Niemandes Film', overview: null, tagline: null, poster: null, backdrop: null },
+      },
+    ]);
+    await inbox.close();
     for (const day of ['0', '1']) {
       const crawled = await marquee(['crawl', '--titles', '400', '--countries', 'US,DE,FR', '--day', day, '--start-date', '2026-11-01'], env);
       assert.equal(crawled.code, 0, crawled.stderr);
@@ -116,5 +128,14 @@ describe('marquee replay (e2e)', function () {
     const types: EventType[] = ['MediaRegistered', 'OfferAdded', 'RankingComputed'];
     for (const type of types) assert.match(status.stdout, new RegExp(`${type}\\s+\\d+`));
     assert.match(status.stdout, /\s0\s+\d+\n/, 'a caught-up projection has no lag');
+  });
+
+  it('lists the observation ingest refused, with its reason, and ingested the rest', async () => {
+    const letters = await marquee(['dead-letters'], env);
+    assert.equal(letters.code, 0, letters.stderr);
+    assert.match(letters.stdout, /media not registered/);
+    assert.match(letters.stdout, /orphan-translation/);
+    const status = await marquee(['status'], env);
+    assert.match(status.stdout, /dead letters: 1\b/);
   });
 });
