@@ -89,13 +89,15 @@ export async function revokeApiKey(
  */
 export function createKeyLookup(readStore: ReadStore, ttlMs = 1000): (key: string) => Promise<ApiKeyDoc | null> {
   const ttl = Math.min(Math.max(ttlMs, 0), 1000);
+  // Keyed by the presented key itself, so a cached answer costs no SHA-256 per request; the
+  // hash is only computed to read the store on a miss.
   const cache = new Map<string, { doc: ApiKeyDoc | null; until: number }>();
   return async (key) => {
     if (!isWellFormedApiKey(key)) return null;
-    const hash = hashApiKey(key);
     const now = Date.now();
-    const hit = cache.get(hash);
+    const hit = cache.get(key);
     if (hit && hit.until > now) return hit.doc;
+    const hash = hashApiKey(key);
     let stored;
     try {
       stored = await readStore.get<ApiKeyDoc>(API_KEYS_COLLECTION, hash);
@@ -106,7 +108,7 @@ export function createKeyLookup(readStore: ReadStore, ttlMs = 1000): (key: strin
     if (ttl > 0) {
       // Bounded: expired answers are swept when the cache grows, so random keys cannot pile up.
       if (cache.size >= 10_000) for (const [k, v] of cache) if (v.until <= now) cache.delete(k);
-      if (cache.size < 10_000) cache.set(hash, { doc, until: now + ttl });
+      if (cache.size < 10_000) cache.set(key, { doc, until: now + ttl });
     }
     return doc;
   };

@@ -5,10 +5,32 @@
 import type { Genre, Provider } from '../../contracts/domain.ts';
 import type { CollectionDoc, GenresDoc, LinkOffer, MediaDoc, MediaItemDoc } from '../../contracts/readModels.ts';
 
-export type GenreIndex = Map<number, Genre>;
+export type GenreIndex = ReadonlyMap<number, Genre>;
 
+/** The last index built, reused while the genres document reads the same (it rarely changes). */
+let lastIndex: { genres: readonly Genre[]; index: GenreIndex } | undefined;
+
+function sameGenres(a: readonly Genre[], b: readonly Genre[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i] as Genre;
+    const y = b[i] as Genre;
+    if (x.id !== y.id || x.slug !== y.slug || x.name !== y.name) return false;
+  }
+  return true;
+}
+
+/**
+ * Genres by id. Every media and list request needs it and the store decodes a fresh document
+ * each time, so the index of an equal list is reused instead of rebuilt: comparing a few dozen
+ * genres is cheaper than a new Map. Callers only read the index and copy what they expose.
+ */
 export function genreIndex(doc: GenresDoc | null): GenreIndex {
-  return new Map((doc?.genres ?? []).map((g) => [g.id, g]));
+  const genres = doc?.genres ?? [];
+  if (lastIndex && sameGenres(lastIndex.genres, genres)) return lastIndex.index;
+  const index: GenreIndex = new Map(genres.map((g) => [g.id, g]));
+  lastIndex = { genres, index };
+  return index;
 }
 
 function genresOf(doc: MediaDoc, genres: GenreIndex): Genre[] {

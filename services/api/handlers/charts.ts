@@ -13,7 +13,9 @@ export async function getRankings({ params, catalog }: HandlerInput): Promise<un
   const offset = int(params, 'offset');
   const doc = await catalog.get('rankings', country);
   // Positions stay those of the overall chart: a kind filter selects rows, it does not re-rank.
-  const entries = (doc?.entries ?? []).filter((e) => kind === undefined || e.kind === kind);
+  // Without a kind every row is kept: the chart is paged as it is, not copied per request.
+  const all = doc?.entries ?? [];
+  const entries = kind === undefined ? all : all.filter((e) => e.kind === kind);
   const slice = page(entries, limit, offset);
   const items = await listItems(catalog, slice.map((e) => e.mediaId));
   const results = [];

@@ -38,8 +38,13 @@ export async function getLinks({ params, catalog, deps }: HandlerInput): Promise
   }
 
   const providers = await catalog.get('providers', country);
-  const weight = new Map((providers?.providers ?? []).map((p) => [p.id, p.weight]));
-  const offers = [...(doc?.offers ?? [])].sort((a: LinkOffer, b: LinkOffer) =>
+  const offers = [...(doc?.offers ?? [])];
+  // Weights of the providers these offers name only: a country lists hundreds of providers, a
+  // title a handful of offers. As before, a provider listed twice weighs as its last entry.
+  const named = new Set(offers.map((o) => o.providerId));
+  const weight = new Map<string, number>();
+  for (const p of providers?.providers ?? []) if (named.has(p.id)) weight.set(p.id, p.weight);
+  offers.sort((a: LinkOffer, b: LinkOffer) =>
     (weight.get(b.providerId) ?? 0) - (weight.get(a.providerId) ?? 0) || compareStrings(a.providerId, b.providerId));
   const isTv = media.kind === 'tv_show';
   return offers.map((o) => linkItem(o, isTv, deps.linkTokens.encode(o.webUrl)));
