@@ -77,73 +77,18 @@ function secondsUntil(resetHeader: unknown, now: number): number | null {
   return Math.max(0, Math.ceil((resetMs - now) / 1000));
 }
 
-const NAMESPACE = 'marquee-ratelimit';
-
-function clientId(ctx: Koa.Context): string {
-  const auth = ctx.state.auth as AuthState | undefined;
-  return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
-}
-
-function limited(max: number, windowMs: number, after: number): AppError {
-  return new AppError('rate_limited', `Rate limit exceeded: ${max} requests per ${windowMs / 1000} s. Retry in ${after} s.`, {
-    details: { retry_after: after },
-  });
-}
-
-/**
- * The in-memory limiter, doing per request exactly what koa-ratelimit's memory driver does with
- * the same entries in the same map (`{ id, reset, remaining, total }` under
- * `marquee-ratelimit:<id>`, a fixed window from the first call), and answering with the same
- * headers. koa-ratelimit costs a limiter object, an options copy and several awaits per
- * request, a visible share of a cached /v1 answer; this path costs one map read.
- */
-function memoryRateLimiter(max: number, windowMs: number, db: ExpiringMap): Koa.Middleware {
-  const windowSeconds = Math.ceil(windowMs / 1000);
-  const limitHeader = String(max);
-  const resetHeader = (entry: LimiterEntry) => String(Math.min(secondsUntil(entry.reset, Date.now()) ?? 0, windowSeconds));
-  return async (ctx, next) => {
-    const id = clientId(ctx);
-    const key = `${NAMESPACE}:${id}`;
-    let entry = db.get(key) as MemoryEntry | undefined;
-    if (entry === undefined || entry.reset * 1000 < Date.now()) {
-      entry = { id, reset: (Date.now() + windowMs) / 1000, remaining: max, total: max };
-      db.set(key, entry);
-    } else {
-      entry.remaining = entry.remaining > 0 ? entry.remaining - 1 : 0;
-    }
-    ctx.set('RateLimit-Remaining', String(entry.remaining > 0 ? entry.remaining - 1 : 0));
-    ctx.set('RateLimit-Reset', resetHeader(entry));
-    ctx.set('RateLimit-Limit', limitHeader);
-    if (entry.remaining === 0) {
-      // RateLimit-Reset holds the seconds left in the window by now; wait at least one.
-      throw limited(max, windowMs, Math.max(1, Number(ctx.response.get('RateLimit-Reset')) || 1));
-    }
-    const current = entry;
-    try {
-      await next();
-    } finally {
-      // Seconds left when the answer leaves, as koa-ratelimit's wrapper reported them.
-      ctx.set('RateLimit-Reset', resetHeader(current));
-    }
-  };
-}
-
-interface MemoryEntry extends LimiterEntry {
-  id: string;
-  remaining: number;
-  total: number;
-}
-
 export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
   const windowMs = options.windowMs ?? 60_000;
-  if (!options.redis) return memoryRateLimiter(options.max, windowMs, options.memory ?? new ExpiringMap());
   const limiter = ratelimit({
     driver: options.redis ? 'redis' : 'memory',
     db: (options.redis ?? options.memory ?? new ExpiringMap()) as Map<unknown, unknown>,
     duration: windowMs,
     max: options.max,
-    namespace: NAMESPACE,
-    id: clientId,
+    namespace: 'marquee-ratelimit',
+    id: (ctx: Koa.Context) => {
+      const auth = ctx.state.auth as AuthState | undefined;
+      return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
+    },
     headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
     throw: false,
   } as ratelimit.MiddlewareOptions);
@@ -160,7 +105,9 @@ export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
     if (ctx.status === 429 && ctx.state.rateLimit) {
       // RateLimit-Reset holds the seconds left in the window by now; wait at least one.
       const after = Math.max(1, Number(ctx.response.get('RateLimit-Reset')) || 1);
-      throw limited(options.max, windowMs, after);
+      throw new AppError('rate_limited', `Rate limit exceeded: ${options.max} requests per ${windowMs / 1000} s. Retry in ${after} s.`, {
+        details: { retry_after: after },
+      });
     }
   };
 }
