@@ -23,6 +23,7 @@ function rss(): { anon: number; file: number; wasm: number; heap: number } {
   return {
     anon: Math.round(kb('RssAnon') / 1024),
     file: Math.round(kb('RssFile') / 1024),
+    // The main thread's wasm only: the encoding threads' (parquetPool.ts) count in `anon`.
     wasm: Math.round(wasmMemory().buffer.byteLength / 1048576),
     heap: Math.round(process.memoryUsage().heapUsed / 1048576),
   };

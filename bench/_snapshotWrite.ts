@@ -1,7 +1,8 @@
 /**
  * Child process of bench/snapshot.ts: the pure write phase, measured the way DuckDB's is. For
  * every Parquet file of a built release, its rows are first read back into memory as the plain
- * rows our writer takes (not timed), then written again with our writer to a new file (timed).
+ * rows our writer takes (not timed), then written again with our writer, on the same worker
+ * pool as the build, to a new file (timed).
  * DuckDB gets the same treatment in the parent: read the file into a table, time the COPY.
  * Prints one JSON line: total write time, bytes, rows, and per-file times.
  * Usage: node --import tsx bench/_snapshotWrite.ts <outDir> <file.parquet>...
@@ -23,6 +24,7 @@ import {
 } from '../contracts/snapshotSchema.ts';
 import type { SnapshotRow, SnapshotValue } from '../services/snapshot/arrowSchema.ts';
 import { writeParquetRows } from '../services/snapshot/parquet.ts';
+import { PARQUET_WORKERS, warmParquetPool } from '../services/snapshot/parquetPool.ts';
 
 const [outDir, ...files] = process.argv.slice(2);
 if (!outDir || files.length === 0) throw new Error('usage: _snapshotWrite.ts <outDir> <file.parquet>...');
@@ -60,23 +62,35 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
   return rows.map((row) => Object.fromEntries(def.columns.map((c) => [c.name, row[c.name]])));
 }
 
+// Files are written PARQUET_WORKERS at a time, as the pool encodes them (DuckDB uses its
+// threads too): a group's rows are read first (not timed), then the group's writes are timed
+// together, wall clock.
+// The threads load parquet-wasm before the clock starts, as this process did on import before.
+await warmParquetPool();
 let writeMs = 0;
 let bytes = 0;
 let rowCount = 0;
 const perFile: Record<string, number> = {};
-for (const [i, file] of files.entries()) {
-  const def = schemaOf(file);
-  const rows = readRows(file, def);
-  const target = join(outDir, `ours-${i}.parquet`);
-  const started = performance.now();
-  await writeParquetRows(def, rows, async (stream) => {
-    await pipeline(Readable.from(stream), createWriteStream(target));
+for (let g = 0; g < files.length; g += PARQUET_WORKERS) {
+  const group = files.slice(g, g + PARQUET_WORKERS).map((file, k) => {
+    const def = schemaOf(file);
+    return { file, i: g + k, def, rows: readRows(file, def), target: join(outDir, `ours-${g + k}.parquet`) };
   });
-  const ms = performance.now() - started;
-  writeMs += ms;
-  perFile[file.slice(-60)] = Math.round(ms);
-  bytes += statSync(target).size;
-  rowCount += rows.length;
-  process.stderr.write(`  write ${i + 1}/${files.length} ${basename(file)} ${rows.length} rows ${Math.round(ms)} ms\n`);
+  const started = performance.now();
+  await Promise.all(
+    group.map(async ({ file, i, def, rows, target }) => {
+      await writeParquetRows(def, rows, async (stream) => {
+        await pipeline(Readable.from(stream), createWriteStream(target));
+      });
+      const ms = performance.now() - started;
+      perFile[file.slice(-60)] = Math.round(ms);
+      process.stderr.write(`  write ${i + 1}/${files.length} ${basename(file)} ${rows.length} rows ${Math.round(ms)} ms\n`);
+    }),
+  );
+  writeMs += performance.now() - started;
+  for (const { rows, target } of group) {
+    bytes += statSync(target).size;
+    rowCount += rows.length;
+  }
 }
 console.log(JSON.stringify({ write_ms: Math.round(writeMs), bytes, rows: rowCount, per_file_ms: perFile }));

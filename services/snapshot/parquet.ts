@@ -1,19 +1,20 @@
 /**
  * Streaming Parquet writer over parquet-wasm. Rows are appended one at a time, turned into
- * Arrow record batches every `chunkRows` rows and handed to parquet-wasm's streaming writer
- * (`transformParquetStream`), whose bytes flow to a sink (a release file, a temp file) as row
- * groups complete. Neither the rows nor the file are ever held whole in memory: parquet-wasm's
- * `writeParquet` would build the whole file in wasm memory (reference/anchors.md).
+ * Arrow record batches every `chunkRows` rows and handed, as Arrow IPC, to parquet-wasm's
+ * streaming writer (`transformParquetStream`) on a worker thread of parquetPool.ts, whose bytes
+ * flow back to a sink (a release file, a temp file) as row groups complete. Neither the rows
+ * nor the file are ever held whole in memory: parquet-wasm's `writeParquet` would build the
+ * whole file in wasm memory (reference/anchors.md).
  *
  * Every file: ZSTD, page-level statistics (min/max/null count per column chunk and page), row
  * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
  * the writer does not sort.
  */
 import { tableToIPC } from 'apache-arrow';
-import * as parquet from 'parquet-wasm';
 import { AppError } from '../../contracts/errors.ts';
 import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
 import { arrowTableMaker, type SnapshotRow } from './arrowSchema.ts';
+import { openEncodingFile, type EncodingFile } from './parquetPool.ts';
 
 export interface ParquetWriterOptions {
   /**
@@ -80,20 +81,6 @@ function undictionaryColumns(def: SnapshotFileSchema, sample: readonly SnapshotR
   return out;
 }
 
-/** Dictionary choice: none at all, or every column but the listed ones. */
-type Dictionaries = { off: true } | { off: false; plainColumns: readonly string[] };
-
-function writerProperties(maxRowGroupRows: number, dictionaries: Dictionaries): parquet.WriterProperties {
-  let builder = new parquet.WriterPropertiesBuilder()
-    .setCompression(parquet.Compression.ZSTD)
-    .setStatisticsEnabled(parquet.EnabledStatistics.Page)
-    .setMaxRowGroupSize(maxRowGroupRows)
-    .setCreatedBy('marquee snapshot (parquet-wasm)');
-  if (dictionaries.off) builder = builder.setDictionaryEnabled(false);
-  else for (const name of dictionaries.plainColumns) builder = builder.setColumnDictionaryEnabled(name, false);
-  return builder.build();
-}
-
 export function openParquetWriter<T>(
   def: SnapshotFileSchema,
   sink: ParquetSink<T>,
@@ -101,29 +88,26 @@ export function openParquetWriter<T>(
 ): ParquetRowWriter<T> {
   const chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
   const maker = arrowTableMaker(def);
-  // A one-slot channel between our batches and parquet-wasm: `ready` waits while the writer
-  // (and so the sink) is behind, which is what bounds memory.
-  const channel = new TransformStream<parquet.RecordBatch, parquet.RecordBatch>(undefined, { highWaterMark: 1 }, { highWaterMark: 0 });
-  const input = channel.writable.getWriter();
   let failure: unknown = null;
-  let started: ((dictionaries: Dictionaries) => void) | null = null;
-  // The writer starts with the first chunk, whose values choose the dictionary columns.
-  const done: Promise<T> = new Promise<Dictionaries>((resolve) => {
-    started = resolve;
-  })
-    .then((dictionaries) =>
-      parquet.transformParquetStream(channel.readable as ReadableStream, writerProperties(options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS, dictionaries)),
-    )
-    .then((bytes) => sink(bytes as unknown as AsyncIterable<Uint8Array>));
-  done.catch((err: unknown) => {
-    failure ??= err;
-    input.abort(err).catch(() => {});
-  });
-  const start = (sample: readonly SnapshotRow[]): void => {
-    if (started === null) return;
+  let file: EncodingFile | null = null;
+  let done: Promise<T> | null = null;
+  // The file starts encoding (on a pool worker) with the first chunk, whose values choose the
+  // dictionary columns; the sink reads its bytes as they come back.
+  const start = (sample: readonly SnapshotRow[]): EncodingFile => {
+    if (file !== null) return file;
     const ratio = options.dictionaryMaxDistinctRatio ?? DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO;
-    started(ratio <= 0 ? { off: true } : { off: false, plainColumns: ratio >= 1 ? [] : undictionaryColumns(def, sample, ratio) });
-    started = null;
+    const opened = openEncodingFile({
+      maxRowGroupRows: options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS,
+      dictionaryOff: ratio <= 0,
+      plainColumns: ratio <= 0 || ratio >= 1 ? [] : undictionaryColumns(def, sample, ratio),
+    });
+    file = opened;
+    done = sink(opened.bytes);
+    done.catch((err: unknown) => {
+      failure ??= err;
+      opened.abort(err);
+    });
+    return opened;
   };
 
   let buffer: SnapshotRow[] = [];
@@ -132,19 +116,10 @@ export function openParquetWriter<T>(
 
   async function push(chunk: readonly SnapshotRow[]): Promise<void> {
     const table = maker.make(chunk);
-    start(chunk);
-    const wasmTable = parquet.Table.fromIPCStream(tableToIPC(table, 'stream'));
-    try {
-      for (const batch of wasmTable.recordBatches()) {
-        await input.ready;
-        if (failure !== null) throw failure;
-        // Not awaited: it settles only when parquet-wasm has consumed the batch; `ready`
-        // above is the backpressure, and a failure surfaces through `done`.
-        input.write(batch).catch(() => {});
-      }
-    } finally {
-      wasmTable.free();
-    }
+    // Resolves once the worker has room for more (a bounded number of chunks in flight), which
+    // is the backpressure; a failure of the worker or the sink rejects it.
+    await start(chunk).send(tableToIPC(table, 'stream'));
+    if (failure !== null) throw failure;
   }
 
   async function flush(): Promise<void> {
@@ -178,17 +153,27 @@ export function openParquetWriter<T>(
       // An empty file still needs its schema, which parquet-wasm takes from the first batch.
       if (rows === 0) await push([]);
       else await flush();
-      await input.close();
-      return { rows, result: await done };
+      (file as EncodingFile | null)?.end();
+      return { rows, result: await (done as Promise<T>) };
     },
     async abort(reason) {
       closed = true;
       failure ??= reason;
-      start([]);
-      await input.abort(reason).catch(() => {});
-      await done.catch(() => {});
+      const opened = file as EncodingFile | null;
+      if (opened === null) {
+        // Never started: the sink still sees its byte stream fail, as it would mid-file.
+        await sink(failingBytes(reason)).catch(() => {});
+        return;
+      }
+      opened.abort(reason);
+      await (done as Promise<T> | null)?.catch(() => {});
     },
   };
+}
+
+async function* failingBytes(reason: unknown): AsyncGenerator<Uint8Array> {
+  yield* [];
+  throw reason;
 }
 
 /** Writes one file from rows (an array or a generator), in the order given. */
