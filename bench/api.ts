@@ -75,7 +75,7 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
   const { lmdbReadStore } = await import('../infra/lmdb/readStore.ts');
   const { inProcessSearchIndex } = await import('../infra/search/inProcessSearch.ts');
   const { createPipeline, refillSearch } = await import('../services/cli/pipeline.ts');
-  const { addDays } = await import('../services/cli/sample.ts');
+  const { crawlDate } = await import('../services/crawler/catalog.ts');
   const { crawl } = await import('../services/crawler/crawl.ts');
   const { rankDay } = await import('../services/ranking/job.ts');
   const { silentLogger } = await import('../services/shared/logger.ts');
@@ -100,7 +100,7 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
     for (let day = 0; day < days; day += 1) {
       await crawl({ bus, seed, day, startDate: START_DATE });
       await pipeline.drain();
-      await rankDay({ date: addDays(START_DATE, day), readStore, eventStore, clock: systemClock });
+      await rankDay({ date: crawlDate(day, START_DATE), readStore, eventStore, clock: systemClock });
       await pipeline.projections.catchUp();
     }
   } else {

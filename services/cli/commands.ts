@@ -14,6 +14,7 @@ import type { Projection } from '../../contracts/projection.ts';
 import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
 import { catchUp } from '../../projections/runner.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api/keys.ts';
+import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
@@ -25,7 +26,7 @@ import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { createPipeline } from './pipeline.ts';
 import { progress } from './progress.ts';
-import { addDays, sampleStartDate } from './sample.ts';
+import { sampleStartDate } from './sample.ts';
 
 export interface CommandContext {
   args: string[];
@@ -90,7 +91,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
     const projecting = progress('ingest and project', 0, 'events');
     await pipeline.drain((stage, done, total) => projecting.update(done, total, stage));
     projecting.stop();
-    console.log(`crawl of ${addDays(startDate, day)} ingested and projected; event store head ${await adapters.eventStore.headPosition()}`);
+    console.log(`crawl of ${crawlDate(day, startDate)} ingested and projected; event store head ${await adapters.eventStore.headPosition()}`);
     return 0;
   });
 }

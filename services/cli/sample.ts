@@ -4,7 +4,9 @@
  * ranked, so rankings and trending have history from the first minute.
  */
 import type { Clock } from '../../contracts/ports.ts';
+import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
+import { dateOfEpochDay, epochDayOf } from '../crawler/dates.ts';
 import { rankDay } from '../ranking/job.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
@@ -25,12 +27,7 @@ export interface SampleOptions {
 
 /** The first day of the sample week: `days` days before today (UTC), so the catalog looks current. */
 export function sampleStartDate(clock: Clock, days: number): string {
-  const start = new Date(clock.now().getTime() - days * 86_400_000);
-  return start.toISOString().slice(0, 10);
-}
-
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+  return crawlDate(-days, clock.now().toISOString().slice(0, 10));
 }
 
 /** Checkpoint name recording how many sample days are loaded, so an interrupted first start resumes. */
@@ -51,9 +48,9 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   const storedStart = await adapters.readStore.getCheckpoint(SAMPLE_START_CHECKPOINT);
   const startDate =
     fromDay > 0 && storedStart > 0
-      ? new Date(storedStart * 86_400_000).toISOString().slice(0, 10)
+      ? dateOfEpochDay(storedStart)
       : (process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days));
-  await adapters.readStore.setCheckpoint(SAMPLE_START_CHECKPOINT, Date.parse(`${startDate}T00:00:00Z`) / 86_400_000);
+  await adapters.readStore.setCheckpoint(SAMPLE_START_CHECKPOINT, epochDayOf(startDate));
   if (fromDay === 0) logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
   const started = Date.now();
   pipeline.deferSearch(true);
@@ -64,7 +61,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   try {
     for (let day = fromDay; day < days; day += 1) {
       if (signal?.aborted) return;
-      const date = addDays(startDate, day);
+      const date = crawlDate(day, startDate);
       const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
       const published = await crawl({
         bus: adapters.bus,
