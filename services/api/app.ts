@@ -64,6 +64,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;
   const catalog = createCatalog(deps.readStore, { versions: { ...versions, ...deps.modelVersions } });
   const metrics = createMetrics();
+  deps.health?.registerMetrics(metrics.registry);
   // Handlers see the link-token codec with its (deterministic) tokens remembered per URL.
   const handlerDeps: ApiDeps = { ...deps, linkTokens: cachedLinkTokens(deps.linkTokens) };
 
@@ -106,7 +107,20 @@ export function createApp(deps: ApiDeps): ApiApp {
   });
   router.get('/readyz', async (ctx) => {
     if (!(await isReady(deps))) throw new AppError('unavailable', 'Not ready: the catalog is still being built.');
-    ctx.body = { status: 'ready' };
+    // Every critical loop and dependency of the process must be running; the answer names those that are not.
+    const failing = deps.health?.failing() ?? [];
+    // An operator's probe, not a client's answer: unlike other 5xx bodies it names what is down.
+    if (failing.length > 0) {
+      ctx.status = 503;
+      ctx.set('Retry-After', '5');
+      ctx.body = {
+        error: `Not ready: ${failing.map((c) => `${c.name} is ${c.state.replace('_', ' ')}`).join(', ')}.`,
+        code: 'unavailable',
+        details: { components: failing.map(({ name, state, lastError }) => ({ name, state, last_error: lastError })) },
+      };
+      return;
+    }
+    ctx.body = { status: 'ready', components: deps.health?.report(true).components.map(({ name, state }) => ({ name, state })) ?? [] };
   });
   router.get('/metrics', async (ctx) => {
     ctx.type = metrics.registry.contentType;

@@ -2,6 +2,7 @@
 import type Koa from 'koa';
 import type { Platform } from '../../contracts/domain.ts';
 import type { Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import type { Health } from '../shared/health.ts';
 import type { Catalog } from './catalog.ts';
 import type { ParamDef, ParsedParams } from './params.ts';
 
@@ -58,6 +59,8 @@ export interface ApiDeps {
   version?: string;
   /** /readyz answers 200 only once this returns true; /v1 data endpoints answer 503 until then. Default always ready. */
   ready?: () => boolean | Promise<boolean>;
+  /** Background loops and dependencies of the process: /readyz is 503 while a critical one is not running, /metrics exports their states. */
+  health?: Health;
   /** How long an API key lookup is reused, in ms (at most 1000 so a revocation bites at once). Default 1000. */
   keyCacheMs?: number;
   /** Trust X-Forwarded-For (behind a load balancer) for the client address of keyless calls. Default false. */

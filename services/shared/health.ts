@@ -1,0 +1,201 @@
+/**
+ * What every background loop and every dependency of a process is doing right now, in one
+ * place: `/readyz` answers from it (and names what is not healthy), `/metrics` exports it as a
+ * gauge, and `marquee status` prints it (each process publishes its report to the read store,
+ * see `publishHealth`). A loop never dies silently: `supervise` restarts it with backoff and
+ * records its state and last error here.
+ */
+import { hostname } from 'node:os';
+import { Gauge, type Registry } from 'prom-client';
+import type { Logger } from './logger.ts';
+
+/**
+ * - `starting`: not yet running (a loop before its first pass, a dependency before its first check);
+ * - `running`: a loop doing its work / a dependency answering;
+ * - `backing_off`: a loop that failed and waits before its restart;
+ * - `down`: a dependency that does not answer;
+ * - `stopped`: stopped on purpose (shutdown) or given up.
+ */
+export type ComponentState = 'starting' | 'running' | 'backing_off' | 'down' | 'stopped';
+export const COMPONENT_STATES: readonly ComponentState[] = ['starting', 'running', 'backing_off', 'down', 'stopped'];
+
+export interface ComponentStatus {
+  /** e.g. `ingest`, `projections`, `scheduler`, `redis`, `opensearch`. */
+  name: string;
+  kind: 'loop' | 'dependency';
+  state: ComponentState;
+  /** When the state last changed (RFC 3339). */
+  since: string;
+  lastError: string | null;
+  /** Restarts of a supervised loop so far. */
+  restarts: number;
+  /** Whether readiness depends on it: a non-critical component is reported but never makes /readyz 503. */
+  critical: boolean;
+  /** Anything else worth showing (counts, lag). */
+  detail?: Record<string, unknown>;
+}
+
+export interface HealthReport {
+  process: string;
+  at: string;
+  ready: boolean;
+  components: ComponentStatus[];
+}
+
+export class Health {
+  private readonly components = new Map<string, ComponentStatus>();
+  private gauge: Gauge<'component' | 'state'> | null = null;
+
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    readonly processName = `${hostname()}:${process.pid}`,
+  ) {}
+
+  /** Declares a component (idempotent); its state starts as `starting`. */
+  register(name: string, kind: ComponentStatus['kind'], options: { critical?: boolean } = {}): void {
+    if (this.components.has(name)) return;
+    this.components.set(name, {
+      name,
+      kind,
+      state: 'starting',
+      since: this.now().toISOString(),
+      lastError: null,
+      restarts: 0,
+      critical: options.critical ?? true,
+    });
+    this.updateGauge(name);
+  }
+
+  /** Moves a component to `state`; `error` (when given) becomes its last error. */
+  set(name: string, state: ComponentState, error?: unknown): void {
+    const c = this.components.get(name);
+    if (!c) throw new Error(`health: unknown component ${name}`);
+    if (c.state !== state) {
+      c.state = state;
+      c.since = this.now().toISOString();
+    }
+    if (error !== undefined) c.lastError = describe(error);
+    this.updateGauge(name);
+  }
+
+  /** Merges counts or lag into a component's detail. */
+  detail(name: string, detail: Record<string, unknown>): void {
+    const c = this.components.get(name);
+    if (c) c.detail = { ...c.detail, ...detail };
+  }
+
+  restarted(name: string): void {
+    const c = this.components.get(name);
+    if (c) c.restarts += 1;
+  }
+
+  get(name: string): ComponentStatus | undefined {
+    return this.components.get(name);
+  }
+
+  /** Critical components not `running`: what keeps the process from being ready. */
+  failing(): ComponentStatus[] {
+    return [...this.components.values()].filter((c) => c.critical && c.state !== 'running');
+  }
+
+  report(ready: boolean): HealthReport {
+    return {
+      process: this.processName,
+      at: this.now().toISOString(),
+      ready,
+      components: [...this.components.values()].map((c) => ({ ...c, ...(c.detail ? { detail: { ...c.detail } } : {}) })),
+    };
+  }
+
+  /** Exports `marquee_component_state{component,state}` (1 for the current state, 0 for the others). */
+  registerMetrics(registry: Registry): void {
+    this.gauge = new Gauge({
+      name: 'marquee_component_state',
+      help: 'State of each background loop and dependency of this process: 1 for its current state.',
+      labelNames: ['component', 'state'] as const,
+      registers: [registry],
+    });
+    for (const name of this.components.keys()) this.updateGauge(name);
+  }
+
+  private updateGauge(name: string): void {
+    const c = this.components.get(name);
+    if (!this.gauge || !c) return;
+    for (const state of COMPONENT_STATES) this.gauge.labels(name, state).set(state === c.state ? 1 : 0);
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+export interface SuperviseOptions {
+  /** First pause after a failure, in ms; doubles per consecutive failure. Default 500. */
+  minBackoffMs?: number;
+  /** Longest pause, in ms. Default 30000. */
+  maxBackoffMs?: number;
+  /** A run that lasted this long resets the backoff. Default 60000. */
+  healthyAfterMs?: number;
+  critical?: boolean;
+}
+
+export interface Supervised {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `run(signal)` under supervision: `running` while it runs; if it throws (or returns while
+ * not stopped), `backing_off` with the error, then a restart after an exponential pause. `stop()`
+ * aborts the signal, waits for the run in flight and leaves the state `stopped`. Never throws.
+ */
+export function supervise(
+  health: Health,
+  name: string,
+  logger: Logger,
+  run: (signal: AbortSignal, markRunning: () => void) => Promise<void>,
+  options: SuperviseOptions = {},
+): Supervised {
+  const { minBackoffMs = 500, maxBackoffMs = 30_000, healthyAfterMs = 60_000 } = options;
+  health.register(name, 'loop', { critical: options.critical ?? true });
+  const abort = new AbortController();
+  let wake: (() => void) | null = null;
+  const loop = (async () => {
+    let failures = 0;
+    while (!abort.signal.aborted) {
+      const startedAt = Date.now();
+      try {
+        health.set(name, 'running');
+        await run(abort.signal, () => health.set(name, 'running'));
+        if (abort.signal.aborted) break;
+        throw new Error(`${name} stopped by itself`);
+      } catch (err) {
+        if (abort.signal.aborted) break;
+        failures = Date.now() - startedAt >= healthyAfterMs ? 1 : failures + 1;
+        const pause = Math.min(maxBackoffMs, minBackoffMs * 2 ** (failures - 1));
+        health.set(name, 'backing_off', err);
+        health.restarted(name);
+        logger.error({ err, component: name, retryInMs: pause }, `${name} failed; restarting in ${(pause / 1000).toFixed(1)} s`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, pause);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        wake = null;
+      }
+    }
+    health.set(name, 'stopped');
+  })();
+  return {
+    async stop() {
+      abort.abort();
+      (wake as (() => void) | null)?.();
+      await loop;
+    },
+  };
+}
+
+/** Collection where each process publishes its health report, for `marquee status`. */
+export const HEALTH_COLLECTION = '_health';
