@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Kafka, logLevel, Partitioners, type Admin } from 'kafkajs';
+import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { schemaFingerprint } from '../../contracts/codec.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import type { EventStore, ObservationRecord } from '../../contracts/ports.ts';
@@ -18,7 +18,7 @@ import { streamKeyOf } from '../../infra/kafka/topics.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { createIngest } from '../../services/ingest/ingest.ts';
 import { KCAT_AVAILABILITY, KCAT_AVAILABILITY_FILE } from '../fixtures/kafka/availability.ts';
-import { describeKafka, requireServers, uniquePrefix } from '../fixtures/kafka/support.ts';
+import { describeKafka, murmur2Partition, requireServers, uniquePrefix } from '../fixtures/kafka/support.ts';
 import { allEvents, crawlDay, referenceSummary, run, servers, summary } from '../fixtures/kafka/workload.ts';
 import { waitFor } from '../ports/support.ts';
 
@@ -29,15 +29,6 @@ function kcatInstalled(): boolean {
   } catch {
     return false;
   }
-}
-
-/** The partition a record of `topic` with `key` is sent to by kafkajs (and Java clients). */
-function murmur2Partition(topic: string, key: string, partitions: number): number {
-  const partitioner = Partitioners.DefaultPartitioner();
-  const partitionMetadata = Array.from({ length: partitions }, (_, partitionId) => ({
-    partitionErrorCode: 0, partitionId, leader: 1, replicas: [1], isr: [1],
-  }));
-  return partitioner({ topic, partitionMetadata, message: { key, value: null } });
 }
 
 const partitionOf = (source: string) => source.replace(/\/\d+$/, '');
