@@ -38,6 +38,12 @@ export interface DependencyOptions {
   checkTimeoutMs?: number;
   /** Pause between two background checks, in ms. Default 1000. */
   checkEveryMs?: number;
+  /**
+   * A check without an answer for this long is given up (left to settle on its own) and a new
+   * one starts: a request lost without a reset, on a driver without a socket timeout, must not
+   * keep the breaker open forever. Default 30000.
+   */
+  abandonCheckAfterMs?: number;
 }
 
 /** A dependency with its breaker: closed (calls go through) while up, open (calls fail fast) while down. */
@@ -47,6 +53,8 @@ export class Dependency {
   private isDown = false;
   /** The check in flight, if any: never more than one per dependency, however slow the server. */
   private checking: Promise<void> | null = null as Promise<void> | null;
+  private checkStartedAt = 0;
+  private readonly abandonCheckAfterMs: number;
   private readonly callTimeoutMs: number;
   private readonly checkTimeoutMs: number;
   /** Asks the background loop for a check now (after a failed call) instead of at its next tick. */
@@ -62,6 +70,7 @@ export class Dependency {
     this.critical = source.critical;
     this.callTimeoutMs = options.callTimeoutMs ?? 1500;
     this.checkTimeoutMs = options.checkTimeoutMs ?? 1000;
+    this.abandonCheckAfterMs = options.abandonCheckAfterMs ?? 30_000;
     health.register(this.name, 'dependency', { critical: this.critical });
   }
 
@@ -106,22 +115,25 @@ export class Dependency {
 
   /** One background check, bounded by `checkTimeoutMs`; a check still in flight is not doubled. */
   async check(): Promise<void> {
+    if (this.checking && Date.now() - this.checkStartedAt >= this.abandonCheckAfterMs) this.checking = null;
     if (this.checking) {
       // The previous check has not answered yet: wait for it a little, never start a second.
       await Promise.race([this.checking, sleep(this.checkTimeoutMs)]);
-      if (this.checking !== null) return this.markDown(new Error(`${this.name} has not answered a check for ${this.checkTimeoutMs} ms`));
+      if (this.checking !== null) this.markDown(new Error(`${this.name} has not answered a check for ${Date.now() - this.checkStartedAt} ms`));
       return;
     }
     let answered = false;
-    const checking = Promise.resolve()
+    this.checkStartedAt = Date.now();
+    const checking: Promise<void> = Promise.resolve()
       .then(() => this.source.check())
       .then(
-      () => this.markUp(),
-      (err: unknown) => this.markDown(err),
-    ).finally(() => {
-      answered = true;
-      this.checking = null;
-    });
+        () => this.markUp(),
+        (err: unknown) => this.markDown(err),
+      )
+      .finally(() => {
+        answered = true;
+        if (this.checking === checking) this.checking = null;
+      });
     this.checking = checking;
     await Promise.race([checking, sleep(this.checkTimeoutMs)]);
     if (!answered) this.markDown(new Error(`${this.name} did not answer a check within ${this.checkTimeoutMs} ms`));

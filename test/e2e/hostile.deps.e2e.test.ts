@@ -162,6 +162,12 @@ async function frozen<T>(pid: number, during: () => Promise<T>): Promise<T> {
   }
 }
 
+/** One line of measured figures in the test output. */
+function report(what: string, replies: Reply[], extra = ''): void {
+  const ms = replies.map((r) => r.ms);
+  console.log(`      ${what}: ${ms.length} answers, first ${ms[0]?.toFixed(0)} ms, slowest ${Math.max(...ms).toFixed(0)} ms${extra}`);
+}
+
 /** Repeats `request` every 100 ms for `ms`, checking each answer. */
 async function hammer(ms: number, request: () => Promise<void>): Promise<number> {
   const until = Date.now() + ms;
@@ -222,19 +228,20 @@ describe('hostile: dependencies down (e2e)', function () {
 
         const outage = (async () => {
           await exited(redisServer as ChildProcess);
-          const statuses: number[] = [];
+          const replies: Reply[] = [];
           // 20 per minute, some used: the per-process counter refuses within 21 more requests.
           for (let i = 0; i < 21; i += 1) {
             const reply = await get(`${app.base}/v1/locales`, app.key);
             assertOutageAnswer(`request ${i + 1} with Redis down`, reply, [200, 429]);
-            statuses.push(reply.status);
+            replies.push(reply);
           }
+          report('Redis down', replies);
           const ready = await waitForComponent(app.base, 'redis', 'down');
           // Not critical: it fails open, so the process stays ready and says why.
           assert.equal(ready.status, 200);
           const metrics = await (await fetch(`${app.base}/metrics`)).text();
           assert.match(metrics, /marquee_component_state\{component="redis",state="down"\} 1/);
-          return statuses;
+          return replies.map((r) => r.status);
         })();
         const probed = await probeHealthzDuring(app.base, outage);
         assertResponsive(probed);
@@ -246,7 +253,9 @@ describe('hostile: dependencies down (e2e)', function () {
         assert.doesNotMatch(app.log(), /"level":50.*request failed/, 'no request failed with a 500');
 
         await startRedis();
+        const restarted = Date.now();
         await waitForComponent(app.base, 'redis', 'running');
+        console.log(`      redis running again ${Date.now() - restarted} ms after its restart`);
         // The restarted Redis is empty: the shared counter starts again and is used.
         const back = await get(`${app.base}/v1/locales`, app.key);
         assert.equal(back.status, 200);
@@ -295,6 +304,7 @@ describe('hostile: dependencies down (e2e)', function () {
             // The rest of the API does not need OpenSearch.
             assertOutageAnswer('/v1/providers with OpenSearch frozen', await get(`${app.base}/v1/providers?country=US`, app.key), [200]);
           });
+          report('searches with OpenSearch frozen', searches);
           const ready = await waitForComponent(app.base, 'opensearch', 'down');
           assert.equal(ready.status, 503);
           assert.match(ready.body.error ?? '', /opensearch is down/);
@@ -306,7 +316,9 @@ describe('hostile: dependencies down (e2e)', function () {
         const later = probed.outcome.slice(1);
         assert.ok(later.length > 3 && later.every((r) => r.ms < 200), probed.outcome.map((r) => r.ms.toFixed(0)).join(','));
 
+        const resumed = Date.now();
         await waitForComponent(app.base, 'opensearch', 'running', 30_000);
+        console.log(`      opensearch running again ${Date.now() - resumed} ms after SIGCONT`);
         assert.equal((await get(`${app.base}/readyz`)).status, 200);
         assert.equal((await get(search, app.key)).status, 200);
       } finally {
@@ -362,6 +374,7 @@ describe('hostile: dependencies down (e2e)', function () {
             assertOutageAnswer('/v1/providers with MongoDB down', reply, [503]);
             replies.push(reply);
           });
+          report('/v1/providers with MongoDB down', replies);
           const ready = await waitForComponent(app.base, 'mongodb', 'down');
           assert.equal(ready.status, 503);
           assert.match(ready.body.error ?? '', /mongodb is down/);
@@ -373,7 +386,9 @@ describe('hostile: dependencies down (e2e)', function () {
         assert.doesNotMatch(app.log(), /"level":50.*request failed/, 'no request failed with a 500');
 
         await startFerret();
+        const restarted = Date.now();
         await waitForComponent(app.base, 'mongodb', 'running', 30_000);
+        console.log(`      mongodb running again ${Date.now() - restarted} ms after its restart`);
         await waitFor('/readyz to answer 200 again', async () => (await get(`${app.base}/readyz`)).status === 200, 30_000);
         assert.equal((await get(providers, app.key)).status, 200);
       } finally {
@@ -404,17 +419,25 @@ describe('hostile: dependencies down (e2e)', function () {
       try {
         const pid = pidFrom(join(serversDir, 'kafka/kafka.pid'));
         const outage = frozen(pid, async () => {
+          const frozenAt = Date.now();
           const ready = await waitForComponent(app.base, 'kafka', 'down');
+          console.log(`      /readyz named kafka ${Date.now() - frozenAt} ms after the freeze`);
           assert.equal(ready.status, 503);
           assert.match(ready.body.error ?? '', /kafka is down/);
           // The API reads the read models, not Kafka: it keeps answering.
+          const replies: Reply[] = [];
           await hammer(1500, async () => {
-            assertOutageAnswer('/v1/providers with Kafka frozen', await get(`${app.base}/v1/providers?country=US`, app.key), [200]);
+            const reply = await get(`${app.base}/v1/providers?country=US`, app.key);
+            assertOutageAnswer('/v1/providers with Kafka frozen', reply, [200]);
+            replies.push(reply);
           });
+          report('/v1/providers with Kafka frozen', replies);
         });
         assertResponsive(await probeHealthzDuring(app.base, outage));
 
+        const resumed = Date.now();
         await waitForComponent(app.base, 'kafka', 'running', 30_000);
+        console.log(`      kafka running again ${Date.now() - resumed} ms after SIGCONT`);
         await waitFor('/readyz to answer 200 again', async () => (await get(`${app.base}/readyz`)).status === 200, 30_000);
       } finally {
         assert.equal(await app.stop(), 0, app.log().slice(-2000));
