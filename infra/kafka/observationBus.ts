@@ -81,6 +81,8 @@ export interface KafkaObservationBus extends ObservationBus {
   publishRaw(records: readonly RawRecord[], options?: { topic?: string }): Promise<void>;
   /** Deletes every topic of this bus's prefix (tests with a unique prefix clean up with it). */
   deleteTopics(): Promise<void>;
+  /** One metadata round trip to the cluster: the dependency check of the process (rejects with `unavailable`). */
+  ping(): Promise<void>;
 }
 
 const DEFAULT_DEAD_LETTER_LIMIT = 100;
@@ -300,6 +302,15 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
         limit: listOptions.limit ?? DEFAULT_DEAD_LETTER_LIMIT,
         timeoutMs: options.listTimeoutMs ?? 30_000,
       });
+    },
+
+    async ping() {
+      ensureOpen();
+      try {
+        await (await admin()).describeCluster();
+      } catch (err) {
+        throw kafkaError(err, 'asking the cluster for its metadata');
+      }
     },
 
     async deleteTopics() {

@@ -40,7 +40,8 @@ export interface MongoReadStoreOptions {
   collectionPrefix?: string;
   /**
    * How long an operation waits for a reachable server before it fails with `unavailable`, in
-   * ms. Short, so an outage answers quickly instead of hanging requests. Default 3000.
+   * ms. Short, so an outage answers quickly instead of hanging requests (the API's own breaker,
+   * services/shared/dependencies.ts, cuts a request at 1.5 s and then fails fast). Default 1500.
    */
   serverSelectionTimeoutMS?: number;
   /**
@@ -75,7 +76,7 @@ const live = { deleted: { $ne: true } } as const;
 export async function mongoReadStore(options: MongoReadStoreOptions): Promise<ReadStore> {
   const prefix = options.collectionPrefix ?? 'rm_';
   const client = new MongoClient(options.url, {
-    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 3000,
+    serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 1500,
     // The driver's one automatic retry of a failed write is left off: every write here is
     // idempotent, so the caller's own retry repeats a batch safely, and an outage surfaces
     // within serverSelectionTimeoutMS rather than after two of them.

@@ -70,6 +70,12 @@ export interface OpenSearchIndexOptions {
   localeBoost?: number;
   /** Per request, in ms. Default 10,000. */
   requestTimeoutMs?: number;
+  /**
+   * Per `search` and `count` request, in ms, without a retry: a reader waits at most this long
+   * for a slow or frozen cluster before it gets `unavailable` (the API answers within 2 s).
+   * Writes keep `requestTimeoutMs`. Default 1500.
+   */
+  readTimeoutMs?: number;
 }
 
 /** `index.max_result_window`, set explicitly so the query builder can rely on it. */
@@ -107,6 +113,8 @@ export async function openSearchIndex(options: OpenSearchIndexOptions): Promise<
     languageAnalyzers,
   };
   let closed = false;
+  // A reader waiting for a frozen cluster waits this long once, not requestTimeout times (1 + maxRetries).
+  const readRequest = { requestTimeout: options.readTimeoutMs ?? 1500, maxRetries: 0 };
 
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'The search index is closed.');
@@ -155,7 +163,7 @@ export async function openSearchIndex(options: OpenSearchIndexOptions): Promise<
     async count(): Promise<number> {
       ensureOpen();
       try {
-        const { body } = await client.count({ index });
+        const { body } = await client.count({ index }, readRequest);
         return Number(body.count);
       } catch (err) {
         if (isIndexNotFound(err)) return 0;
@@ -168,7 +176,7 @@ export async function openSearchIndex(options: OpenSearchIndexOptions): Promise<
       const request = searchBody(query, queryOptions);
       if (request === null) return { total: 0, ids: [] };
       try {
-        const { body } = await client.search({ index, body: request as never });
+        const { body } = await client.search({ index, body: request as never }, readRequest);
         const hits = body.hits;
         const total = typeof hits.total === 'number' ? hits.total : Number(hits.total?.value ?? 0);
         return { total, ids: hits.hits.map((h) => String(h._id)) };

@@ -81,6 +81,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       max: deps.rateLimit?.perMinute ?? defaultPerMinute(),
       windowMs: deps.rateLimit?.windowMs ?? 60_000,
       redis: deps.rateLimit?.redis,
+      redisDependency: deps.rateLimit?.redisDependency,
       memory,
     }),
     methodGuard(),

@@ -62,7 +62,7 @@ const ERROR_TEXT: Record<number, string> = {
   405: 'Method not allowed; only GET and HEAD (`method_not_allowed`).',
   429: 'Over the rate limit (`rate_limited`); retry after `Retry-After` seconds.',
   500: 'Internal error (`internal`).',
-  503: 'A dependency is unavailable or the catalog is not built yet (`unavailable`).',
+  503: 'A dependency is unavailable or the catalog is not built yet (`unavailable`); answered within 2 s, retry after `Retry-After` seconds.',
 };
 
 function responses(e: Endpoint): Schema {
@@ -133,9 +133,11 @@ export function buildOpenApi(list: readonly Endpoint[], info: OpenApiInfo): Reco
   paths['/readyz'] = {
     get: {
       operationId: 'readyz', summary: 'Readiness: 200 once the read models are built', tags: ['Operations'], security: [],
+      description: 'Also 503 while a server the process needs (`mongodb`, `opensearch`, `kafka`) or a background loop is down; '
+        + 'the body names each. `redis` is reported but never makes it 503: the rate limit fails open to per-process counters.',
       responses: {
         '200': { description: 'Ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
-        '503': errorResponse('Not ready yet (`unavailable`).'),
+        '503': errorResponse('Not ready yet, or a dependency is down (`unavailable`); the message names what.'),
       },
     },
   };
@@ -156,7 +158,9 @@ export function buildOpenApi(list: readonly Endpoint[], info: OpenApiInfo): Reco
         + 'Every /v1 endpoint needs an API key (`Authorization: Bearer mk_live_...` or `X-API-Key`), except `GET /v1/snapshots`. '
         + 'Errors are `{"error", "code", "details"?}`. Country codes are accepted in any case. '
         + '`limit` above an endpoint maximum is clamped; `limit=0` returns only `total`. '
-        + 'Rate limit: per API key (per address without a key), reported in `RateLimit-*` headers.',
+        + 'Rate limit: per API key (per address without a key), reported in `RateLimit-*` headers. '
+        + 'Counters are shared by all API processes through Redis; while Redis is down the limit fails open to '
+        + 'per-process counters (the limit still applies, per process) rather than refusing requests.',
       license: { name: 'Snapshot data: open data license, free for personal, research and non-commercial use' },
     },
     servers: [{ url: info.serverUrl ?? '/' }],

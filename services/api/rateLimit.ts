@@ -7,10 +7,17 @@
  * koa-ratelimit's memory driver never deletes an entry (an expired one is only re-initialised
  * when the same id calls again), so one entry per client address would live forever. The
  * memory driver is therefore given an ExpiringMap that drops entries whose window is over.
+ *
+ * With Redis the limit fails open to the per-process memory counters: while Redis is down (or
+ * does not answer a count within the client's command timeout), each API process counts in its
+ * own memory, so the limit still applies, per process, instead of refusing every client with an
+ * error. The outage shows on `/readyz` and `/metrics` (component `redis`, not critical); the
+ * shared counters take over again as soon as Redis answers.
  */
 import type Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { AppError } from '../../contracts/errors.ts';
+import type { Dependency } from '../shared/dependencies.ts';
 import type { AuthState } from './auth.ts';
 
 interface LimiterEntry {
@@ -63,8 +70,16 @@ export interface RateLimiterOptions {
   max: number;
   /** Window length in ms. Default 60000. */
   windowMs?: number;
-  /** ioredis client: counters shared by every API process. Default: in memory. */
+  /**
+   * ioredis client: counters shared by every API process. Default: in memory. Give it a
+   * command timeout and no offline queue (infra/redis/client.ts), so an outage fails fast.
+   */
   redis?: unknown;
+  /**
+   * Redis's breaker: while it is open the memory counters answer without trying Redis, and a
+   * failed count opens it. Default: Redis is tried on every request.
+   */
+  redisDependency?: Dependency;
   /** The memory driver's store (tests inspect it). Default a new ExpiringMap. */
   memory?: ExpiringMap;
 }
@@ -79,23 +94,45 @@ function secondsUntil(resetHeader: unknown, now: number): number | null {
 
 export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
   const windowMs = options.windowMs ?? 60_000;
-  const limiter = ratelimit({
-    driver: options.redis ? 'redis' : 'memory',
-    db: (options.redis ?? options.memory ?? new ExpiringMap()) as Map<unknown, unknown>,
-    duration: windowMs,
-    max: options.max,
-    namespace: 'marquee-ratelimit',
-    id: (ctx: Koa.Context) => {
-      const auth = ctx.state.auth as AuthState | undefined;
-      return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
-    },
-    headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
-    throw: false,
-  } as ratelimit.MiddlewareOptions);
+  const limiterOf = (driver: 'redis' | 'memory', db: unknown) =>
+    ratelimit({
+      driver,
+      db: db as Map<unknown, unknown>,
+      duration: windowMs,
+      max: options.max,
+      namespace: 'marquee-ratelimit',
+      id: (ctx: Koa.Context) => {
+        const auth = ctx.state.auth as AuthState | undefined;
+        return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
+      },
+      headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
+      throw: false,
+    } as ratelimit.MiddlewareOptions);
+  const memory = limiterOf('memory', options.memory ?? new ExpiringMap());
+  const shared = options.redis ? limiterOf('redis', options.redis) : null;
+  const dependency = options.redisDependency;
+
+  /** The shared counters when Redis answers, else this process's own (fail open, see the header). */
+  const limit: Koa.Middleware = async (ctx, next) => {
+    if (!shared || dependency?.available === false) return memory(ctx, next);
+    let counted = false;
+    try {
+      // koa-ratelimit calls `next` only once Redis has answered the count.
+      return await shared(ctx, () => {
+        counted = true;
+        return next();
+      });
+    } catch (err) {
+      // An error from the handlers downstream is theirs; one before them is Redis failing.
+      if (counted) throw err;
+      dependency?.failed(err);
+      return memory(ctx, next);
+    }
+  };
 
   return async (ctx, next) => {
     try {
-      await limiter(ctx, next);
+      await limit(ctx, next);
     } finally {
       const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), Date.now());
       // The drivers keep their own clocks (hrtime from module load), which drift a little

@@ -2,6 +2,7 @@
 import type Koa from 'koa';
 import type { Platform } from '../../contracts/domain.ts';
 import type { Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import type { Dependency } from '../shared/dependencies.ts';
 import type { Health } from '../shared/health.ts';
 import type { Catalog } from './catalog.ts';
 import type { ParamDef, ParsedParams } from './params.ts';
@@ -39,6 +40,8 @@ export interface RateLimitOptions {
   perMinute?: number;
   /** Shares the counters between API processes; in memory (bounded) when absent. */
   redis?: unknown;
+  /** Redis's breaker: while Redis is down the limit fails open to per-process counters (rateLimit.ts). */
+  redisDependency?: Dependency;
   /** Window length in ms. Default 60000. */
   windowMs?: number;
 }

@@ -4,7 +4,7 @@
  * first with a week of simulated daily crawls and rankings.
  */
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { redisClient } from '../../infra/redis/client.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
@@ -13,6 +13,8 @@ import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
 import { openAdapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
+import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
+import { Health } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createPipeline, refillSearch } from './pipeline.ts';
 import { loadSample, sampleDaysToLoad } from './sample.ts';
@@ -24,7 +26,12 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   logger.info(adapters.engines, 'engines');
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2 }) : undefined;
+  const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
+  const health = new Health();
+  // Each server behind a breaker, checked every second: /readyz names the ones that are down.
+  const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
+  if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
+  const dependencies = watchDependencies(health, checks, logger);
   const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: config.linkTokenKeys ?? undefined }) });
   const releases = fsReleaseStore({ dir: join(config.dataDir, 'releases') });
   const snapshots = createSnapshotRoutes({
@@ -36,15 +43,18 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const api = await startApi({
     snapshots,
     port: config.port,
-    readStore: adapters.readStore,
-    search: adapters.search,
+    // The API's reads go through the breakers (an outage answers 503 within 2 s); the
+    // pipeline keeps the bare adapters, whose long batches a request deadline must not cut.
+    readStore: guarded(adapters.readStore, dependencies.get('mongodb')),
+    search: guarded(adapters.search, dependencies.get('opensearch')),
     eventStore: adapters.eventStore,
     linkTokens,
     clock,
     logger,
     imageBase: config.imageBase,
-    rateLimit: { perMinute: config.rateLimitPerMinute, ...(redis ? { redis } : {}) },
+    rateLimit: { perMinute: config.rateLimitPerMinute, ...(redis ? { redis, redisDependency: dependencies.get('redis') } : {}) },
     ready: () => ready,
+    health,
   });
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
 
@@ -61,6 +71,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await pipeline.stop();
     await loading.catch(() => undefined);
     await api.close();
+    await dependencies.stop();
     redis?.disconnect();
     await adapters.close();
   });

@@ -9,6 +9,7 @@ import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import type { Config } from './config.ts';
+import type { DependencyCheck } from './dependencies.ts';
 import type { Logger } from './logger.ts';
 
 export interface Adapters {
@@ -22,6 +23,8 @@ export interface Adapters {
   ingestGroup?: string;
   /** One line per port naming the engine, for the start-up log and `marquee status`. */
   engines: Record<'events' | 'observations' | 'readModels' | 'search', string>;
+  /** The servers in use, each with a cheap check, for `watchDependencies`. Default none (all embedded). */
+  dependencies?: DependencyCheck[];
   close(): Promise<void>;
 }
 
@@ -50,18 +53,23 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const { dataDir } = config;
   const { eventStore, engine: events } = await openEventStore(config);
 
+  const dependencies: DependencyCheck[] = [];
   let bus: ObservationBus;
   let observations: string;
   if (config.kafkaBrokers) {
     const { kafkaObservationBus } = await import('../../infra/kafka/observationBus.ts');
-    bus = kafkaObservationBus({ brokers: config.kafkaBrokers, topicPrefix: config.kafkaTopicPrefix, logger });
+    const kafka = kafkaObservationBus({ brokers: config.kafkaBrokers, topicPrefix: config.kafkaTopicPrefix, logger });
+    bus = kafka;
     observations = `Kafka ${config.kafkaBrokers.join(',')}`;
+    dependencies.push({ name: 'kafka', critical: true, check: () => kafka.ping() });
   } else {
     bus = lmdbInbox({ dataDir });
     observations = `local inbox ${dataDir}`;
   }
 
   const { readStore, engine: readModels } = await openReadStore(config);
+  // One read by key through the adapter: the cheapest round trip the port offers.
+  if (config.mongodbUrl) dependencies.push({ name: 'mongodb', critical: true, check: () => readStore.getCheckpoint('_dependency-check') });
 
   let search: SearchIndex;
   let searchEngine: string;
@@ -70,6 +78,8 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     const { openSearchIndex } = await import('../../infra/opensearch/searchIndex.ts');
     search = await openSearchIndex({ url: config.opensearchUrl, indexPrefix: config.opensearchIndexPrefix, logger });
     searchEngine = `OpenSearch ${redact(config.opensearchUrl)}`;
+    const index = search;
+    dependencies.push({ name: 'opensearch', critical: true, check: () => index.count() });
   } else {
     search = inProcessSearchIndex();
     searchEngine = 'in-process index';
@@ -83,6 +93,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     searchInProcess,
     ingestGroup: config.ingestGroup,
     engines: { events, observations, readModels, search: searchEngine },
+    dependencies,
     async close() {
       await Promise.allSettled([bus.close(), search.close()]);
       await Promise.allSettled([eventStore.close(), readStore.close()]);
