@@ -2,21 +2,24 @@
  * Runs several projections off ONE read of the event log. Each projection keeps its own
  * checkpoint (so a rebuilt one can lag and catch up), but a batch is read and decoded once for
  * all of them: with ten read models that is ten times fewer reads than a runner each.
- * The per-projection fold and write is the runner's `applyBatch` (projections/runner.ts).
+ * The per-projection fold and write is the runner's `applyBatch` (projections/runner.ts), which
+ * parks a document whose write keeps failing (projections/parking.ts) and moves on; what this
+ * group holds back with its backoff is therefore only an outage of a store or a projection that
+ * throws (a bug), never one bad document.
  */
 import { isAppError } from '../../contracts/errors.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
-import type { DocumentWrite, EventStore, ReadStore } from '../../contracts/ports.ts';
+import type { EventStore, ReadStore } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
+import { countParked } from '../../projections/parking.ts';
 import { applyBatch } from '../../projections/runner.ts';
+import type { Health } from './health.ts';
 import type { Logger } from './logger.ts';
 import { resolveCollection } from './readModels.ts';
 
 export interface ProjectionTarget {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- documents differ per projection
   projection: Projection<any>;
-  /** Fed after each committed write (the search index). */
-  afterWrite?(writes: Array<DocumentWrite<unknown>>): Promise<void>;
 }
 
 export interface ProjectionGroupOptions {
@@ -30,6 +33,10 @@ export interface ProjectionGroupOptions {
   idleMs?: number;
   /** How often the live loop re-reads aliases, to follow a rebuild switched by `marquee replay`. Default 2000 ms. */
   aliasRefreshMs?: number;
+  /** Where parked-event counts are shown (`detail.parked` of `healthComponent`). Default: nowhere. */
+  health?: Health;
+  /** The Health component whose detail holds the parked counts. Default `projections`. */
+  healthComponent?: string;
 }
 
 interface TargetState {
@@ -39,18 +46,20 @@ interface TargetState {
   /** Consecutive failures, for backoff; a failing projection holds only its own checkpoint. */
   failures: number;
   retryAt: number;
+  /** Parked events of this projection's checkpoint. */
+  parked: number;
 }
 
 
 export class ProjectionGroup {
-  private readonly options: Required<Omit<ProjectionGroupOptions, 'logger'>> & { logger: Logger };
+  private readonly options: Required<Omit<ProjectionGroupOptions, 'logger' | 'health'>> & Pick<ProjectionGroupOptions, 'logger' | 'health'>;
   private states: TargetState[] = [];
   private stopped = false;
   private loop: Promise<void> | null = null;
   private lastAliasRefresh = 0;
 
   constructor(options: ProjectionGroupOptions) {
-    this.options = { batchSize: 2000, idleMs: 50, aliasRefreshMs: 2000, ...options };
+    this.options = { batchSize: 2000, idleMs: 50, aliasRefreshMs: 2000, healthComponent: 'projections', ...options };
   }
 
   /** Lowest checkpoint of all projections: how far every read model has caught up. */
@@ -63,10 +72,23 @@ export class ProjectionGroup {
     this.states = await Promise.all(
       targets.map(async (target) => {
         const collection = await resolveCollection(readStore, target.projection);
-        return { target, collection, checkpoint: await readStore.getCheckpoint(collection), failures: 0, retryAt: 0 };
+        const [checkpoint, parked] = await Promise.all([readStore.getCheckpoint(collection), countParked(readStore, collection)]);
+        return { target, collection, checkpoint, failures: 0, retryAt: 0, parked };
       }),
     );
     this.lastAliasRefresh = Date.now();
+    this.showParked();
+  }
+
+  /** Parked events per projection (only those with any). */
+  get parked(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const s of this.states) if (s.parked > 0) out[s.target.projection.name] = s.parked;
+    return out;
+  }
+
+  private showParked(): void {
+    this.options.health?.detail(this.options.healthComponent, { parked: this.parked });
   }
 
   /** Folds everything appended up to now, then returns. `onProgress(position, head)` after each batch. */
@@ -114,6 +136,8 @@ export class ProjectionGroup {
         this.options.logger.info({ from: state.collection, to: collection }, `read model ${state.target.projection.name} switched`);
         state.collection = collection;
         state.checkpoint = await this.options.readStore.getCheckpoint(collection);
+        state.parked = await countParked(this.options.readStore, collection);
+        this.showParked();
       }
     }
   }
@@ -137,12 +161,20 @@ export class ProjectionGroup {
   private async apply(state: TargetState, events: RecordedEvent[]): Promise<void> {
     const { eventStore, readStore, logger } = this.options;
     try {
-      const info = await applyBatch(
-        { projection: state.target.projection, eventStore, readStore, collection: state.collection, afterWrite: state.target.afterWrite },
-        events,
-      );
+      const info = await applyBatch({ projection: state.target.projection, eventStore, readStore, collection: state.collection }, events);
       state.checkpoint = info.position;
       state.failures = 0;
+      if (info.parked.length > 0) {
+        for (const doc of info.parked) {
+          const newest = doc.events[doc.events.length - 1];
+          logger.error(
+            { projection: doc.projection, documentId: doc.documentId.slice(0, 200), position: newest?.position, reason: newest?.reason },
+            'projection write parked; retry with `marquee parked retry` once fixed',
+          );
+        }
+        state.parked = await countParked(readStore, state.collection);
+        this.showParked();
+      }
     } catch (err) {
       // Stop outcome: this projection holds its checkpoint and is retried with backoff; the
       // others go on. A retriable error (outage) is expected to heal; anything else is a bug
