@@ -254,20 +254,19 @@ describe('hostile input to the projections', function () {
         process.kill(pid as number, 'SIGSTOP');
         frozen = true;
         const frozenAt = Date.now();
-        const duringFreeze = (async () => {
-          // More crawl days arrive while the index is frozen.
-          await crawlDay(1);
-          await crawlDay(2);
-          // The projections never wait for the index: the search read model reaches the head.
-          await waitFor('ingest of every crawl', () => pipeline.ingest.totals().observations >= published, 14_000);
-          await waitFor('the read models to catch up while OpenSearch is frozen', async () => (await searchCheckpoint()) === (await eventStore.headPosition()), 14_000);
-          const caughtUpAfterMs = Date.now() - frozenAt;
-          await new Promise((resolve) => setTimeout(resolve, Math.max(0, 15_000 - (Date.now() - frozenAt))));
-          return caughtUpAfterMs;
-        })();
-        const probe = await probeHealthzDuring(api.url, duringFreeze);
+        // More crawl days arrive while the index is frozen, and the projections never wait for
+        // it: the search read model reaches the head.
+        await crawlDay(1);
+        await crawlDay(2);
+        await waitFor('ingest of every crawl', () => pipeline.ingest.totals().observations >= published, 14_000);
+        await waitFor('the read models to catch up while OpenSearch is frozen', async () => (await searchCheckpoint()) === (await eventStore.headPosition()), 14_000);
+        const caughtUpMs = Date.now() - frozenAt;
+        assert.ok(caughtUpMs < 15_000, `the read models caught up ${caughtUpMs} ms into the freeze`);
+        // The rest of the freeze (at least 3 s): only the feed is at work, against a frozen
+        // index, and the process answers. (The crawl above runs in this process too, so it is
+        // left out of the probe: its batches, not the freeze, are what a probe would time.)
+        const probe = await probeHealthzDuring(api.url, new Promise((resolve) => setTimeout(resolve, Math.max(3000, 15_000 - (Date.now() - frozenAt)))));
         assertResponsive(probe);
-        assert.ok(probe.outcome < 15_000, `the read models caught up ${probe.outcome} ms into the freeze`);
         // Nothing could reach the index while it was frozen.
         assert.ok((await pipeline.searchFeed.checkpoint()) < (await searchCheckpoint()), 'the feed is behind while frozen');
       } finally {
