@@ -8,6 +8,11 @@
  * position is not ahead of the stored one, and the fold skips events already folded into a
  * stored document, so redelivery and replay are no-ops.
  *
+ * A write that keeps failing never holds the checkpoint: the document is found by splitting the
+ * batch, parked with its reason (parking.ts, which also says what happens to its later events)
+ * and the checkpoint moves on. A fold that throws is a bug of the projection, not of one
+ * document's data, and still stops the batch (the caller holds the checkpoint and retries).
+ *
  * Depends on ports only; the composition root hands in the adapters.
  */
 import { AppError, isAppError } from '../contracts/errors.ts';
@@ -43,10 +48,12 @@ export interface RunnerOptions<D> {
   /** Called after each batch is committed. */
   onBatch?(info: BatchInfo): void;
   /**
-   * A sink fed after each committed write, e.g. the search index. It sees the writes the runner
-   * sent (including any the store skipped as stale, which a sink applies idempotently). A crash
-   * between the commit and the sink loses that sink update: sinks that must not miss any are
-   * rebuilt from the read store at start-up.
+   * A sink fed after each committed write, parked documents left out. It sees the writes the
+   * runner sent (including any the store skipped as stale, which a sink applies idempotently).
+   * At most once: a crash or a failure of the sink after the commit loses that update, because
+   * the retried batch folds nothing already folded. A sink that must miss nothing follows the
+   * read model on a checkpoint of its own instead, as the search index does
+   * (services/shared/searchFeed.ts).
    */
   afterWrite?(writes: Array<DocumentWrite<D>>): Promise<void>;
   /**
