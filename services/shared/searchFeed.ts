@@ -85,7 +85,10 @@ export class SearchFeed {
    */
   async jumpTo(position: number): Promise<void> {
     const current = await this.checkpoint(false);
-    if (position > current) await this.save(position);
+    // An in-memory checkpoint not set yet is set even to 0: the refill of an empty read model
+    // still says where the index starts (else the first step would start at the read model's
+    // checkpoint then, skipping what it folded in between).
+    if (position > current || this.position === null) await this.save(position);
   }
 
   /** The feed's checkpoint: every title touched by an event up to it is in the index. */
