@@ -33,7 +33,12 @@ export interface ProjectionGroupOptions {
   idleMs?: number;
   /** How often the live loop re-reads aliases, to follow a rebuild switched by `marquee replay`. Default 2000 ms. */
   aliasRefreshMs?: number;
-  /** Where parked-event counts are shown (`detail.parked` of `healthComponent`). Default: nowhere. */
+  /**
+   * Where the group shows itself: a non-critical loop component (`running` while live,
+   * `backing_off` with the error while a projection's batch fails, `stopped`) whose detail holds
+   * the parked events per projection. Non-critical: lagging read models still answer, so they
+   * never make `/readyz` refuse traffic. Default: nowhere.
+   */
   health?: Health;
   /** The Health component whose detail holds the parked counts. Default `projections`. */
   healthComponent?: string;
@@ -55,11 +60,14 @@ export class ProjectionGroup {
   private readonly options: Required<Omit<ProjectionGroupOptions, 'logger' | 'health'>> & Pick<ProjectionGroupOptions, 'logger' | 'health'>;
   private states: TargetState[] = [];
   private stopped = false;
+  /** Whether start() was called: only the live loop reports a state to Health. */
+  private live = false;
   private loop: Promise<void> | null = null;
   private lastAliasRefresh = 0;
 
   constructor(options: ProjectionGroupOptions) {
     this.options = { batchSize: 2000, idleMs: 50, aliasRefreshMs: 2000, healthComponent: 'projections', ...options };
+    this.options.health?.register(this.options.healthComponent, 'loop', { critical: false });
   }
 
   /** Lowest checkpoint of all projections: how far every read model has caught up. */
@@ -87,6 +95,11 @@ export class ProjectionGroup {
     return out;
   }
 
+  /** `running` once the live loop runs and no projection is backing off. */
+  private showState(): void {
+    if (this.live && this.states.every((s) => s.failures === 0)) this.options.health?.set(this.options.healthComponent, 'running');
+  }
+
   private showParked(): void {
     this.options.health?.detail(this.options.healthComponent, { parked: this.parked });
   }
@@ -106,8 +119,10 @@ export class ProjectionGroup {
   /** Runs live until stop(): new events are projected as they are appended. */
   start(): void {
     if (this.loop) return;
+    this.live = true;
     this.loop = (async () => {
       if (this.states.length === 0) await this.init();
+      this.showState();
       while (!this.stopped) {
         try {
           if (Date.now() - this.lastAliasRefresh > this.options.aliasRefreshMs) await this.refreshAliases();
@@ -117,6 +132,7 @@ export class ProjectionGroup {
         } catch (err) {
           // An outage of a store: say so and try again, never crash the process.
           this.options.logger.warn({ err }, 'projection loop failed; retrying in 1 s');
+          this.options.health?.set(this.options.healthComponent, 'backing_off', err);
           await sleep(1000);
         }
       }
@@ -126,6 +142,7 @@ export class ProjectionGroup {
   async stop(): Promise<void> {
     this.stopped = true;
     await this.loop;
+    if (this.live) this.options.health?.set(this.options.healthComponent, 'stopped');
   }
 
   private async refreshAliases(): Promise<void> {
@@ -164,6 +181,7 @@ export class ProjectionGroup {
       const info = await applyBatch({ projection: state.target.projection, eventStore, readStore, collection: state.collection }, events);
       state.checkpoint = info.position;
       state.failures = 0;
+      this.showState();
       if (info.parked.length > 0) {
         for (const doc of info.parked) {
           const newest = doc.events[doc.events.length - 1];
@@ -181,6 +199,7 @@ export class ProjectionGroup {
       // in the projection, logged loudly.
       state.failures += 1;
       state.retryAt = Date.now() + Math.min(30_000, 200 * 2 ** state.failures);
+      if (this.live) this.options.health?.set(this.options.healthComponent, 'backing_off', err);
       const level = isAppError(err) && err.retriable ? 'warn' : 'error';
       logger[level]({ err, projection: state.target.projection.name, position: events[0]?.position }, 'projection batch failed; holding its checkpoint');
     }

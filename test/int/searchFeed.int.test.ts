@@ -95,10 +95,14 @@ describe('search-index feed (LMDB, in-process index)', function () {
       failing = false;
       await waitFor('the titles in the index', async () => (await adapters.search.count()) === 3);
       await waitFor('the feed to run again', () => health.get('search-feed')?.state === 'running');
+      // The projections went on while the index failed.
+      assert.equal(health.get('projections')?.state, 'running');
+      assert.deepEqual(health.get('projections')?.detail, { parked: {} });
       assert.deepEqual(health.get('search-feed')?.detail?.lag, 0);
     } finally {
       await pipeline.stop();
     }
     assert.equal(health.get('search-feed')?.state, 'stopped');
+    assert.equal(health.get('projections')?.state, 'stopped');
   });
 });
