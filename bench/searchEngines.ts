@@ -57,6 +57,9 @@ function handRolledIndex(): SearchIndex {
       }
     },
     async remove() {},
+    async write() {
+      throw new Error('the benchmark candidate indexes with upsert only');
+    },
     async count() {
       return docs.size;
     },

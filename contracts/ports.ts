@@ -238,9 +238,30 @@ export interface SearchResult {
   ids: string[];
 }
 
+/** One versioned write of the search feed: the title's document, or null to remove it. */
+export interface SearchWrite {
+  id: string;
+  doc: SearchDocument | null;
+  /**
+   * The position of the read-model document it was built from (the last event folded into it):
+   * an ever-growing version per title.
+   */
+  version: number;
+}
+
 export interface SearchIndex {
+  /** Indexes documents as they are, unversioned (tests, benchmarks, a fresh index). */
   upsert(docs: SearchDocument[]): Promise<void>;
+  /** Removes titles, unversioned; a missing id is not an error. */
   remove(ids: string[]): Promise<void>;
+  /**
+   * Applies versioned writes, each only if its version is at or above the one the index holds
+   * for that title (OpenSearch's `version_type: external_gte`): a replayed or late older write
+   * never overwrites a newer one, and the same write twice is a no-op. This is what makes the
+   * search feed safe to deliver at least once. A write superseded by a newer version is not an
+   * error. Mixing unversioned and versioned writes of one title is not specified.
+   */
+  write(writes: SearchWrite[]): Promise<void>;
   search(query: SearchQuery): Promise<SearchResult>;
   count(): Promise<number>;
   close(): Promise<void>;

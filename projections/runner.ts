@@ -8,12 +8,18 @@
  * position is not ahead of the stored one, and the fold skips events already folded into a
  * stored document, so redelivery and replay are no-ops.
  *
+ * A write that keeps failing never holds the checkpoint: the document is found by splitting the
+ * batch, parked with its reason (parking.ts, which also says what happens to its later events)
+ * and the checkpoint moves on. A fold that throws is a bug of the projection, not of one
+ * document's data, and still stops the batch (the caller holds the checkpoint and retries).
+ *
  * Depends on ports only; the composition root hands in the adapters.
  */
 import { AppError, isAppError } from '../contracts/errors.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
-import type { DocumentWrite, EventStore, ReadStore, Subscription } from '../contracts/ports.ts';
+import { systemClock, type Clock, type DocumentWrite, type EventStore, type ReadStore, type Subscription, type WriteBatchResult } from '../contracts/ports.ts';
 import type { Projection } from '../contracts/projection.ts';
+import { BEHIND_PARKED, park, readParked, type ParkedDocument, type Parking } from './parking.ts';
 
 export interface BatchInfo {
   /** The checkpoint after this batch: the position of its last event. */
@@ -23,6 +29,8 @@ export interface BatchInfo {
   /** Documents written, and those the store skipped as not ahead of what it holds. */
   written: number;
   skipped: number;
+  /** Documents parked by this batch (their write kept failing, or an earlier event of theirs is parked). */
+  parked: ParkedDocument[];
 }
 
 export interface RunnerOptions<D> {
@@ -40,27 +48,39 @@ export interface RunnerOptions<D> {
   /** Called after each batch is committed. */
   onBatch?(info: BatchInfo): void;
   /**
-   * A sink fed after each committed write, e.g. the search index. It sees the writes the runner
-   * sent (including any the store skipped as stale, which a sink applies idempotently). A crash
-   * between the commit and the sink loses that sink update: sinks that must not miss any are
-   * rebuilt from the read store at start-up.
+   * A sink fed after each committed write, parked documents left out. It sees the writes the
+   * runner sent (including any the store skipped as stale, which a sink applies idempotently).
+   * At most once: a crash or a failure of the sink after the commit loses that update, because
+   * the retried batch folds nothing already folded. A sink that must miss nothing follows the
+   * read model on a checkpoint of its own instead, as the search index does
+   * (services/shared/searchFeed.ts).
    */
   afterWrite?(writes: Array<DocumentWrite<D>>): Promise<void>;
-  /** Attempts per batch when a port fails with a retriable error. Default 5. */
+  /**
+   * Attempts per batch when a port fails with a retriable error, and per document before its
+   * write is parked. Default 5 (pauses of 0.1, 0.2, 0.4 and 0.8 s).
+   */
   attempts?: number;
+  /** Called with the documents a batch parked, before `onBatch`. */
+  onParked?(parked: ParkedDocument[]): void;
+  /** Time of the parked records. Default: the system clock. */
+  clock?: Clock;
   /** Aborting stops the runner like `stop()`. */
   signal?: AbortSignal;
 }
 
 /**
  * Folds one batch into the read store and moves the checkpoint to the batch's last position.
- * Exported for runners of other shapes (replay, tests).
+ * A document whose write keeps failing is parked (parking.ts) and the rest of the batch is
+ * written: see `writeOrPark`. Exported for runners of other shapes (the projection group,
+ * replay, tests).
  */
 export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEvent[]): Promise<BatchInfo> {
   const last = batch[batch.length - 1];
   if (last === undefined) throw new AppError('internal', 'applyBatch needs at least one event');
   const { projection, readStore, collection } = options;
-  const checkpoint = { name: checkpointNameOf(options), position: last.position };
+  const checkpointName = checkpointNameOf(options);
+  const checkpoint = { name: checkpointName, position: last.position };
 
   const handled = new Set<string>(projection.canHandle);
   const byDocument = new Map<string, RecordedEvent[]>();
@@ -74,31 +94,151 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
   }
 
   const ids = [...byDocument.keys()];
-  const stored = ids.length > 0 ? await readStore.getMany<D>(collection, ids) : [];
+  const [stored, parked] =
+    ids.length > 0 ? await Promise.all([readStore.getMany<D>(collection, ids), readParked(readStore, checkpointName, ids)]) : [[], new Map()];
   const writes: Array<DocumentWrite<D>> = [];
+  /** Per written document, the events folded into its write: what gets parked if it fails. */
+  const foldedEvents = new Map<string, RecordedEvent[]>();
+  const behindParked: Parking[] = [];
   ids.forEach((id, index) => {
     const current = stored[index] ?? null;
     let doc: D | null = current?.doc ?? null;
     let position = current?.position ?? 0;
-    let folded = false;
-    for (const event of byDocument.get(id) ?? []) {
-      // Already in the stored document (a replay or a redelivery): folding it again would
-      // count it twice.
-      if (event.position <= position) continue;
+    // Already in the stored document (a replay or a redelivery): folding it again would
+    // count it twice.
+    const fresh = (byDocument.get(id) ?? []).filter((event) => event.position > position);
+    if (fresh.length === 0) return;
+    const existing = parked.get(id);
+    if (existing !== undefined) {
+      behindParked.push({ documentId: id, events: fresh, reason: BEHIND_PARKED, attempts: 0, existing });
+      return;
+    }
+    for (const event of fresh) {
       doc = projection.evolve(doc, event);
       position = event.position;
-      folded = true;
     }
     // A fold to null is written too: its tombstone keeps a replayed older write from
     // resurrecting the document.
-    if (folded) writes.push({ key: id, doc, position });
+    writes.push({ key: id, doc, position });
+    foldedEvents.set(id, fresh);
   });
 
-  const result = await readStore.writeBatch<D>(collection, writes, checkpoint);
-  if (options.afterWrite && writes.length > 0) await options.afterWrite(writes);
-  const info: BatchInfo = { position: last.position, events: batch.length, ...result };
+  const outcome = await writeOrPark(options, { writes, foldedEvents, behindParked, checkpoint });
+  const sunk = outcome.parkedIds.size === 0 ? writes : writes.filter((w) => !outcome.parkedIds.has(w.key));
+  if (options.afterWrite && sunk.length > 0) await options.afterWrite(sunk);
+  const info: BatchInfo = {
+    position: last.position,
+    events: batch.length,
+    written: outcome.written,
+    skipped: outcome.skipped,
+    parked: outcome.parked,
+  };
+  if (outcome.parked.length > 0) options.onParked?.(outcome.parked);
   options.onBatch?.(info);
   return info;
+}
+
+interface BatchWrites<D> {
+  writes: Array<DocumentWrite<D>>;
+  foldedEvents: Map<string, RecordedEvent[]>;
+  behindParked: Parking[];
+  checkpoint: { name: string; position: number };
+}
+
+/**
+ * Writes the batch and its checkpoint in one `writeBatch`. When that fails, finds the documents
+ * that cannot be written by splitting the writes in halves (a bad document costs about
+ * 2 log2(n) writes), writes everything else, parks each bad document after `attempts` tries
+ * (at once when the error is not retriable), and only then moves the checkpoint.
+ *
+ * An outage must not park everything: a document is parked only once the store accepted its
+ * parked record, which proves the store is up and refuses that one document. When the parked
+ * record cannot be written either, this throws without moving the checkpoint (documents written
+ * so far are ahead of it, which the position guard makes harmless), and the caller's own retry
+ * handles the outage.
+ */
+async function writeOrPark<D>(
+  options: RunnerOptions<D>,
+  batch: BatchWrites<D>,
+): Promise<{ written: number; skipped: number; parked: ParkedDocument[]; parkedIds: Set<string> }> {
+  const { readStore, collection, projection } = options;
+  const { writes, foldedEvents, behindParked, checkpoint } = batch;
+  const target = { projection: projection.name, collection, checkpoint: checkpoint.name };
+  const now = () => (options.clock ?? systemClock).now();
+  const parked: ParkedDocument[] = [];
+  const parkedIds = new Set<string>();
+  // Parked before the checkpoint moves past their events (a crash in between parks them again).
+  if (behindParked.length > 0) parked.push(...(await park(readStore, target, behindParked, now())));
+
+  let first: unknown;
+  try {
+    const result = await readStore.writeBatch<D>(collection, writes, checkpoint);
+    return { ...result, parked, parkedIds };
+  } catch (err) {
+    // Nothing to split: the store refused the checkpoint alone (an outage).
+    if (writes.length === 0) throw err;
+    first = err;
+  }
+
+  const totals = { written: 0, skipped: 0 };
+  const add = (r: WriteBatchResult) => {
+    totals.written += r.written;
+    totals.skipped += r.skipped;
+  };
+  const bisect = async (part: Array<DocumentWrite<D>>, failure?: unknown): Promise<void> => {
+    if (failure === undefined) {
+      try {
+        add(await readStore.writeBatch<D>(collection, part));
+        return;
+      } catch (err) {
+        failure = err;
+      }
+    }
+    if (part.length > 1) {
+      const middle = Math.ceil(part.length / 2);
+      await bisect(part.slice(0, middle));
+      await bisect(part.slice(middle));
+      return;
+    }
+    const write = part[0] as DocumentWrite<D>;
+    const retried = await retryOne(options, () => readStore.writeBatch<D>(collection, [write]), failure);
+    if (retried.result !== undefined) {
+      add(retried.result);
+      return;
+    }
+    const events = foldedEvents.get(write.key) ?? [];
+    const reason = retried.error instanceof Error ? retried.error.message : String(retried.error);
+    parked.push(...(await park(readStore, target, [{ documentId: write.key, events, reason, attempts: retried.attempts }], now())));
+    parkedIds.add(write.key);
+  };
+  await bisect(writes, first);
+  await readStore.writeBatch<D>(collection, [], checkpoint);
+  return { ...totals, parked, parkedIds };
+}
+
+/**
+ * Tries one write again while it fails with a retriable error, up to `attempts` in all with a
+ * doubling pause; a non-retriable error (a key too long, a value that cannot be encoded) is final
+ * at once. Returns the result, or the last error with the number of attempts made.
+ */
+async function retryOne<R>(
+  options: Pick<RunnerOptions<unknown>, 'attempts' | 'signal'>,
+  write: () => Promise<R>,
+  firstError: unknown,
+): Promise<{ result?: R; error?: unknown; attempts: number }> {
+  const limit = options.attempts ?? 5;
+  let error = firstError;
+  let attempts = 1;
+  while (attempts < limit && isAppError(error) && error.retriable && !options.signal?.aborted) {
+    await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** (attempts - 1)));
+    attempts += 1;
+    try {
+      return { result: await write(), attempts };
+    } catch (err) {
+      error = err;
+    }
+  }
+  return { error, attempts };
 }
 
 /** Applies a batch, retrying a few times with a growing pause when a port reports a retriable failure. */

@@ -2,12 +2,16 @@
 import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
 
 /**
- * A value msgpack cannot encode (a BigInt too large, a cyclic object) is a bug in the caller:
- * `internal`, not retriable, so no loop retries it forever. Anything else from the engine (map
- * full, I/O, a closed environment) is `unavailable` and retriable.
+ * A value msgpack cannot encode (a BigInt too large, a cyclic object) or a key longer than LMDB
+ * allows (1978 bytes) is a bug or bad data of the caller: `internal`, not retriable, so no loop
+ * retries it forever (the projection runner parks such a document at once). Anything else from
+ * the engine (map full, I/O, a closed environment) is `unavailable` and retriable.
  */
 export function lmdbError(err: unknown, what: string): AppError {
   if (isAppError(err)) return err;
+  if (err instanceof Error && /larger than the maximum key size/.test(err.message)) {
+    return new AppError('internal', `${what}: ${err.message}`, { cause: err, retriable: false });
+  }
   if (err instanceof RangeError || err instanceof TypeError) {
     return new AppError('internal', `${what} could not encode a value: ${err.message}`, { cause: err, retriable: false });
   }

@@ -77,9 +77,27 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       // a batch (or a batch without its checkpoint) in the commit lmdb-js shares with others.
       return await root.childTransaction(action);
     } catch (err) {
+      forgetUnsavedStructures();
       throw lmdbError(err, `LMDB read store (${what})`);
     }
   }
+
+  /**
+   * A transaction that fails after encoding a document of a new shape also rolls back the save
+   * of its shared structure, while msgpackr keeps that structure in memory as saved. The next
+   * document of that shape would then be written with a structure id the database does not
+   * have, and a later new shape would take that id: decoding the first one garbles it (found
+   * with a parked write: collection documents read back with the parked record's field names).
+   * Marking the structures uninitialized makes the next write reload the durable ones and save
+   * again, as msgpackr itself does when a save is declined.
+   */
+  function forgetUnsavedStructures(): void {
+    const structures = (docs as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures;
+    if (structures) structures.uninitialized = true;
+  }
+
+  /** LMDB's largest key, in bytes (1978 with lmdb-js's default page size). */
+  const maxKeySize = (docs as unknown as { maxKeySize?: number }).maxKeySize ?? 1978;
 
   function stored<T>(prefixLength: number, key: Buffer, value: StoredValue): StoredDocument<T> {
     return { key: key.toString('utf8', prefixLength), doc: value.doc as T, position: value.position };
@@ -130,6 +148,15 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       const prefix = collectionPrefix(collection);
       // Keys are built before the transaction: the write lock is held only for the LMDB work.
       const keys = writes.map((w) => Buffer.concat([prefix, Buffer.from(w.key, 'utf8')]));
+      const tooLong = keys.findIndex((k) => k.length > maxKeySize);
+      if (tooLong >= 0) {
+        // Refused before the transaction: no write of this batch can succeed, and no retry will.
+        throw new AppError(
+          'internal',
+          `LMDB read store (writeBatch): the key of document ${JSON.stringify(writes[tooLong]?.key.slice(0, 40))}… is ${keys[tooLong]?.length} bytes, larger than the maximum key size (${maxKeySize})`,
+          { retriable: false },
+        );
+      }
       return write('writeBatch', () => {
         let written = 0;
         let skipped = 0;

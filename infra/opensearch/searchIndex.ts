@@ -29,7 +29,7 @@
 import { Client } from '@opensearch-project/opensearch';
 import { AppError } from '../../contracts/errors.ts';
 import { LOCALES } from '../../contracts/domain.ts';
-import type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from '../../contracts/ports.ts';
+import type { SearchDocument, SearchIndex, SearchQuery, SearchResult, SearchWrite } from '../../contracts/ports.ts';
 import { isIndexNotFound, statusOf, toAppError } from './errors.ts';
 import { MAPPING_VERSION, indexBody, toIndexed, type MappingOptions } from './mapping.ts';
 import { searchBody, type QueryOptions } from './query.ts';
@@ -59,6 +59,10 @@ export interface OpenSearchIndexOptions {
   refresh?: 'wait_for' | boolean;
   /** Documents per `_bulk` request. Default 1000. */
   bulkSize?: number;
+  /** Sends of a `_bulk` chunk the cluster answers with 429 or 5xx, in all. Default 4. */
+  bulkAttempts?: number;
+  /** First pause before sending such a chunk again, in ms; doubles per attempt. Default 200. */
+  bulkRetryMs?: number;
   /**
    * Language analyzers: `'auto'` uses them when the cluster has analysis-common, `false` never.
    * `true` insists (index creation fails without the module). Default `'auto'`.
@@ -87,6 +91,8 @@ export async function openSearchIndex(options: OpenSearchIndexOptions): Promise<
   const locales = options.locales ?? LOCALES;
   const refresh = options.refresh ?? 'wait_for';
   const bulkSize = Math.max(1, options.bulkSize ?? 1000);
+  const bulkAttempts = Math.max(1, options.bulkAttempts ?? 4);
+  const bulkRetryMs = options.bulkRetryMs ?? 200;
   const logger = options.logger;
 
   const client = new Client({ node: options.url, requestTimeout: options.requestTimeoutMs ?? 10_000, maxRetries: 1 });
@@ -120,28 +126,42 @@ export async function openSearchIndex(options: OpenSearchIndexOptions): Promise<
     if (closed) throw new AppError('closed', 'The search index is closed.');
   }
 
-  /** Sends bulk operations in chunks; only the last chunk waits for visibility (it covers all). */
-  async function bulk(ops: Array<{ action: Record<string, unknown>; doc?: unknown }>, what: string): Promise<void> {
+  /**
+   * Sends bulk operations in chunks; only the last chunk waits for visibility (it covers all).
+   * A chunk the cluster turns away as busy or failing (HTTP 429 or 5xx, for the request or for
+   * single items) is sent again after a doubling pause, only its failed items, up to
+   * `bulkAttempts` times; every operation here is idempotent, so sending one twice is safe.
+   */
+  async function bulk(ops: BulkOp[], what: string): Promise<void> {
     for (let start = 0; start < ops.length; start += bulkSize) {
-      const chunk = ops.slice(start, start + bulkSize);
-      const body: unknown[] = [];
-      for (const op of chunk) {
-        body.push(op.action);
-        if (op.doc !== undefined) body.push(op.doc);
-      }
       const lastChunk = start + bulkSize >= ops.length;
-      let response;
-      try {
-        response = await client.bulk({
-          index,
-          body: body as never,
-          refresh: lastChunk ? refresh : false,
-        });
-      } catch (err) {
-        throw toAppError(err, what);
+      let pending = ops.slice(start, start + bulkSize);
+      for (let attempt = 1; ; attempt += 1) {
+        const body: unknown[] = [];
+        for (const op of pending) {
+          body.push(op.action);
+          if (op.doc !== undefined) body.push(op.doc);
+        }
+        let response;
+        try {
+          response = await client.bulk({ index, body: body as never, refresh: lastChunk ? refresh : false });
+        } catch (err) {
+          if (attempt < bulkAttempts && isBusy(statusOf(err))) {
+            await pause(attempt);
+            continue;
+          }
+          throw toAppError(err, what);
+        }
+        const again = failedItems(response.body as BulkResponse, pending, what, attempt >= bulkAttempts);
+        if (again.length === 0) break;
+        pending = again;
+        await pause(attempt);
       }
-      throwItemErrors(response.body as BulkResponse, what);
     }
+  }
+
+  function pause(attempt: number): Promise<void> {
+    return new Promise((resolve) => setTimeout(resolve, bulkRetryMs * 2 ** (attempt - 1)));
   }
 
   return {
@@ -158,6 +178,19 @@ export async function openSearchIndex(options: OpenSearchIndexOptions): Promise<
       ensureOpen();
       if (ids.length === 0) return;
       await bulk(ids.map((id) => ({ action: { delete: { _id: id } } })), `removing ${ids.length} titles`);
+    },
+
+    async write(writes: SearchWrite[]): Promise<void> {
+      ensureOpen();
+      if (writes.length === 0) return;
+      // external_gte rather than external: the same write delivered twice is accepted, not a conflict.
+      await bulk(
+        writes.map((w): BulkOp => {
+          const meta = { _id: w.id, version: w.version, version_type: 'external_gte' };
+          return w.doc === null ? { action: { delete: meta } } : { action: { index: meta }, doc: toIndexed(w.doc, mappingOptions) };
+        }),
+        `writing ${writes.length} titles`,
+      );
     },
 
     async count(): Promise<number> {
@@ -205,26 +238,42 @@ interface BulkResponse {
   items?: Array<Record<string, BulkItem>>;
 }
 
+interface BulkOp {
+  action: Record<string, Record<string, unknown>>;
+  doc?: unknown;
+}
+
+/** The cluster's state rather than the request's: worth sending again after a pause. */
+function isBusy(status: number | undefined): boolean {
+  return status !== undefined && (status === 429 || status >= 500);
+}
+
 /**
- * A bulk request succeeds as a whole even when items fail. Deleting a missing id is fine;
- * any other failed item fails the call (retrying it is safe: every operation is idempotent).
+ * A bulk request succeeds as a whole even when items fail. Returns the operations to send again
+ * (failed with 429 or 5xx) unless `final`; throws for anything else. Deleting a missing id is
+ * fine, and so is a version conflict of a versioned write: the index already holds a newer
+ * version of that title, which is what external versions are for.
  */
-function throwItemErrors(response: BulkResponse, what: string): void {
-  if (response.errors !== true) return;
+function failedItems(response: BulkResponse, sent: BulkOp[], what: string, final: boolean): BulkOp[] {
+  if (response.errors !== true) return [];
+  const busy: BulkOp[] = [];
   const failures: BulkItem[] = [];
-  for (const item of response.items ?? []) {
+  (response.items ?? []).forEach((item, index) => {
     for (const [action, result] of Object.entries(item)) {
       if (result.error === undefined) continue;
       if (action === 'delete' && result.status === 404) continue;
+      if (result.status === 409 && result.error.type === 'version_conflict_engine_exception') continue;
       failures.push(result);
+      const op = sent[index];
+      if (op !== undefined && isBusy(result.status ?? 500)) busy.push(op);
     }
-  }
+  });
   const first = failures[0];
-  if (first === undefined) return;
+  if (first === undefined) return [];
+  if (!final && busy.length === failures.length) return busy;
   const status = first.status ?? 500;
-  const retriable = failures.every((f) => (f.status ?? 500) === 429 || (f.status ?? 500) >= 500);
   const message = `${what}: ${failures.length} failed, first: HTTP ${status} ${first.error?.type ?? ''} ${first.error?.reason ?? ''}`;
-  throw retriable
+  throw busy.length === failures.length
     ? new AppError('unavailable', `OpenSearch is unavailable (${message})`, { retriable: true, details: { failed: failures.length } })
     : new AppError('internal', `OpenSearch rejected ${message}`, { retriable: false, details: { failed: failures.length } });
 }

@@ -97,6 +97,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   const localeBoost = options.localeBoost ?? 1.1;
 
   const entries = new Map<string, Entry>();
+  // The version of every title written with one, removed titles included: like OpenSearch's
+  // external versions, so a replayed older write of the search feed is refused here too.
+  const versions = new Map<string, number>();
   const base = newEngine(['title', 'alt']);
   const overlays = new Map<string, MiniSearch<IndexedFields>>();
   // Only grows: a removed blockbuster keeps the scale, which changes factors by a constant.
@@ -150,6 +153,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     async upsert(docs) {
       ensureOpen();
       for (const doc of docs) {
+        versions.delete(doc.id);
         drop(doc.id);
         add(doc);
       }
@@ -157,7 +161,21 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async remove(ids) {
       ensureOpen();
-      for (const id of ids) drop(id);
+      for (const id of ids) {
+        versions.delete(id);
+        drop(id);
+      }
+    },
+
+    async write(writes) {
+      ensureOpen();
+      for (const w of writes) {
+        const held = versions.get(w.id);
+        if (held !== undefined && w.version < held) continue;
+        versions.set(w.id, w.version);
+        drop(w.id);
+        if (w.doc !== null) add(w.doc);
+      }
     },
 
     async count() {
@@ -173,6 +191,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     async close() {
       closed = true;
       entries.clear();
+      versions.clear();
       overlays.clear();
     },
   };

@@ -12,6 +12,7 @@ import { isIsoDate } from '../../contracts/ids.ts';
 import type { Clock } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
 import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
+import { dropParked, listParked, retryParked, type ParkedDocument } from '../../projections/parking.ts';
 import { catchUp } from '../../projections/runner.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api/keys.ts';
 import { crawlDate } from '../crawler/catalog.ts';
@@ -24,6 +25,7 @@ import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
+import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
 import { createPipeline } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
@@ -161,6 +163,8 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
       // A running server follows the alias within a couple of seconds; give in-flight reads time.
       await new Promise((r) => setTimeout(r, Number(process.env.REPLAY_DROP_GRACE_MS ?? 3000)));
       await readStore.dropCollection(previous);
+      // Its parked events were rebuilt into the new collection (parked there again if they still fail).
+      await dropParked(readStore, previous);
       console.log(`dropped the previous collection ${previous}`);
     }
     return 0;
@@ -193,6 +197,7 @@ async function replayToFile(adapters: Adapters, projection: Projection<unknown>,
     return 0;
   } finally {
     await readStore.dropCollection(collection);
+    await dropParked(readStore, collection);
   }
 }
 
@@ -224,7 +229,111 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
     for (const [type, n] of [...counts.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${type.padEnd(26)} ${n}`);
     const dead = await adapters.bus.listDeadLetters({ limit: 100_000 });
     console.log(`\ndead letters: ${dead.length}`);
+    await printParkedStatus(adapters, head);
     return 0;
+  });
+}
+
+/**
+ * The `marquee status` section on what the projections could not write, and how far the search
+ * index feed is (a durable feed only: an in-process index is fed by the process serving it).
+ */
+async function printParkedStatus(adapters: Adapters, head: number): Promise<void> {
+  const { readStore } = adapters;
+  if (!adapters.searchInProcess) {
+    const fed = await readStore.getCheckpoint(SEARCH_FEED_CHECKPOINT);
+    console.log(`\nsearch index feed: position ${fed}, lag ${head - fed}`);
+  }
+  const records = await listParked(readStore);
+  if (records.length === 0) {
+    console.log('\nparked events: none');
+    return;
+  }
+  console.log('\nparked events (writes that kept failing; `marquee parked list`, then `marquee parked retry`):');
+  for (const [checkpoint, group] of groupByCheckpoint(records.map((r) => r.doc))) {
+    const events = group.reduce((sum, d) => sum + d.events.length, 0);
+    const first = group[0] as ParkedDocument;
+    const projection = projectionByName(first.projection);
+    const live = projection !== undefined && (await resolveCollection(readStore, projection)) === first.collection;
+    console.log(`  ${first.projection.padEnd(12)} ${checkpoint.padEnd(26)} ${String(events).padStart(6)} events in ${group.length} documents${live ? '' : ' (not the live collection)'}`);
+  }
+}
+
+function groupByCheckpoint(docs: ParkedDocument[]): Map<string, ParkedDocument[]> {
+  const groups = new Map<string, ParkedDocument[]>();
+  for (const doc of docs) {
+    const list = groups.get(doc.checkpoint);
+    if (list) list.push(doc);
+    else groups.set(doc.checkpoint, [doc]);
+  }
+  return groups;
+}
+
+/** A document id as a person can read it in one line (ids may be what was too long to write). */
+function shortId(id: string): string {
+  return id.length <= 60 ? id : `${id.slice(0, 60)}… (${id.length} characters)`;
+}
+
+/**
+ * `marquee parked list|retry [--projection P] [POSITION]`: what the projections parked, and
+ * re-applying it once the cause is fixed. Retry folds each document's parked events in order and
+ * removes the record when the write succeeds (retrying again is harmless: events already in the
+ * stored document are skipped). Exits 1 when a retried document still fails.
+ */
+export async function parkedCommand(ctx: CommandContext): Promise<number> {
+  const [sub, ...rest] = ctx.args;
+  const usage = 'parked list [--projection P] | parked retry [--projection P] [POSITION]';
+  if (sub !== 'list' && sub !== 'retry') throw new UsageError(usage);
+  const { values, positionals } = ctx.parse({ args: rest, allowPositionals: true, options: { projection: { type: 'string' } } });
+  const only = values.projection;
+  if (only !== undefined && !projectionByName(only)) {
+    throw new UsageError(`--projection takes one of ${ALL_PROJECTIONS.map((p) => p.name).join(', ')}, got "${only}"`);
+  }
+  if (positionals.length > 1 || (sub === 'list' && positionals.length > 0)) throw new UsageError(usage);
+  const position = positionals[0] === undefined ? undefined : Number(positionals[0]);
+  if (position !== undefined && !(Number.isInteger(position) && position > 0)) {
+    throw new UsageError(`POSITION is an event position (a positive integer), got "${positionals[0]}"`);
+  }
+  return withAdapters(ctx, async ({ readStore, eventStore }) => {
+    const records = (await listParked(readStore))
+      .map((r) => r.doc)
+      .filter((d) => only === undefined || d.projection === only)
+      .filter((d) => position === undefined || d.events.some((e) => e.position === position));
+    if (records.length === 0) {
+      console.log(position === undefined ? 'no parked events' : `no parked event at position ${position}`);
+      return position === undefined ? 0 : 1;
+    }
+    if (sub === 'list') {
+      for (const [checkpoint, group] of groupByCheckpoint(records)) {
+        console.log(`${(group[0] as ParkedDocument).projection} (${checkpoint}):`);
+        for (const doc of group) {
+          for (const e of doc.events) {
+            console.log(`  position ${e.position}  ${e.type}  document ${shortId(doc.documentId)}  attempts ${e.attempts}  ${e.at}`);
+            console.log(`    ${e.reason}`);
+          }
+        }
+      }
+      return 0;
+    }
+    let failed = 0;
+    for (const [checkpoint, group] of groupByCheckpoint(records)) {
+      const first = group[0] as ParkedDocument;
+      const projection = projectionByName(first.projection);
+      if (!projection || (await resolveCollection(readStore, projection)) !== first.collection) {
+        console.log(`${first.projection} (${checkpoint}): skipped, not the live collection of a read model (drop it with \`marquee replay\`)`);
+        continue;
+      }
+      const outcomes = await retryParked({ projection, eventStore, readStore, checkpoint, ...(position === undefined ? {} : { position }) });
+      for (const o of outcomes) {
+        const where = `${first.projection} document ${shortId(o.documentId)} (positions ${o.positions.join(', ')})`;
+        if (o.ok) console.log(`${where}: applied, no longer parked`);
+        else {
+          failed += 1;
+          console.log(`${where}: still fails: ${o.reason}`);
+        }
+      }
+    }
+    return failed > 0 ? 1 : 0;
   });
 }
 
@@ -313,6 +422,7 @@ export const commands: Record<string, (ctx: CommandContext) => Promise<number>> 
   replay: replayCommand,
   status: statusCommand,
   'dead-letters': deadLettersCommand,
+  parked: parkedCommand,
   keys: keysCommand,
   snapshot: snapshotCommand,
 };

@@ -23,8 +23,11 @@ Commands:
   replay <projection>            rebuild a read model from position 0 into a new version and switch it live
   replay --module FILE --out FILE.ndjson
                                  run your own projection over the whole history and write its documents
-  status                         per projection: position, lag; events per type
+  status                         per projection: position, lag; events per type; parked events
   dead-letters [--limit N]       observations refused by ingest, with the reason
+  parked list [--projection P]   events whose read-model write kept failing, parked so the projection went on
+  parked retry [--projection P] [POSITION]
+                                 re-apply parked events (all, or the document holding POSITION) and unpark them
   keys create --name NAME        create an API key (printed once, alone on the last line)
   keys revoke KEY|PREFIX         revoke a key at once
   keys list                      list keys (prefix, name, created, revoked)

@@ -1,60 +1,90 @@
 /**
  * The write and read sides wired together in one process: ingest from the bus, every projection
- * off one read of the log, the search index fed from the search projection. Used by `start`,
- * by the one-shot CLI commands and by the ingest benchmark.
+ * off one read of the log, the search index fed from the `search` read model by its own loop
+ * (services/shared/searchFeed.ts). Used by `start`, by the one-shot CLI commands and by the
+ * ingest benchmark.
  */
-import type { Consumer, DocumentWrite, SearchDocument } from '../../contracts/ports.ts';
-import type { GenresDoc } from '../../contracts/readModels.ts';
-import { ALL_PROJECTIONS, GENRES_KEY, genresProjection, searchProjection, toSearchDocument, type SearchProjectionDoc } from '../../projections/index.ts';
+import type { Consumer, SearchDocument } from '../../contracts/ports.ts';
+import { ALL_PROJECTIONS, searchProjection, toSearchDocument, type SearchProjectionDoc } from '../../projections/index.ts';
 import { createIngest, type Ingest } from '../ingest/ingest.ts';
 import type { Adapters } from '../shared/adapters.ts';
+import type { Health } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
-import { ProjectionGroup, type ProjectionTarget } from '../shared/projectionGroup.ts';
+import { ProjectionGroup } from '../shared/projectionGroup.ts';
 import { resolveCollection } from '../shared/readModels.ts';
+import { genreTable, SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
 
 export interface Pipeline {
   ingest: Ingest;
   projections: ProjectionGroup;
+  /** Keeps the search index equal to the `search` read model; never holds the projections back. */
+  searchFeed: SearchFeed;
   /**
-   * While deferred, the search projection's writes are not pushed to the index one batch at a
-   * time (a bulk load rewrites a title's document many times); `refillSearch` then indexes the
-   * final documents once.
+   * While deferred, the search index is not fed one batch at a time (a bulk load rewrites a
+   * title's document many times); `refillSearch` then indexes the final documents once.
    */
   deferSearch(deferred: boolean): void;
-  /** Consumes everything published so far, then projects everything appended so far. */
+  /**
+   * Fills the search index from the `search` read model (an in-process index at start-up, any
+   * index after a bulk load) and moves the feed past what it covered. Returns the titles indexed.
+   */
+  refillSearch(onProgress?: (done: number, total: number) => void): Promise<number>;
+  /** Consumes everything published so far, then projects everything appended so far, then feeds the index. */
   drain(onProgress?: (stage: 'ingest' | 'project', done: number, total: number) => void): Promise<void>;
   /** Consumes everything published so far (ingest only); `onProgress(observations)`. */
   ingestUntilIdle(onProgress?: (observations: number) => void): Promise<void>;
-  /** Stops a drain or live run in progress (ingest consumer and projections). */
+  /** Runs the projections and the search feed live, until stop(). */
+  start(): void;
+  /** Stops a drain or live run in progress (ingest consumer, projections, search feed). */
   stop(): Promise<void>;
 }
 
-export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
+export interface PipelineOptions {
+  /** Shows parked events (`projections`) and the search feed's state (`search-feed`). Default: nowhere. */
+  health?: Health;
+}
+
+export function createPipeline(adapters: Adapters, logger: Logger, options: PipelineOptions = {}): Pipeline {
   const { eventStore, bus, readStore, search } = adapters;
   // Every observation reaching ingest here was decoded and validated by the bus (contracts/codec.ts
   // validateObservation), so ingest need not run that check a second time; its own field checks still run.
   const ingest = createIngest({ eventStore, bus, logger, validate: () => null });
-  let searchDeferred = false;
   let draining: Consumer | null = null;
   let stopped = false;
-  const feed = async (writes: Array<DocumentWrite<unknown>>) => {
-    if (!searchDeferred) await feedSearch(adapters, writes as Array<DocumentWrite<SearchProjectionDoc>>);
-  };
-  const targets: ProjectionTarget[] = ALL_PROJECTIONS.map((projection) =>
-    projection.name === searchProjection.name ? { projection, afterWrite: feed } : { projection },
-  );
+  const targets = ALL_PROJECTIONS.map((projection) => ({ projection }));
   // Large batches: a document touched by many events of a batch is loaded and written once.
-  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger, batchSize: 5000 });
+  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger, batchSize: 5000, ...(options.health ? { health: options.health } : {}) });
+  const searchFeed = new SearchFeed({
+    eventStore,
+    readStore,
+    search,
+    logger,
+    checkpointName: adapters.searchInProcess ? null : SEARCH_FEED_CHECKPOINT,
+    ...(options.health ? { health: options.health } : {}),
+  });
   return {
     ingest,
     projections,
+    searchFeed,
     deferSearch(deferred) {
-      searchDeferred = deferred;
+      searchFeed.pause(deferred);
+    },
+    async refillSearch(onProgress) {
+      // Read before the scan: every event up to it is in the documents the scan reads.
+      const covered = await readStore.getCheckpoint(await resolveCollection(readStore, searchProjection));
+      const indexed = await refillSearch(adapters, onProgress);
+      await searchFeed.jumpTo(covered);
+      return indexed;
+    },
+    start() {
+      projections.start();
+      searchFeed.start();
     },
     async stop() {
       stopped = true;
       await draining?.stop();
       await projections.stop();
+      await searchFeed.stop();
     },
     async ingestUntilIdle(onProgress) {
       if (stopped) return;
@@ -72,39 +102,22 @@ export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
       await this.ingestUntilIdle((n) => onProgress?.('ingest', n, n));
       if (stopped) return;
       await projections.catchUp((position, head) => onProgress?.('project', position, head));
+      if (stopped) return;
+      await searchFeed.catchUp();
     },
   };
 }
 
-/** Genre slugs for the index come from the genres read model (a separate stream). */
-async function genreTable(adapters: Adapters) {
-  const collection = await resolveCollection(adapters.readStore, genresProjection);
-  const stored = await adapters.readStore.get<GenresDoc>(collection, GENRES_KEY);
-  return stored?.doc.genres ?? [];
-}
-
-async function feedSearch(adapters: Adapters, writes: Array<DocumentWrite<SearchProjectionDoc>>): Promise<void> {
-  const genres = await genreTable(adapters);
-  const upserts: SearchDocument[] = [];
-  const removals: string[] = [];
-  for (const write of writes) {
-    const doc = write.doc === null ? null : toSearchDocument(write.doc, genres);
-    if (doc === null) removals.push(write.key);
-    else upserts.push(doc);
-  }
-  if (upserts.length > 0) await adapters.search.upsert(upserts);
-  if (removals.length > 0) await adapters.search.remove(removals);
-}
-
 /**
- * Refills an in-process index from the search read model at start-up (the index lives in
- * memory; the read model is durable). Returns the number of documents indexed.
+ * Fills the index from the `search` read model, each title at its document's position as the
+ * version (so a feed write of the same title, older or newer, orders against it). Returns the
+ * number of documents indexed. `Pipeline.refillSearch` also moves the feed past what it covered.
  */
 export async function refillSearch(adapters: Adapters, onProgress?: (done: number, total: number) => void): Promise<number> {
   const { readStore } = adapters;
   const collection = await resolveCollection(readStore, searchProjection);
   const total = await readStore.count(collection);
-  const genres = await genreTable(adapters);
+  const genres = await genreTable(readStore);
   const chunk = 5000;
   let done = 0;
   let after: string | undefined;
@@ -114,8 +127,11 @@ export async function refillSearch(adapters: Adapters, onProgress?: (done: numbe
       limit: chunk,
     });
     if (page.length === 0) break;
-    const docs = page.map((d) => toSearchDocument(d.doc, genres)).filter((d): d is SearchDocument => d !== null);
-    await adapters.search.upsert(docs);
+    const writes = page.flatMap((d) => {
+      const doc: SearchDocument | null = toSearchDocument(d.doc, genres);
+      return doc === null ? [] : [{ id: d.key, doc, version: d.position }];
+    });
+    await adapters.search.write(writes);
     done += page.length;
     after = page[page.length - 1]?.key;
     onProgress?.(done, total);

@@ -11,7 +11,7 @@ import { rankDay } from '../ranking/job.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
-import { refillSearch, type Pipeline } from './pipeline.ts';
+import type { Pipeline } from './pipeline.ts';
 import { startProjectionThread } from './projectionThread.ts';
 import { progress } from './progress.ts';
 
@@ -86,7 +86,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   }
   if (signal?.aborted) return;
   pipeline.deferSearch(false);
-  const indexed = await refillSearch(adapters);
+  const indexed = await pipeline.refillSearch();
   const head = await adapters.eventStore.headPosition();
   logger.info(`sample catalog loaded: ${head} events, ${indexed} titles indexed for search, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

@@ -16,7 +16,7 @@ import type { Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { Health } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
-import { createPipeline, refillSearch } from './pipeline.ts';
+import { createPipeline } from './pipeline.ts';
 import { loadSample, sampleDaysToLoad } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
@@ -78,7 +78,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
 
   loading = (async () => {
     if (adapters.searchInProcess) {
-      const indexed = await refillSearch(adapters);
+      const indexed = await pipeline.refillSearch();
       if (indexed > 0) logger.info(`search index refilled with ${indexed} titles`);
     }
     const fromDay = await sampleDaysToLoad(adapters, config.sampleDays);
@@ -96,7 +96,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   }
 
   consumer = pipeline.ingest.run({ untilIdle: false, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' });
-  pipeline.projections.start();
+  pipeline.start();
   scheduler = createScheduler({ adapters, pipeline, logger, clock, config, releases, linkTokens });
   ready = true;
   logger.info(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${api.url}/v1 (create a key with \`npx marquee keys create --name me\`)`);

@@ -42,6 +42,40 @@ describe('lmdbReadStore', () => {
     }
   });
 
+  it('reads back documents of a new shape written after a batch of that shape failed, beside another new shape', async () => {
+    const store = lmdbReadStore({ dataDir });
+    try {
+      // Shared structures already saved (as in any store in use).
+      await store.writeBatch('e', [{ key: 'k', doc: { title: 'Alien', year: 1979 }, position: 1 }]);
+      const shaped = { slug: 'best-of', name: 'Best of', items: [1, 2] };
+      // The first document's shape is new; the batch fails on the second, inside the transaction.
+      await assert.rejects(
+        store.writeBatch<unknown>('c', [{ key: 'a', doc: shaped, position: 1 }, { key: 'b', doc: 10n ** 30n, position: 2 }]),
+        (err) => isAppError(err, 'internal'),
+      );
+      await store.writeBatch('c', [{ key: 'a', doc: shaped, position: 1 }]);
+      await store.writeBatch('d', [{ key: 'z', doc: { projection: 'p', collection: 'c', events: [] }, position: 1 }]);
+      assert.deepEqual((await store.get('c', 'a'))?.doc, shaped);
+      assert.deepEqual((await store.get('d', 'z'))?.doc, { projection: 'p', collection: 'c', events: [] });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a key longer than LMDB allows with a non-retriable internal error, writing nothing of the batch', async () => {
+    const store = lmdbReadStore({ dataDir });
+    try {
+      await assert.rejects(
+        store.writeBatch('c', [{ key: 'ok', doc: 1, position: 1 }, { key: 'x'.repeat(2100), doc: 2, position: 2 }], { name: 'cp', position: 2 }),
+        (err) => isAppError(err, 'internal') && !err.retriable && /maximum key size \(1978\)/.test(err.message),
+      );
+      assert.equal(await store.count('c'), 0);
+      assert.equal(await store.getCheckpoint('cp'), 0);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('refuses calls after close with closed', async () => {
     const store = lmdbReadStore({ dataDir });
     await store.close();

@@ -8,6 +8,8 @@
  * Every test uses its own index (a unique prefix), deleted when the test closes the index.
  */
 import assert from 'node:assert/strict';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client } from '@opensearch-project/opensearch';
 import { isAppError } from '../../contracts/errors.ts';
 import type { SearchIndex } from '../../contracts/ports.ts';
@@ -119,6 +121,45 @@ if (url) {
             openSearchIndex({ url: url as string, indexPrefix: uniqueName('marquee-test-search'), languageAnalyzers: true }),
             (err: unknown) => isAppError(err, 'internal') && /analyzer/.test(err.message),
           );
+        }
+      });
+
+      it('sends a bulk request again after a 429 or a 503, and not after a 400', async function () {
+        // In front of the real cluster, a proxy answers the first `_bulk` requests itself.
+        const answers = [429, 503];
+        let bulks = 0;
+        const proxy = createServer((req, res) => {
+          if (req.url?.includes('_bulk')) {
+            bulks += 1;
+            const status = answers.shift();
+            if (status !== undefined) {
+              req.resume();
+              res.writeHead(status, { 'content-type': 'application/json' });
+              res.end(JSON.stringify({ error: { type: status === 429 ? 'es_rejected_execution_exception' : 'unavailable' }, status }));
+              return;
+            }
+          }
+          const upstream = httpRequest(new URL(req.url ?? '/', url), { method: req.method, headers: req.headers }, (up) => {
+            res.writeHead(up.statusCode ?? 502, up.headers);
+            up.pipe(res);
+          });
+          req.pipe(upstream);
+        });
+        await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+        const prefix = uniqueName('marquee-test-search');
+        const index = await openSearchIndex({ url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, indexPrefix: prefix, refresh: true, bulkRetryMs: 20 });
+        try {
+          const doc = searchDoc('Titanic');
+          await index.write([{ id: doc.id, doc, version: 3 }]);
+          assert.equal(bulks, 3);
+          assert.equal(await index.count(), 1);
+          answers.push(400);
+          await assert.rejects(index.write([{ id: doc.id, doc, version: 4 }]), (err: unknown) => isAppError(err, 'internal') && !err.retriable);
+          assert.equal(bulks, 4);
+        } finally {
+          await index.close();
+          await new Promise((resolve) => proxy.close(resolve));
+          await admin.indices.delete({ index: `${prefix}-titles`, ignore_unavailable: true });
         }
       });
 

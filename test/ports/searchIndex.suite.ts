@@ -68,6 +68,41 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
       });
     });
 
+    describe('versioned writes (the search feed)', function () {
+      it('applies a write at or above the version it holds and ignores an older one, removals included', async function () {
+        const doc = searchDoc('Titanic');
+        await index.write([{ id: doc.id, doc, version: 5 }]);
+        // An older write (replayed after a failure, or delivered late) changes nothing.
+        await index.write([{ id: doc.id, doc: { ...doc, title: 'Casablanca' }, version: 3 }]);
+        assert.deepEqual((await query('titanic')).ids, [doc.id]);
+        assert.deepEqual((await query('casablanca')).ids, []);
+        // The same write again (at-least-once delivery) is accepted, a newer one replaces.
+        await index.write([{ id: doc.id, doc, version: 5 }]);
+        await index.write([{ id: doc.id, doc: { ...doc, title: 'Gladiator' }, version: 8 }]);
+        assert.deepEqual((await query('gladiator')).ids, [doc.id]);
+        assert.deepEqual((await query('titanic')).ids, []);
+
+        // An older removal is ignored; a newer one removes, and an older write cannot bring it back.
+        await index.write([{ id: doc.id, doc: null, version: 7 }]);
+        assert.equal(await index.count(), 1);
+        await index.write([{ id: doc.id, doc: null, version: 9 }]);
+        assert.equal(await index.count(), 0);
+        await index.write([{ id: doc.id, doc, version: 8 }]);
+        assert.equal(await index.count(), 0);
+        assert.deepEqual(await query('titanic'), { total: 0, ids: [] });
+
+        // Removing a title never indexed is no error; in one call, writes apply in order.
+        const other = searchDoc('Alien');
+        await index.write([
+          { id: other.id, doc: null, version: 2 },
+          { id: other.id, doc: other, version: 4 },
+          { id: other.id, doc: { ...other, title: 'Prometheus' }, version: 3 },
+        ]);
+        assert.deepEqual((await query('alien')).ids, [other.id]);
+        assert.deepEqual((await query('prometheus')).ids, []);
+      });
+    });
+
     describe('typo tolerance', function () {
       it("finds Titanic from 'Titanc' (6 characters, one deletion)", async function () {
         const [titanic] = await load(searchDoc('Titanic'), searchDoc('Casablanca'));
