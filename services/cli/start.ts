@@ -58,7 +58,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   });
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
 
-  const pipeline = createPipeline(adapters, logger);
+  const pipeline = createPipeline(adapters, logger, { health });
   const abort = new AbortController();
   let consumer: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
