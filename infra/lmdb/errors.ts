@@ -2,14 +2,21 @@
 import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
 
 /**
- * A value msgpack cannot encode (a BigInt too large, a cyclic object) is a bug in the caller:
- * `internal`, not retriable, so no loop retries it forever. Anything else from the engine (map
- * full, I/O, a closed environment) is `unavailable` and retriable.
+ * A value msgpack cannot encode (a BigInt too large, a cyclic object) is a bug in the caller,
+ * and a key over LMDB's 1,978-byte limit fails the same way every time: `internal`, not
+ * retriable, so no loop retries it forever. Anything else from the engine (map full, I/O, a
+ * closed environment) is `unavailable` and retriable.
  */
 export function lmdbError(err: unknown, what: string): AppError {
   if (isAppError(err)) return err;
   if (err instanceof RangeError || err instanceof TypeError) {
     return new AppError('internal', `${what} could not encode a value: ${err.message}`, { cause: err, retriable: false });
   }
+  if (err instanceof Error && KEY_TOO_LARGE.test(err.message)) {
+    return new AppError('internal', `${what} refused a key: ${err.message}`, { cause: err, retriable: false });
+  }
   return asUnavailable(err, what);
 }
+
+/** lmdb-js: "Key size is larger than the maximum key size (1978)", "Key of size 2121 was too large, max key size is 1978". */
+const KEY_TOO_LARGE = /max(imum)? key size/i;

@@ -14,7 +14,7 @@
  * consumer of the same group in this process is refused (another process is not detected).
  */
 import type { Database, RootDatabase } from 'lmdb';
-import { decodeObservation, encodeObservation, validateObservation } from '../../contracts/codec.ts';
+import { decodeObservation, encodeObservation, validateDecodedObservation } from '../../contracts/codec.ts';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import {
@@ -117,7 +117,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
     }
   }
 
-  /** Decodes one stored record, or dead-letters it and returns null. */
+  /** Decodes and validates one stored record (the one validation it gets), or dead-letters it and returns null. */
   async function toRecord(seq: number, bytes: Uint8Array): Promise<ObservationRecord | null> {
     const source = `inbox:${seq}`;
     let observation: Observation;
@@ -127,7 +127,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       await writeDeadLetter(source, Buffer.from(bytes).toString('base64'), (err as Error).message);
       return null;
     }
-    const reason = validateObservation(observation);
+    const reason = validateDecodedObservation(observation);
     if (reason !== null) {
       await writeDeadLetter(source, observation, reason);
       return null;

@@ -24,7 +24,7 @@ import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
-import { createPipeline } from './pipeline.ts';
+import { createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
 
@@ -87,7 +87,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
     bar.stop();
     console.log(`published ${JSON.stringify(counts)}`);
     if (values['publish-only']) return 0;
-    const pipeline = createPipeline(adapters, ctx.logger);
+    const pipeline = createPipeline(adapters, ctx.logger, ingestSettings(ctx.config, ctx.clock));
     const projecting = progress('ingest and project', 0, 'events');
     await pipeline.drain((stage, done, total) => projecting.update(done, total, stage));
     projecting.stop();

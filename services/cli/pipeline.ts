@@ -3,11 +3,12 @@
  * off one read of the log, the search index fed from the search projection. Used by `start`,
  * by the one-shot CLI commands and by the ingest benchmark.
  */
-import type { Consumer, DocumentWrite, SearchDocument } from '../../contracts/ports.ts';
+import type { Clock, Consumer, DocumentWrite, SearchDocument } from '../../contracts/ports.ts';
 import type { GenresDoc } from '../../contracts/readModels.ts';
 import { ALL_PROJECTIONS, GENRES_KEY, genresProjection, searchProjection, toSearchDocument, type SearchProjectionDoc } from '../../projections/index.ts';
-import { createIngest, type Ingest } from '../ingest/ingest.ts';
+import { createIngest, type Ingest, type IngestOptions } from '../ingest/ingest.ts';
 import type { Adapters } from '../shared/adapters.ts';
+import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ProjectionGroup, type ProjectionTarget } from '../shared/projectionGroup.ts';
 import { resolveCollection } from '../shared/readModels.ts';
@@ -29,11 +30,18 @@ export interface Pipeline {
   stop(): Promise<void>;
 }
 
-export function createPipeline(adapters: Adapters, logger: Logger): Pipeline {
+/** What the configuration says about ingest, with the process's clock. */
+export function ingestSettings(config: Config, clock: Clock): Pick<IngestOptions, 'clock' | 'maxFutureSkewMs'> {
+  return { clock, maxFutureSkewMs: config.ingestMaxFutureSkewHours * 3600_000 };
+}
+
+export function createPipeline(
+  adapters: Adapters,
+  logger: Logger,
+  ingestOptions: Pick<IngestOptions, 'clock' | 'maxFutureSkewMs'> = {},
+): Pipeline {
   const { eventStore, bus, readStore, search } = adapters;
-  // Every observation reaching ingest here was decoded and validated by the bus (contracts/codec.ts
-  // validateObservation), so ingest need not run that check a second time; its own field checks still run.
-  const ingest = createIngest({ eventStore, bus, logger, validate: () => null });
+  const ingest = createIngest({ eventStore, bus, logger, ...ingestOptions });
   let searchDeferred = false;
   let draining: Consumer | null = null;
   let stopped = false;
