@@ -149,7 +149,15 @@ export function startConsumer(
         }
       }
       if (reason !== null || observation === null) {
-        await ctx.deadLetterBytes(source, reason ?? 'not an observation', value ?? Buffer.alloc(0));
+        try {
+          await ctx.deadLetterBytes(source, reason ?? 'not an observation', value ?? Buffer.alloc(0));
+        } catch (err) {
+          // The dead-letter topic is unreachable: end the consumer as a handler failure does
+          // (its supervisor restarts it); nothing past the last commit is lost.
+          pause();
+          fail(err);
+          return;
+        }
       } else {
         chunk.push({ source, observation });
       }

@@ -22,6 +22,7 @@ import { rankDay } from '../ranking/job.ts';
 import { buildRelease } from '../snapshot/build.ts';
 import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
+import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
@@ -200,7 +201,11 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
   return withAdapters(ctx, async (adapters) => {
     const { readStore, eventStore } = adapters;
     const head = await eventStore.headPosition();
-    console.log(`engines: ${Object.entries(adapters.engines).map(([k, v]) => `${k}=${v}`).join('; ')}`);
+    console.log(`engines: ${Object.entries(adapters.engines).map(([k, v]) => `${k}=${v}`).join('; ')}\n`);
+    console.log('processes:');
+    const reports = await readStore.scan<HealthReport>(HEALTH_COLLECTION);
+    for (const line of describeHealthReports(reports.map((r) => r.doc), ctx.clock.now())) console.log(`  ${line}`);
+    console.log('');
     console.log(`event store head position: ${head}\n`);
     console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);
     for (const projection of ALL_PROJECTIONS) {

@@ -23,7 +23,8 @@ Commands:
   replay <projection>            rebuild a read model from position 0 into a new version and switch it live
   replay --module FILE --out FILE.ndjson
                                  run your own projection over the whole history and write its documents
-  status                         per projection: position, lag; events per type
+  status                         running processes (loops, state, restarts, last error);
+                                 per projection: position, lag; events per type
   dead-letters [--limit N]       observations refused by ingest, with the reason
   keys create --name NAME        create an API key (printed once, alone on the last line)
   keys revoke KEY|PREFIX         revoke a key at once

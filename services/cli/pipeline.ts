@@ -9,6 +9,7 @@ import { ALL_PROJECTIONS, GENRES_KEY, genresProjection, searchProjection, toSear
 import { createIngest, type Ingest, type IngestOptions } from '../ingest/ingest.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
+import { superviseConsumer, type Health, type Supervised } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ProjectionGroup, type ProjectionTarget } from '../shared/projectionGroup.ts';
 import { resolveCollection } from '../shared/readModels.ts';
@@ -26,7 +27,12 @@ export interface Pipeline {
   drain(onProgress?: (stage: 'ingest' | 'project', done: number, total: number) => void): Promise<void>;
   /** Consumes everything published so far (ingest only); `onProgress(observations)`. */
   ingestUntilIdle(onProgress?: (observations: number) => void): Promise<void>;
-  /** Stops a drain or live run in progress (ingest consumer and projections). */
+  /**
+   * Consumes the bus live under supervision (`ingest` in `health`): a consumer that fails (its
+   * batch is redelivered) is restarted with backoff, its state and last error recorded.
+   */
+  superviseIngest(health: Health): Supervised;
+  /** Stops a drain in progress (ingest consumer and projections). */
   stop(): Promise<void>;
 }
 
@@ -63,6 +69,10 @@ export function createPipeline(
       stopped = true;
       await draining?.stop();
       await projections.stop();
+    },
+    superviseIngest(health) {
+      return superviseConsumer(health, 'ingest', logger, () =>
+        ingest.run({ untilIdle: false, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' }));
     },
     async ingestUntilIdle(onProgress) {
       if (stopped) return;

@@ -14,13 +14,16 @@ import { loadSigningKey } from '../snapshot/signing.ts';
 import { openAdapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
-import { createPipeline, refillSearch } from './pipeline.ts';
+import { Health, publishHealth } from '../shared/health.ts';
+import { createPipeline, ingestSettings, refillSearch } from './pipeline.ts';
 import { loadSample, sampleDaysToLoad } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
 export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock): Promise<void> {
   const startedAt = Date.now();
   const adapters = await openAdapters(config, logger);
+  // Every loop of this process, for /readyz, /metrics and `marquee status`.
+  const health = new Health(() => clock.now());
   logger.info(adapters.engines, 'engines');
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
@@ -45,10 +48,12 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     imageBase: config.imageBase,
     rateLimit: { perMinute: config.rateLimitPerMinute, ...(redis ? { redis } : {}) },
     ready: () => ready,
+    health,
   });
+  const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
 
-  const pipeline = createPipeline(adapters, logger);
+  const pipeline = createPipeline(adapters, logger, ingestSettings(config, clock));
   const abort = new AbortController();
   let consumer: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
@@ -60,6 +65,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await consumer?.stop();
     await pipeline.stop();
     await loading.catch(() => undefined);
+    await healthReport.stop();
     await api.close();
     redis?.disconnect();
     await adapters.close();
@@ -84,7 +90,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     return;
   }
 
-  consumer = pipeline.ingest.run({ untilIdle: false, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' });
+  consumer = pipeline.superviseIngest(health);
   pipeline.projections.start();
   scheduler = createScheduler({ adapters, pipeline, logger, clock, config, releases, linkTokens });
   ready = true;
