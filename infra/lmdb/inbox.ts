@@ -7,12 +7,13 @@
  * - `inbox`: sequence (1, 2, ...) -> record bytes; the sequence is assigned inside the write
  *   transaction, so several processes can publish to one inbox (LMDB serialises writers);
  * - `inbox_offsets`: consumer group -> last sequence it handled (committed after the handler);
- * - `dead_letters`: id (1, 2, ...) -> DeadLetter; `dead_letter_keys`: `source \0 reason` -> id,
- *   so a redelivered poison record is not dead-lettered twice.
+ * - `dead_letters`: id (1, 2, ...) -> DeadLetter; `dead_letter_keys`: `source \0 reason` (its
+ *   hash when long) -> id, so a redelivered poison record is not dead-lettered twice.
  *
  * One consumer per group at a time: the inbox has no partitions to share out, and a second
  * consumer of the same group in this process is refused (another process is not detected).
  */
+import { createHash } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { decodeObservation, encodeObservation, validateDecodedObservation } from '../../contracts/codec.ts';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
@@ -47,6 +48,26 @@ export interface LmdbInbox extends ObservationBus {
   lastSequence(): number;
   /** The committed offset of a group (the last sequence it handled), 0 before its first commit. */
   committedOffset(group: string): number;
+}
+
+/**
+ * The key that recognises a dead letter written before. A reason may name a stream too long
+ * for an LMDB key (the very reason it was refused), so a long one is keyed by its hash; short
+ * ones keep the readable form earlier versions wrote.
+ */
+function dedupeKeyOf(source: string, reason: string): string {
+  const key = `${source}\u0000${reason}`;
+  return key.length <= 400 ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * A payload as plain JSON values: a dead letter must always be writable, even for an
+ * observation holding what the store cannot encode (a BigInt past 64 bits), or the batch that
+ * refused it would fail on every redelivery.
+ */
+function storable(payload: unknown): unknown {
+  const json = JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  return json === undefined ? null : JSON.parse(json);
 }
 
 const DEFAULT_GROUP = 'ingest';
@@ -104,12 +125,12 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
 
   async function writeDeadLetter(source: string, payload: unknown, reason: string): Promise<void> {
     ensureOpen();
-    const dedupeKey = `${source}\u0000${reason}`;
+    const dedupeKey = dedupeKeyOf(source, reason);
     try {
       await root.transaction(() => {
         if (deadLetterKeys.get(dedupeKey) !== undefined) return;
         const id = lastKey(deadLetters) + 1;
-        void deadLetters.put(id, { id: String(id), reason, payload, source, at: clock.now().toISOString() });
+        void deadLetters.put(id, { id: String(id), reason, payload: storable(payload), source, at: clock.now().toISOString() });
         void deadLetterKeys.put(dedupeKey, id);
       });
     } catch (err) {

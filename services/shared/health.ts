@@ -229,10 +229,11 @@ export const HEALTH_COLLECTION = '_health';
 export const HEALTH_STALE_AFTER_MS = 30_000;
 
 /**
- * Publishes this process's report to the read store, keyed by process name, every `intervalMs`
- * (default 5 s) for `marquee status` in another process; supervised, so a read store that is
- * briefly away does not end it. `stop()` removes the report: a process that stopped cleanly is
- * gone, while one that was killed leaves a report that ages and is shown as stale.
+ * Publishes this process's report to the read store, keyed by process name, for `marquee
+ * status` in another process: at once when a state changes (checked every 250 ms), else every
+ * `intervalMs` (default 5 s) so its age shows the process is alive. Supervised, so a read store
+ * that is briefly away does not end it. `stop()` removes the report: a process that stopped
+ * cleanly is gone, while one that was killed leaves a report that ages and is shown as stale.
  */
 export function publishHealth(
   health: Health,
@@ -249,9 +250,18 @@ export function publishHealth(
     return readStore.writeBatch(HEALTH_COLLECTION, [{ key: health.processName, doc, position }]);
   };
   const loop = supervise(health, 'health-report', logger, async (signal) => {
+    let written = '';
+    let writtenAt = 0;
     while (!signal.aborted) {
-      await write(health.report(options.ready() && health.failing().length === 0));
-      await sleep(intervalMs, undefined, { signal }).catch(() => undefined);
+      const report = health.report(options.ready() && health.failing().length === 0);
+      // Counts and lag in `detail` change all the time; states are what a reader waits for.
+      const states = JSON.stringify([report.ready, report.components.map((c) => [c.name, c.state, c.restarts, c.lastError])]);
+      if (states !== written || Date.now() - writtenAt >= intervalMs) {
+        await write(report);
+        written = states;
+        writtenAt = Date.now();
+      }
+      await sleep(Math.min(250, intervalMs), undefined, { signal }).catch(() => undefined);
     }
   }, { critical: false });
   return {
