@@ -13,12 +13,12 @@
  *   and a null is dropped when read, so `{}` round-trips as `{}`.
  */
 import type avsc from 'avsc';
-import { FORMATS } from './domain.ts';
 import { AppError } from './errors.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
 import type { Observation, ObservationType } from './observations.ts';
 import { OBSERVATION_TYPES } from './observations.ts';
+import { domainRuleViolation } from './observationRules.ts';
 import { buildSchemaRegistry, type SchemaKind, type SchemaRegistry, type VersionedSchema } from './schemaRegistry.ts';
 import { SCHEMA_SOURCES } from './schemas/bundle.ts';
 
@@ -32,7 +32,7 @@ export interface Codec {
   encodeObservation(o: Observation): Buffer;
   /** Throws AppError `invalid_observation` for bytes that are not a known observation record. */
   decodeObservation(buf: Uint8Array): Observation;
-  /** null when valid, otherwise a reason naming the bad field. */
+  /** null when valid (its schema and the domain rules of observationRules.ts), otherwise a reason naming the bad field. */
   validateObservation(o: unknown): string | null;
   /** Throws AppError `invalid_schema` when the event does not match its schema (a bug in decide). */
   encodeEvent(e: DomainEvent): Buffer;
@@ -45,9 +45,6 @@ export interface Codec {
 
 const OBSERVATION_SET: ReadonlySet<string> = new Set(OBSERVATION_TYPES);
 const EVENT_SET: ReadonlySet<string> = new Set(EVENT_TYPES);
-const FORMAT_SET: ReadonlySet<string> = new Set(FORMATS);
-/** RFC 3339 with a zone; `Date.parse` then rejects impossible dates. */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function createCodec(registry: SchemaRegistry): Codec {
   const resolvers = new Map<string, avsc.Resolver | null>();
@@ -122,18 +119,7 @@ export function createCodec(registry: SchemaRegistry): Codec {
     const observation = o as Observation;
     const reason = check(latestOf('observation', type), observationBody(observation));
     if (reason) return `${type}.${reason}`;
-    if (observation.observationId.length === 0) return `${type}.observationId: empty`;
-    if (!TIMESTAMP.test(observation.observedAt) || Number.isNaN(Date.parse(observation.observedAt))) {
-      return `${type}.observedAt: ${JSON.stringify(observation.observedAt)} is not an RFC 3339 timestamp`;
-    }
-    if (observation.type === 'AvailabilityObserved') {
-      // Formats are Avro strings ("4k" is no enum symbol), so their set is checked here.
-      for (const [i, offer] of observation.data.offers.entries()) {
-        const bad = offer.formats?.find((f) => !FORMAT_SET.has(f));
-        if (bad !== undefined) return `${type}.data.offers[${i}].formats: ${JSON.stringify(bad)} is not one of ${FORMATS.join(', ')}`;
-      }
-    }
-    return null;
+    return validateDecodedObservation(observation);
   }
 
   function eventBody(e: DomainEvent): unknown {
@@ -228,6 +214,14 @@ export const codec: Codec = createCodec(buildSchemaRegistry(SCHEMA_SOURCES));
 export const encodeObservation = (o: Observation): Buffer => codec.encodeObservation(o);
 export const decodeObservation = (buf: Uint8Array): Observation => codec.decodeObservation(buf);
 export const validateObservation = (o: unknown): string | null => codec.validateObservation(o);
+/**
+ * The check left for a decoded observation: decoding it proved its schema, so only the domain
+ * rules remain (the buses run this once per record; nothing downstream checks again).
+ */
+export function validateDecodedObservation(o: Observation): string | null {
+  const reason = domainRuleViolation(o);
+  return reason === null ? null : `${o.type}.${reason}`;
+}
 export const encodeEvent = (e: DomainEvent): Buffer => codec.encodeEvent(e);
 export const decodeEvent = (buf: Uint8Array): DomainEvent => codec.decodeEvent(buf);
 export const validateEvent = (e: unknown): string | null => codec.validateEvent(e);

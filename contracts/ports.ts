@@ -130,8 +130,9 @@ export interface ObservationBus {
   publish(observations: Observation[]): Promise<void>;
   /**
    * Delivers batches to the handler; a batch counts as consumed (offset committed) only after
-   * the handler resolves, so a crash redelivers it. Records that do not decode or validate go
-   * to the dead letters and are not delivered.
+   * the handler resolves, so a crash redelivers it. Records that do not decode or validate
+   * (codec.ts `validateDecodedObservation`: decoding proves the schema, then the domain rules)
+   * go to the dead letters and are not delivered: what the handler gets was validated, once.
    */
   consume(handler: (batch: ObservationRecord[]) => Promise<void>, options?: ConsumeOptions): Consumer;
   /** Records an observation that ingest refused, with the reason; the rest goes on. */

@@ -13,7 +13,7 @@
  * partition from one to another mid-run; each ends when the work of the whole group is done.
  */
 import type { Admin, Consumer as KafkaConsumer, EachBatchPayload, Kafka } from 'kafkajs';
-import { decodeObservation, validateObservation } from '../../contracts/codec.ts';
+import { decodeObservation, validateDecodedObservation } from '../../contracts/codec.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import type { ConsumeOptions, Consumer, ObservationRecord } from '../../contracts/ports.ts';
 import { kafkaError } from './client.ts';
@@ -141,14 +141,23 @@ export function startConsumer(
         reason = 'empty record (no value)';
       } else {
         try {
+          // Decoding proves the schema; the domain rules are the rest of the one validation.
           observation = decodeObservation(value);
-          reason = validateObservation(observation);
+          reason = validateDecodedObservation(observation);
         } catch (err) {
           reason = err instanceof Error ? err.message : String(err);
         }
       }
       if (reason !== null || observation === null) {
-        await ctx.deadLetterBytes(source, reason ?? 'not an observation', value ?? Buffer.alloc(0));
+        try {
+          await ctx.deadLetterBytes(source, reason ?? 'not an observation', value ?? Buffer.alloc(0));
+        } catch (err) {
+          // The dead-letter topic is unreachable: end the consumer as a handler failure does
+          // (its supervisor restarts it); nothing past the last commit is lost.
+          pause();
+          fail(err);
+          return;
+        }
       } else {
         chunk.push({ source, observation });
       }

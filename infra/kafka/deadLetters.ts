@@ -51,11 +51,16 @@ export function payloadBytes(payload: { observation: Observation } | { payload: 
       return { value: encodeObservation(payload.observation), encoding: 'avro' };
     } catch {
       // Refused because the schemas cannot carry it: keep it readable instead.
-      return { value: Buffer.from(JSON.stringify(payload.observation)), encoding: 'json' };
+      return { value: jsonBytes(payload.observation), encoding: 'json' };
     }
   }
   if (payload.payload instanceof Uint8Array) return { value: Buffer.from(payload.payload), encoding: 'avro' };
-  return { value: Buffer.from(JSON.stringify(payload.payload ?? null)), encoding: 'json' };
+  return { value: jsonBytes(payload.payload ?? null), encoding: 'json' };
+}
+
+/** JSON that never throws on a BigInt (written as its digits): a dead letter must always be writable. */
+function jsonBytes(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)) ?? 'null');
 }
 
 function header(message: KafkaMessage, name: string): string | undefined {

@@ -15,5 +15,11 @@ export function lmdbError(err: unknown, what: string): AppError {
   if (err instanceof RangeError || err instanceof TypeError) {
     return new AppError('internal', `${what} could not encode a value: ${err.message}`, { cause: err, retriable: false });
   }
+  if (err instanceof Error && KEY_TOO_LARGE.test(err.message)) {
+    return new AppError('internal', `${what} refused a key: ${err.message}`, { cause: err, retriable: false });
+  }
   return asUnavailable(err, what);
 }
+
+/** lmdb-js: "Key size is larger than the maximum key size (1978)", "Key of size 2121 was too large, max key size is 1978". */
+const KEY_TOO_LARGE = /max(imum)? key size/i;

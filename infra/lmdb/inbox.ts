@@ -7,14 +7,15 @@
  * - `inbox`: sequence (1, 2, ...) -> record bytes; the sequence is assigned inside the write
  *   transaction, so several processes can publish to one inbox (LMDB serialises writers);
  * - `inbox_offsets`: consumer group -> last sequence it handled (committed after the handler);
- * - `dead_letters`: id (1, 2, ...) -> DeadLetter; `dead_letter_keys`: `source \0 reason` -> id,
- *   so a redelivered poison record is not dead-lettered twice.
+ * - `dead_letters`: id (1, 2, ...) -> DeadLetter; `dead_letter_keys`: `source \0 reason` (its
+ *   hash when long) -> id, so a redelivered poison record is not dead-lettered twice.
  *
  * One consumer per group at a time: the inbox has no partitions to share out, and a second
  * consumer of the same group in this process is refused (another process is not detected).
  */
+import { createHash } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
-import { decodeObservation, encodeObservation, validateObservation } from '../../contracts/codec.ts';
+import { decodeObservation, encodeObservation, validateDecodedObservation } from '../../contracts/codec.ts';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import {
@@ -47,6 +48,26 @@ export interface LmdbInbox extends ObservationBus {
   lastSequence(): number;
   /** The committed offset of a group (the last sequence it handled), 0 before its first commit. */
   committedOffset(group: string): number;
+}
+
+/**
+ * The key that recognises a dead letter written before. A reason may name a stream too long
+ * for an LMDB key (the very reason it was refused), so a long one is keyed by its hash; short
+ * ones keep the readable form earlier versions wrote.
+ */
+function dedupeKeyOf(source: string, reason: string): string {
+  const key = `${source}\u0000${reason}`;
+  return key.length <= 400 ? key : `sha256:${createHash('sha256').update(key).digest('hex')}`;
+}
+
+/**
+ * A payload as plain JSON values: a dead letter must always be writable, even for an
+ * observation holding what the store cannot encode (a BigInt past 64 bits), or the batch that
+ * refused it would fail on every redelivery.
+ */
+function storable(payload: unknown): unknown {
+  const json = JSON.stringify(payload, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value));
+  return json === undefined ? null : JSON.parse(json);
 }
 
 const DEFAULT_GROUP = 'ingest';
@@ -104,12 +125,12 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
 
   async function writeDeadLetter(source: string, payload: unknown, reason: string): Promise<void> {
     ensureOpen();
-    const dedupeKey = `${source}\u0000${reason}`;
+    const dedupeKey = dedupeKeyOf(source, reason);
     try {
       await root.transaction(() => {
         if (deadLetterKeys.get(dedupeKey) !== undefined) return;
         const id = lastKey(deadLetters) + 1;
-        void deadLetters.put(id, { id: String(id), reason, payload, source, at: clock.now().toISOString() });
+        void deadLetters.put(id, { id: String(id), reason, payload: storable(payload), source, at: clock.now().toISOString() });
         void deadLetterKeys.put(dedupeKey, id);
       });
     } catch (err) {
@@ -117,7 +138,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
     }
   }
 
-  /** Decodes one stored record, or dead-letters it and returns null. */
+  /** Decodes and validates one stored record (the one validation it gets), or dead-letters it and returns null. */
   async function toRecord(seq: number, bytes: Uint8Array): Promise<ObservationRecord | null> {
     const source = `inbox:${seq}`;
     let observation: Observation;
@@ -127,7 +148,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       await writeDeadLetter(source, Buffer.from(bytes).toString('base64'), (err as Error).message);
       return null;
     }
-    const reason = validateObservation(observation);
+    const reason = validateDecodedObservation(observation);
     if (reason !== null) {
       await writeDeadLetter(source, observation, reason);
       return null;

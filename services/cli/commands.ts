@@ -23,10 +23,11 @@ import { rankDay } from '../ranking/job.ts';
 import { buildRelease } from '../snapshot/build.ts';
 import { openAdapters, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
+import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
-import { createPipeline } from './pipeline.ts';
+import { createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
 
@@ -89,7 +90,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
     bar.stop();
     console.log(`published ${JSON.stringify(counts)}`);
     if (values['publish-only']) return 0;
-    const pipeline = createPipeline(adapters, ctx.logger);
+    const pipeline = createPipeline(adapters, ctx.logger, ingestSettings(ctx.config, ctx.clock));
     const projecting = progress('ingest and project', 0, 'events');
     await pipeline.drain((stage, done, total) => projecting.update(done, total, stage));
     projecting.stop();
@@ -205,7 +206,11 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
   return withAdapters(ctx, async (adapters) => {
     const { readStore, eventStore } = adapters;
     const head = await eventStore.headPosition();
-    console.log(`engines: ${Object.entries(adapters.engines).map(([k, v]) => `${k}=${v}`).join('; ')}`);
+    console.log(`engines: ${Object.entries(adapters.engines).map(([k, v]) => `${k}=${v}`).join('; ')}\n`);
+    console.log('processes:');
+    const reports = await readStore.scan<HealthReport>(HEALTH_COLLECTION);
+    for (const line of describeHealthReports(reports.map((r) => r.doc), ctx.clock.now())) console.log(`  ${line}`);
+    console.log('');
     console.log(`event store head position: ${head}\n`);
     console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);
     for (const projection of ALL_PROJECTIONS) {

@@ -23,7 +23,8 @@ Commands:
   replay <projection>            rebuild a read model from position 0 into a new version and switch it live
   replay --module FILE --out FILE.ndjson
                                  run your own projection over the whole history and write its documents
-  status                         per projection: position, lag; events per type; parked events
+  status                         running processes (loops, state, restarts, last error);
+                                 per projection: position, lag; events per type; parked events
   dead-letters [--limit N]       observations refused by ingest, with the reason
   parked list [--projection P]   events whose read-model write kept failing, parked so the projection went on
   parked retry [--projection P] [POSITION]

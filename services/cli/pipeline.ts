@@ -4,11 +4,12 @@
  * (services/shared/searchFeed.ts). Used by `start`, by the one-shot CLI commands and by the
  * ingest benchmark.
  */
-import type { Consumer, SearchDocument } from '../../contracts/ports.ts';
+import type { Clock, Consumer, SearchDocument } from '../../contracts/ports.ts';
 import { ALL_PROJECTIONS, searchProjection, toSearchDocument, type SearchProjectionDoc } from '../../projections/index.ts';
-import { createIngest, type Ingest } from '../ingest/ingest.ts';
+import { createIngest, type Ingest, type IngestOptions } from '../ingest/ingest.ts';
 import type { Adapters } from '../shared/adapters.ts';
-import type { Health } from '../shared/health.ts';
+import type { Config } from '../shared/config.ts';
+import { superviseConsumer, type Health, type Supervised } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ProjectionGroup } from '../shared/projectionGroup.ts';
 import { resolveCollection } from '../shared/readModels.ts';
@@ -35,32 +36,41 @@ export interface Pipeline {
   ingestUntilIdle(onProgress?: (observations: number) => void): Promise<void>;
   /** Runs the projections and the search feed live, until stop(). */
   start(): void;
+  /**
+   * Consumes the bus live under supervision (`ingest` in `health`): a consumer that fails (its
+   * batch is redelivered) is restarted with backoff, its state and last error recorded.
+   */
+  superviseIngest(health: Health): Supervised;
   /** Stops a drain or live run in progress (ingest consumer, projections, search feed). */
   stop(): Promise<void>;
 }
 
-export interface PipelineOptions {
+export interface PipelineOptions extends Pick<IngestOptions, 'clock' | 'maxFutureSkewMs'> {
   /** Shows parked events (`projections`) and the search feed's state (`search-feed`). Default: nowhere. */
   health?: Health;
 }
 
+/** What the configuration says about ingest, with the process's clock. */
+export function ingestSettings(config: Config, clock: Clock): Pick<IngestOptions, 'clock' | 'maxFutureSkewMs'> {
+  return { clock, maxFutureSkewMs: config.ingestMaxFutureSkewHours * 3600_000 };
+}
+
 export function createPipeline(adapters: Adapters, logger: Logger, options: PipelineOptions = {}): Pipeline {
   const { eventStore, bus, readStore, search } = adapters;
-  // Every observation reaching ingest here was decoded and validated by the bus (contracts/codec.ts
-  // validateObservation), so ingest need not run that check a second time; its own field checks still run.
-  const ingest = createIngest({ eventStore, bus, logger, validate: () => null });
+  const { health, ...ingestOptions } = options;
+  const ingest = createIngest({ eventStore, bus, logger, ...ingestOptions });
   let draining: Consumer | null = null;
   let stopped = false;
   const targets = ALL_PROJECTIONS.map((projection) => ({ projection }));
   // Large batches: a document touched by many events of a batch is loaded and written once.
-  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger, batchSize: 5000, ...(options.health ? { health: options.health } : {}) });
+  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger, batchSize: 5000, ...(health ? { health } : {}) });
   const searchFeed = new SearchFeed({
     eventStore,
     readStore,
     search,
     logger,
     checkpointName: adapters.searchInProcess ? null : SEARCH_FEED_CHECKPOINT,
-    ...(options.health ? { health: options.health } : {}),
+    ...(health ? { health } : {}),
   });
   return {
     ingest,
@@ -85,6 +95,10 @@ export function createPipeline(adapters: Adapters, logger: Logger, options: Pipe
       await draining?.stop();
       await projections.stop();
       await searchFeed.stop();
+    },
+    superviseIngest(health) {
+      return superviseConsumer(health, 'ingest', logger, () =>
+        ingest.run({ untilIdle: false, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' }));
     },
     async ingestUntilIdle(onProgress) {
       if (stopped) return;

@@ -14,20 +14,21 @@ import { loadSigningKey } from '../snapshot/signing.ts';
 import { openAdapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
-import { Health } from '../shared/health.ts';
+import { Health, publishHealth } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
-import { createPipeline } from './pipeline.ts';
+import { createPipeline, ingestSettings } from './pipeline.ts';
 import { loadSample, sampleDaysToLoad } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
 export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock): Promise<void> {
   const startedAt = Date.now();
   const adapters = await openAdapters(config, logger);
+  // Every loop and dependency of this process, for /readyz, /metrics and `marquee status`.
+  const health = new Health(() => clock.now());
   logger.info(adapters.engines, 'engines');
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
-  const health = new Health();
   // Each server behind a breaker, checked every second: /readyz names the ones that are down.
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
@@ -56,9 +57,10 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     ready: () => ready,
     health,
   });
+  const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
 
-  const pipeline = createPipeline(adapters, logger, { health });
+  const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock) });
   const abort = new AbortController();
   let consumer: { stop(): Promise<void> } | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
@@ -70,6 +72,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await consumer?.stop();
     await pipeline.stop();
     await loading.catch(() => undefined);
+    await healthReport.stop();
     await api.close();
     await dependencies.stop();
     redis?.disconnect();
@@ -95,7 +98,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     return;
   }
 
-  consumer = pipeline.ingest.run({ untilIdle: false, batchSize: 2000, group: adapters.ingestGroup ?? 'ingest' });
+  consumer = pipeline.superviseIngest(health);
   pipeline.start();
   scheduler = createScheduler({ adapters, pipeline, logger, clock, config, releases, linkTokens });
   ready = true;

@@ -21,7 +21,6 @@ import {
   type Seen,
 } from './decision.ts';
 import { normalizeCountry } from './route.ts';
-import { invalidReason } from './validate.ts';
 
 export interface AvailabilityState {
   seen: Seen;
@@ -91,8 +90,6 @@ function evolve(state: AvailabilityState, event: DomainEvent): AvailabilityState
 }
 
 function decide(state: AvailabilityState, o: AvailabilityObserved): Decision {
-  const invalid = invalidReason(o);
-  if (invalid !== null) return reject(invalid);
   const observed = new Map<string, Offer>();
   for (const [i, offer] of o.data.offers.entries()) {
     const key = offerKeyString(offer);

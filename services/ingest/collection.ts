@@ -12,13 +12,11 @@ import {
   emptySeen,
   metadataOf,
   noteEvent,
-  reject,
   skip,
   type Decider,
   type Decision,
   type Seen,
 } from './decision.ts';
-import { invalidReason } from './validate.ts';
 
 export interface CollectionState {
   seen: Seen;
@@ -61,8 +59,6 @@ function evolve(state: CollectionState, event: DomainEvent): CollectionState {
 }
 
 function decide(state: CollectionState, o: CollectionObserved): Decision {
-  const invalid = invalidReason(o);
-  if (invalid !== null) return reject(invalid);
   const seen = alreadySeen(state.seen, o, [STREAM]);
   if (seen !== null) return seen;
 

@@ -11,7 +11,6 @@ import { genresDecider } from './genres.ts';
 import { mediaDecider } from './media.ts';
 import { providersDecider } from './providers.ts';
 import { streamOf } from './route.ts';
-import { invalidReason } from './validate.ts';
 
 /** A decider with its state type erased, for code that handles every stream kind alike. */
 export type AnyDecider = Decider<unknown, Observation>;
@@ -31,13 +30,11 @@ for (const decider of deciders) for (const type of decider.observationTypes) byO
 export type Route = { stream: string; decider: AnyDecider } | { reject: string };
 
 /**
- * Where an observation goes, or why it cannot go anywhere. Validates first: routing derives
- * media ids from source ids and upper-cases countries, which needs well-formed fields.
- * `extraCheck` is an optional further validation (e.g. the schema codec), returning a reason.
+ * Where an observation goes, or why it cannot go anywhere. Takes a valid observation (its
+ * schema and the domain rules of contracts/observationRules.ts were checked once, by the bus
+ * that decoded it): routing derives media ids from source ids and upper-cases countries.
  */
-export function routeObservation(observation: Observation, extraCheck?: (o: Observation) => string | null): Route {
-  const invalid = invalidReason(observation) ?? extraCheck?.(observation) ?? null;
-  if (invalid !== null) return { reject: invalid };
+export function routeObservation(observation: Observation): Route {
   const decider = byObservationType.get(observation.type);
   if (decider === undefined) return { reject: `type: no decider for ${observation.type}` };
   return { stream: streamOf(observation), decider };

@@ -12,14 +12,12 @@ import {
   emptySeen,
   metadataOf,
   noteEvent,
-  reject,
   skip,
   type Decider,
   type Decision,
   type Seen,
 } from './decision.ts';
 import { normalizeCountry } from './route.ts';
-import { invalidReason } from './validate.ts';
 
 export interface FeaturedState {
   /** Staleness is tracked per period (aspects `daily`, `weekly`). */
@@ -40,8 +38,6 @@ function evolve(state: FeaturedState, event: DomainEvent): FeaturedState {
 }
 
 function decide(state: FeaturedState, o: FeaturedObserved): Decision {
-  const invalid = invalidReason(o);
-  if (invalid !== null) return reject(invalid);
   const { period } = o.data;
   const seen = alreadySeen(state.seen, o, [period]);
   if (seen !== null) return seen;

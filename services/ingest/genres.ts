@@ -11,13 +11,11 @@ import {
   emptySeen,
   metadataOf,
   noteEvent,
-  reject,
   skip,
   type Decider,
   type Decision,
   type Seen,
 } from './decision.ts';
-import { invalidReason } from './validate.ts';
 
 export interface GenresState {
   seen: Seen;
@@ -46,8 +44,6 @@ function evolve(state: GenresState, event: DomainEvent): GenresState {
 }
 
 function decide(state: GenresState, o: GenresObserved): Decision {
-  const invalid = invalidReason(o);
-  if (invalid !== null) return reject(invalid);
   const seen = alreadySeen(state.seen, o, [STREAM]);
   if (seen !== null) return seen;
 

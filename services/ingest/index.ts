@@ -3,7 +3,6 @@ export { createIngest, emptyStats, type Ingest, type IngestLogger, type IngestOp
 export { deciders, decideFromHistory, fold, routeObservation, type AnyDecider, type Route } from './deciders.ts';
 export type { Decider, Decision } from './decision.ts';
 export { streamOf } from './route.ts';
-export { invalidReason, isRfc3339 } from './validate.ts';
 export { mediaDecider } from './media.ts';
 export { availabilityDecider } from './availability.ts';
 export { providersDecider } from './providers.ts';

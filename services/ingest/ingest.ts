@@ -1,22 +1,29 @@
 /**
  * The ingest service: turns batches of observations into appended domain events.
  *
- * Per batch: route each observation to its stream (rejecting invalid ones), load each stream's
- * state once (from an LRU of folded states, else by reading and folding the stream), decide the
- * stream's observations in order while folding the new events in, then append every stream of
- * the batch in ONE `appendMany` call, always with the expected revision. A stream that another
- * process appended to meanwhile fails with `wrong_expected_revision`: its cache entry is dropped
- * and its observations are re-read and re-decided, a bounded number of times. Rejected
- * observations go to the dead letters only once the batch's events are durable, so a batch that
- * fails (and is redelivered by the bus) does not dead-letter twice.
+ * Per batch: route each observation to its stream, load each stream's state once (from an LRU
+ * of folded states, else by reading and folding the stream), decide the stream's observations
+ * in order while folding the new events in, then append every stream of the batch in ONE
+ * `appendMany` call, always with the expected revision. A stream that another process appended
+ * to meanwhile fails with `wrong_expected_revision`: its cache entry is dropped and its
+ * observations are re-read and re-decided, a bounded number of times.
+ *
+ * No observation takes the batch down with it: one dated too far ahead, one whose decide
+ * throws, one whose stream cannot be read or written (a key the engine refuses, an event it
+ * cannot store) goes to the dead letters with its reason and the others go on. Only an outage
+ * of the store (unavailable, closed) fails the batch, so the bus redelivers it once the store is
+ * back; a redelivered observation id is a no-op. Dead letters are written once the batch's
+ * events are durable, so a failed batch does not dead-letter twice.
+ *
+ * Observations arrive validated: the bus that decoded them checked their schema and the domain
+ * rules (contracts/observationRules.ts) once; ingest does not check them again.
  */
-import { validateObservation } from '../../contracts/codec.ts';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 import type { DomainEvent } from '../../contracts/events.ts';
-import type { Observation } from '../../contracts/observations.ts';
 import {
   systemClock,
   type AppendRequest,
+  type AppendResult,
   type Clock,
   type ConsumeOptions,
   type Consumer,
@@ -24,7 +31,8 @@ import {
   type ObservationBus,
   type ObservationRecord,
 } from '../../contracts/ports.ts';
-import { fold, routeObservation, type AnyDecider } from './deciders.ts';
+import { fold, routeObservation, type AnyDecider, type Route } from './deciders.ts';
+import type { Decision } from './decision.ts';
 import { Lru } from './lru.ts';
 
 /** The subset of a pino logger the ingest uses. */
@@ -37,12 +45,15 @@ export interface IngestLogger {
 
 const silentLogger: IngestLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** Default of `maxFutureSkewMs`: one day. */
+export const DEFAULT_MAX_FUTURE_SKEW_MS = 24 * 3600_000;
+
 export interface IngestOptions {
   eventStore: EventStore;
   bus: ObservationBus;
   /** Where batch summaries, conflicts and dead letters are logged. Default: silent. */
   logger?: IngestLogger;
-  /** Times batches for the logs. Default: the system clock. */
+  /** Times batches, and is "now" for `maxFutureSkewMs`. Default: the system clock. */
   clock?: Clock;
   /** How many folded stream states are kept in memory, least recently used evicted. Default 10000. */
   cacheSize?: number;
@@ -52,12 +63,12 @@ export interface IngestOptions {
    */
   maxConflictRetries?: number;
   /**
-   * A further check run on every observation after the ingest's own field checks, returning why
-   * it is invalid or null. Default: the Avro schema check `validateObservation` of
-   * contracts/codec.ts, so nothing is appended that the schemas could not carry (extra fields
-   * included).
+   * How far past the clock an `observedAt` may lie, in ms; later ones are dead-lettered. A
+   * stream remembers the newest observedAt it folded and skips anything older as stale, so
+   * one observation dated next year would freeze its stream until then. Default one day
+   * (crawler clocks a little fast, time zones written wrongly).
    */
-  validate?: (observation: Observation) => string | null;
+  maxFutureSkewMs?: number;
 }
 
 export interface IngestStats {
@@ -88,11 +99,21 @@ interface CachedStream {
   revision: number;
 }
 
+interface Item {
+  /** Position in the batch, so dead letters are written in batch order. */
+  index: number;
+  record: ObservationRecord;
+}
+
+interface Rejected extends Item {
+  reason: string;
+}
+
 interface StreamWork {
   stream: string;
   decider: AnyDecider;
-  /** The stream's records in batch order, with their index in the batch. */
-  records: Array<{ index: number; record: ObservationRecord }>;
+  /** The stream's records in batch order. */
+  records: Item[];
 }
 
 interface StreamOutcome {
@@ -101,9 +122,14 @@ interface StreamOutcome {
   revision: number;
   fromCache: boolean;
   events: DomainEvent[];
+  /** The records whose decision appended `events`: what a failed append dead-letters. */
+  appending: Item[];
   skipped: number;
-  rejects: Array<{ index: number; record: ObservationRecord; reason: string }>;
+  rejects: Rejected[];
 }
+
+type Loaded = CachedStream & { fromCache: boolean };
+type Appended = AppendResult | { error: unknown };
 
 export function emptyStats(): IngestStats {
   return { observations: 0, appended: 0, skipped: 0, rejected: 0, conflicts: 0 };
@@ -117,78 +143,114 @@ function addStats(total: IngestStats, s: IngestStats): void {
   total.conflicts += s.conflicts;
 }
 
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message || err.name : String(err);
+}
+
+/**
+ * Whether a store error says the store itself is out (unreachable, closed, full): the batch
+ * then fails and is redelivered once it is back. Any other error concerns the one stream (a
+ * key the engine refuses, an event it cannot store), and would fail the same way every time.
+ */
+export function isStoreOutage(err: unknown): boolean {
+  if (!isAppError(err) || err.code === 'wrong_expected_revision') return false;
+  return err.code === 'unavailable' || err.code === 'closed' || err.retriable;
+}
+
 export function createIngest(options: IngestOptions): Ingest {
   const { eventStore, bus } = options;
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const maxConflictRetries = options.maxConflictRetries ?? 5;
+  const maxFutureSkewMs = options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS;
   const cache = new Lru<string, CachedStream>(options.cacheSize ?? 10_000);
   const totals = emptyStats();
-  const extraCheck = options.validate ?? validateObservation;
-  const validate = (o: Observation): string | null => {
-    try {
-      return extraCheck(o);
-    } catch (err) {
-      // A checker that throws on a malformed observation still only refuses that observation.
-      return `schema: ${err instanceof Error ? err.message : String(err)}`;
-    }
-  };
 
-  async function load(work: StreamWork): Promise<CachedStream & { fromCache: boolean }> {
+  async function load(work: StreamWork): Promise<Loaded | { error: unknown }> {
     const cached = cache.get(work.stream);
     if (cached !== undefined) return { ...cached, fromCache: true };
-    const history = await eventStore.readStream(work.stream);
-    const last = history[history.length - 1];
-    return { state: fold(work.decider, history), revision: last === undefined ? -1 : last.revision, fromCache: false };
+    try {
+      const history = await eventStore.readStream(work.stream);
+      const last = history[history.length - 1];
+      return { state: fold(work.decider, history), revision: last === undefined ? -1 : last.revision, fromCache: false };
+    } catch (err) {
+      return { error: err };
+    }
   }
 
-  function decideStream(work: StreamWork, loaded: CachedStream & { fromCache: boolean }): StreamOutcome {
+  function decideStream(work: StreamWork, loaded: Loaded): StreamOutcome {
     const outcome: StreamOutcome = {
-      work, state: loaded.state, revision: loaded.revision, fromCache: loaded.fromCache, events: [], skipped: 0, rejects: [],
+      work, state: loaded.state, revision: loaded.revision, fromCache: loaded.fromCache, events: [], appending: [], skipped: 0, rejects: [],
     };
-    for (const { index, record } of work.records) {
-      const decision = work.decider.decide(outcome.state, record.observation);
-      if (decision.kind === 'append') {
+    for (const item of work.records) {
+      let decision: Decision;
+      try {
+        decision = work.decider.decide(outcome.state, item.record.observation);
         // Fold at once: the next observation of this stream in the batch sees these events.
-        outcome.state = fold(work.decider, decision.events, outcome.state);
+        if (decision.kind === 'append') outcome.state = fold(work.decider, decision.events, outcome.state);
+      } catch (err) {
+        // A decider that throws is a bug, but only this observation's: the stream goes on.
+        outcome.rejects.push({ ...item, reason: `decide failed: ${messageOf(err)}` });
+        continue;
+      }
+      if (decision.kind === 'append') {
         outcome.events.push(...decision.events);
+        outcome.appending.push(item);
       } else if (decision.kind === 'skip') {
         outcome.skipped += 1;
       } else {
-        outcome.rejects.push({ index, record, reason: decision.reason });
+        outcome.rejects.push({ ...item, reason: decision.reason });
       }
     }
     return outcome;
   }
 
-  async function handleBatch(records: ObservationRecord[]): Promise<IngestStats> {
-    const started = clock.now().getTime();
-    const stats = emptyStats();
-    stats.observations = records.length;
-    const rejects: Array<{ index: number; record: ObservationRecord; reason: string }> = [];
+  /**
+   * Appends every request in one write; if that write fails as a whole for a reason other than
+   * an outage, appends each stream on its own to learn which one is at fault. Each request keeps
+   * its expected revision, so a stream whose events did land (a store not atomic across streams)
+   * conflicts and is re-decided, never appended twice.
+   */
+  async function appendAll(requests: AppendRequest[]): Promise<Appended[]> {
+    const settle = (r: AppendResult | AppError | undefined): Appended =>
+      r === undefined ? { error: new AppError('internal', 'appendMany returned no result') } : isAppError(r) ? { error: r } : r;
+    if (requests.length === 0) return [];
+    try {
+      return (await eventStore.appendMany(requests)).map(settle);
+    } catch (err) {
+      if (isStoreOutage(err)) throw err;
+      if (requests.length === 1) return [{ error: err }];
+      logger.warn({ err, streams: requests.length }, 'a batch append failed; appending its streams one by one to find the one at fault');
+      return Promise.all(requests.map(async (request) => {
+        try {
+          const [result] = await eventStore.appendMany([request]);
+          return settle(result);
+        } catch (error) {
+          if (isStoreOutage(error)) throw error;
+          return { error };
+        }
+      }));
+    }
+  }
 
-    const byStream = new Map<string, StreamWork>();
-    records.forEach((record, index) => {
-      const route = routeObservation(record.observation, validate);
-      if ('reject' in route) {
-        rejects.push({ index, record, reason: route.reject });
-        return;
-      }
-      let work = byStream.get(route.stream);
-      if (work === undefined) {
-        work = { stream: route.stream, decider: route.decider, records: [] };
-        byStream.set(route.stream, work);
-      }
-      work.records.push({ index, record });
-    });
-
-    const settle = (o: StreamOutcome): void => {
+  /**
+   * Decides and appends streams until each is settled: appended, skipped or dead-lettered.
+   * `isolated`: each work holds one observation, so a failure is that observation's.
+   */
+  async function settleStreams(works: StreamWork[], stats: IngestStats, rejects: Rejected[], isolated: boolean): Promise<void> {
+    const settled = (o: StreamOutcome): void => {
       stats.appended += o.events.length;
       stats.skipped += o.skipped;
       rejects.push(...o.rejects);
     };
-
-    let pending = [...byStream.values()];
+    /** The stream cannot take these observations' events; what the others decided stands. */
+    const unwritable = (o: StreamOutcome, reason: string): void => {
+      cache.delete(o.work.stream);
+      stats.skipped += o.skipped;
+      rejects.push(...o.rejects, ...o.appending.map((item) => ({ ...item, reason })));
+    };
+    const isolate: StreamWork[] = [];
+    let pending = works;
     for (let attempt = 0; pending.length > 0; attempt += 1) {
       if (attempt > maxConflictRetries) {
         throw new AppError(
@@ -198,7 +260,17 @@ export function createIngest(options: IngestOptions): Ingest {
         );
       }
       const loaded = await Promise.all(pending.map(load));
-      const outcomes = pending.map((work, i) => decideStream(work, loaded[i] as CachedStream & { fromCache: boolean }));
+      const outcomes: StreamOutcome[] = [];
+      pending.forEach((work, i) => {
+        const l = loaded[i] as Loaded | { error: unknown };
+        if (!('error' in l)) {
+          outcomes.push(decideStream(work, l));
+          return;
+        }
+        if (isStoreOutage(l.error)) throw l.error;
+        // A stream no read can reach (a name the engine refuses, a stored event that no longer folds).
+        rejects.push(...work.records.map((item) => ({ ...item, reason: `reading stream ${work.stream} failed: ${messageOf(l.error)}` })));
+      });
       const retry: StreamWork[] = [];
 
       // A cached state that decided nothing was never checked against the store by an append:
@@ -211,12 +283,11 @@ export function createIngest(options: IngestOptions): Ingest {
       });
 
       const appending = outcomes.filter((o) => o.events.length > 0);
-      const requests: AppendRequest[] = appending.map((o) => ({
+      const results = await appendAll(appending.map((o) => ({
         stream: o.work.stream,
         events: o.events,
         expectedRevision: o.revision < 0 ? 'no_stream' : o.revision,
-      }));
-      const results = requests.length > 0 ? await eventStore.appendMany(requests) : [];
+      })));
 
       for (const o of outcomes) {
         if (o.events.length > 0) continue;
@@ -227,24 +298,73 @@ export function createIngest(options: IngestOptions): Ingest {
           continue;
         }
         cache.set(o.work.stream, { state: o.state, revision: o.revision });
-        settle(o);
+        settled(o);
       }
       appending.forEach((o, i) => {
-        const result = results[i];
-        if (result === undefined) throw new AppError('internal', `appendMany returned no result for ${o.work.stream}`);
-        if (isAppError(result)) {
-          if (result.code !== 'wrong_expected_revision') throw result;
+        const result = results[i] as Appended;
+        if (!('error' in result)) {
+          cache.set(o.work.stream, { state: o.state, revision: result.nextExpectedRevision });
+          settled(o);
+          return;
+        }
+        const { error } = result;
+        if (isAppError(error, 'wrong_expected_revision')) {
           stats.conflicts += 1;
           logger.warn({ stream: o.work.stream, expectedRevision: o.revision, attempt }, 'append conflict, re-deciding the stream');
           cache.delete(o.work.stream);
           retry.push(o.work);
           return;
         }
-        cache.set(o.work.stream, { state: o.state, revision: result.nextExpectedRevision });
-        settle(o);
+        if (isStoreOutage(error)) throw error;
+        // Several observations made these events: append them one at a time to find the one at fault.
+        if (!isolated && o.appending.length > 1) isolate.push(o.work);
+        else unwritable(o, `append to ${o.work.stream} failed: ${messageOf(error)}`);
       });
       pending = retry;
     }
+    for (const work of isolate) {
+      cache.delete(work.stream);
+      for (const item of work.records) await settleStreams([{ ...work, records: [item] }], stats, rejects, true);
+    }
+  }
+
+  async function handleBatch(records: ObservationRecord[]): Promise<IngestStats> {
+    const started = clock.now().getTime();
+    const stats = emptyStats();
+    stats.observations = records.length;
+    const rejects: Rejected[] = [];
+    const latest = started + maxFutureSkewMs;
+
+    const byStream = new Map<string, StreamWork>();
+    records.forEach((record, index) => {
+      const { observedAt } = record.observation;
+      if (Date.parse(observedAt) > latest) {
+        rejects.push({
+          index,
+          record,
+          reason: `observedAt: ${observedAt} is later than now (${new Date(started).toISOString()}) plus the allowed clock skew of ${maxFutureSkewMs / 3600_000} h`,
+        });
+        return;
+      }
+      let route: Route;
+      try {
+        route = routeObservation(record.observation);
+      } catch (err) {
+        route = { reject: `routing failed: ${messageOf(err)}` };
+      }
+      if ('reject' in route) {
+        rejects.push({ index, record, reason: route.reject });
+        return;
+      }
+      let work = byStream.get(route.stream);
+      if (work === undefined) {
+        work = { stream: route.stream, decider: route.decider, records: [] };
+        byStream.set(route.stream, work);
+      }
+      work.records.push({ index, record });
+    });
+
+    await settleStreams([...byStream.values()], stats, rejects, false);
 
     // In batch order, so the dead letters read like the input.
     rejects.sort((a, b) => a.index - b.index);

@@ -25,7 +25,6 @@ import {
   type Decision,
   type Seen,
 } from './decision.ts';
-import { invalidReason } from './validate.ts';
 
 export type MediaObservation = MediaObserved | MediaTranslationObserved | SeasonsObserved;
 
@@ -196,8 +195,6 @@ function aspectsOf(o: MediaObservation): string[] {
 }
 
 function decide(state: MediaState, o: MediaObservation): Decision {
-  const invalid = invalidReason(o);
-  if (invalid !== null) return reject(invalid);
   const seen = alreadySeen(state.seen, o, aspectsOf(o));
   if (seen !== null) return seen;
   if (o.type === 'MediaObserved') return decideMedia(state, o);

@@ -13,14 +13,12 @@ import {
   emptySeen,
   metadataOf,
   noteEvent,
-  reject,
   skip,
   type Decider,
   type Decision,
   type Seen,
 } from './decision.ts';
 import { normalizeCountry } from './route.ts';
-import { invalidReason } from './validate.ts';
 
 export interface ProvidersState {
   seen: Seen;
@@ -61,8 +59,6 @@ function evolve(state: ProvidersState, event: DomainEvent): ProvidersState {
 }
 
 function decide(state: ProvidersState, o: ProvidersObserved): Decision {
-  const invalid = invalidReason(o);
-  if (invalid !== null) return reject(invalid);
   const seen = alreadySeen(state.seen, o, [STREAM]);
   if (seen !== null) return seen;
 

@@ -1,7 +1,7 @@
 /**
  * Which stream an observation concerns. Observations name titles by the crawler's
  * `(contentType, sourceId)`; the media id is derived from it (contracts/ids.ts), so the route of
- * a re-crawl is always the same stream. Call on a valid observation only (validate.ts).
+ * a re-crawl is always the same stream. Call on a valid observation only (contracts/observationRules.ts).
  */
 import { mediaIdOf, streamOfObservation } from '../../contracts/ids.ts';
 import type { Observation } from '../../contracts/observations.ts';

@@ -49,6 +49,8 @@ export interface Config {
   sampleCountries: string[] | null;
   /** Releases kept. `RELEASES_KEEP`, default 8. */
   releasesKeep: number;
+  /** How far ahead of the clock an observation's `observedAt` may be before it is dead-lettered, in hours. `INGEST_MAX_FUTURE_SKEW_HOURS`, default 24. */
+  ingestMaxFutureSkewHours: number;
 }
 
 function int(value: string | undefined, fallback: number, name: string): number {
@@ -88,5 +90,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleTitles: env.SAMPLE_TITLES ? int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES') : null,
     sampleCountries: env.SAMPLE_COUNTRIES ? env.SAMPLE_COUNTRIES.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) : null,
     releasesKeep: int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'),
+    ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
   };
 }

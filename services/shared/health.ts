@@ -6,7 +6,9 @@
  * records its state and last error here.
  */
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Gauge, type Registry } from 'prom-client';
+import type { ReadStore } from '../../contracts/ports.ts';
 import type { Logger } from './logger.ts';
 
 /**
@@ -197,5 +199,94 @@ export function supervise(
   };
 }
 
+/**
+ * Supervises a bus consumer: `start()` begins one; when its `done` rejects (its batch is then
+ * redelivered) a new one is started after the backoff. `stop()` stops the one running.
+ */
+export function superviseConsumer(
+  health: Health,
+  name: string,
+  logger: Logger,
+  start: () => { stop(): Promise<void>; readonly done: Promise<void> },
+  options: SuperviseOptions = {},
+): Supervised {
+  return supervise(health, name, logger, async (signal) => {
+    const consumer = start();
+    const stop = () => void consumer.stop();
+    signal.addEventListener('abort', stop, { once: true });
+    try {
+      await consumer.done;
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+  }, options);
+}
+
 /** Collection where each process publishes its health report, for `marquee status`. */
 export const HEALTH_COLLECTION = '_health';
+
+/** A report older than this comes from a process that was killed or hangs (it publishes every few seconds). */
+export const HEALTH_STALE_AFTER_MS = 30_000;
+
+/**
+ * Publishes this process's report to the read store, keyed by process name, for `marquee
+ * status` in another process: at once when a state changes (checked every 250 ms), else every
+ * `intervalMs` (default 5 s) so its age shows the process is alive. Supervised, so a read store
+ * that is briefly away does not end it. `stop()` removes the report: a process that stopped
+ * cleanly is gone, while one that was killed leaves a report that ages and is shown as stale.
+ */
+export function publishHealth(
+  health: Health,
+  readStore: ReadStore,
+  logger: Logger,
+  options: { ready: () => boolean; intervalMs?: number },
+): Supervised {
+  const intervalMs = options.intervalMs ?? 5000;
+  let position = 0;
+  // Positions only go up (a write not ahead of the stored one is skipped); the clock's ms keep
+  // them ahead of an earlier process of the same name.
+  const write = (doc: HealthReport | null) => {
+    position = Math.max(Date.now(), position + 1);
+    return readStore.writeBatch(HEALTH_COLLECTION, [{ key: health.processName, doc, position }]);
+  };
+  const loop = supervise(health, 'health-report', logger, async (signal) => {
+    let written = '';
+    let writtenAt = 0;
+    while (!signal.aborted) {
+      const report = health.report(options.ready() && health.failing().length === 0);
+      // Counts and lag in `detail` change all the time; states are what a reader waits for.
+      const states = JSON.stringify([report.ready, report.components.map((c) => [c.name, c.state, c.restarts, c.lastError])]);
+      if (states !== written || Date.now() - writtenAt >= intervalMs) {
+        await write(report);
+        written = states;
+        writtenAt = Date.now();
+      }
+      await sleep(Math.min(250, intervalMs), undefined, { signal }).catch(() => undefined);
+    }
+  }, { critical: false });
+  return {
+    async stop() {
+      await loop.stop();
+      await write(null).catch((err: unknown) => logger.warn({ err }, 'could not remove the health report of this process'));
+    },
+  };
+}
+
+/** What `marquee status` prints of the published reports: each process, then each component. */
+export function describeHealthReports(reports: readonly HealthReport[], now: Date): string[] {
+  if (reports.length === 0) return ['no running process reports its health (`marquee start` does, every few seconds)'];
+  const lines: string[] = [];
+  for (const report of reports) {
+    const age = now.getTime() - Date.parse(report.at);
+    const state = age > HEALTH_STALE_AFTER_MS
+      ? `STALE: last report ${Math.round(age / 1000)} s ago (killed, or hanging)`
+      : report.ready ? 'ready' : 'not ready';
+    lines.push(`${report.process}  ${state}  (reported ${report.at})`);
+    for (const c of report.components) {
+      const extra = `${c.kind === 'loop' ? `  restarts ${c.restarts}` : ''}${c.critical ? '' : '  (not critical)'}`;
+      lines.push(`  ${c.name.padEnd(20)} ${c.state.padEnd(12)} since ${c.since}${extra}`);
+      if (c.lastError !== null) lines.push(`    last error: ${c.lastError}`);
+    }
+  }
+  return lines;
+}

@@ -8,6 +8,7 @@ import type { EventStore } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { createIngest, type Ingest } from '../../services/ingest/ingest.ts';
+import { encodeUnchecked } from '../fixtures/avro/unchecked.ts';
 import {
   availabilityObserved,
   mediaObserved,
@@ -97,12 +98,10 @@ describe('ingest on the embedded LMDB event store and inbox', () => {
 
   it('dead-letters an invalid observation with its reason and appends the valid ones around it', async () => {
     const { eventStore, bus } = open('dead');
-    await bus.publish([
-      mediaObserved('v1', T0),
-      mediaObserved('bad', T0, { sourceId: 604, title: '   ' }),
-      providersObserved('v2', T0, [provider('hulu')], 'us'),
-      translationObserved('orphan', T0, { sourceId: 605 }),
-    ]);
+    await bus.publish([mediaObserved('v1', T0)]);
+    // publish refuses it; a producer we do not control may still send it.
+    await bus.publishRaw([encodeUnchecked(mediaObserved('bad', T0, { sourceId: 604, title: '   ' }))]);
+    await bus.publish([providersObserved('v2', T0, [provider('hulu')], 'us'), translationObserved('orphan', T0, { sourceId: 605 })]);
     const ingest = createIngest({ eventStore, bus });
     await drain(ingest);
 
@@ -110,7 +109,7 @@ describe('ingest on the embedded LMDB event store and inbox', () => {
     assert.deepEqual(
       deadLetters.map((d) => [d.source, d.reason, (d.payload as Observation).observationId]),
       [
-        ['inbox:2', 'data.title: must not be empty', 'bad'],
+        ['inbox:2', 'MediaObserved.data.title: must not be empty', 'bad'],
         ['inbox:4', 'media not registered: a translation needs a MediaObserved first', 'orphan'],
       ],
     );
@@ -118,7 +117,8 @@ describe('ingest on the embedded LMDB event store and inbox', () => {
       (await allEvents(eventStore)).map((e) => `${e.streamId} ${e.type}`),
       ['media-mv00000603 MediaRegistered', 'providers-US ProviderAdded'],
     );
-    assert.equal(ingest.totals().rejected, 2);
+    // The bus refused the invalid one (it never reached ingest); ingest refused the orphan.
+    assert.equal(ingest.totals().rejected, 1);
   });
 
   it('appends nothing for an unchanged re-crawl', async () => {

@@ -9,7 +9,7 @@ import { COUNTRY_CODES, COUNTRY_LANGUAGE } from '../../services/crawler/countrie
 import { GENRES } from '../../services/crawler/genres.ts';
 import { allCatalogProviders } from '../../services/crawler/providers.ts';
 import { vegaMovies } from '../../services/crawler/titles.ts';
-import { invalidReason } from '../../services/ingest/validate.ts';
+import { validateObservation } from '../../contracts/codec.ts';
 
 const RFC3339_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const IMAGE = /^\/(posters|backdrops)\/\{size\}\/[A-Za-z0-9]{27}\.\{ext\}$/;
@@ -43,7 +43,7 @@ interface Day0 {
 function structuralProblems(o: Observation, providerIds: Map<string, Map<string, string | null>>, day: number): string[] {
   const out: string[] = [];
   const fail = (what: string) => out.push(`${o.observationId}: ${what}`);
-  const reason = invalidReason(o);
+  const reason = validateObservation(o);
   if (reason !== null) fail(`ingest refuses it: ${reason}`);
   if (!RFC3339_MS.test(o.observedAt)) fail(`observedAt ${o.observedAt}`);
   const date = (v: string | null, what: string) => {

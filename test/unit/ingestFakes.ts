@@ -2,6 +2,7 @@
  * In-memory stand-ins for the EventStore and ObservationBus ports, just enough for the ingest
  * service's unit tests (the real adapters are exercised in test/int/ingest.int.test.ts).
  */
+import { validateObservation } from '../../contracts/codec.ts';
 import { AppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import type { Observation } from '../../contracts/observations.ts';
@@ -86,6 +87,10 @@ export function memoryBus(): MemoryBus {
   const queue: ObservationRecord[] = [];
   const deadLetters: DeadLetter[] = [];
   let next = 0;
+  const deadLetter: ObservationBus['deadLetter'] = async (record, reason) => {
+    const payload = 'observation' in record ? record.observation : record.payload;
+    deadLetters.push({ id: String(deadLetters.length + 1), reason, payload, source: record.source, at: '2025-01-01T00:00:00Z' });
+  };
   return {
     deadLetters,
     async publish(observations: Observation[]) {
@@ -95,9 +100,16 @@ export function memoryBus(): MemoryBus {
       let stopped = false;
       const done = (async () => {
         while (!stopped && next < queue.length) {
-          const batch = queue.slice(next, next + (options.batchSize ?? 500));
-          await handler(batch);
-          next += batch.length;
+          const slice = queue.slice(next, next + (options.batchSize ?? 500));
+          // As the real buses do: what does not validate goes to the dead letters, never to the handler.
+          const batch: ObservationRecord[] = [];
+          for (const record of slice) {
+            const reason = validateObservation(record.observation);
+            if (reason === null) batch.push(record);
+            else await deadLetter(record, reason);
+          }
+          if (batch.length > 0) await handler(batch);
+          next += slice.length;
         }
       })();
       return {
@@ -108,10 +120,7 @@ export function memoryBus(): MemoryBus {
         done,
       };
     },
-    async deadLetter(record, reason) {
-      const payload = 'observation' in record ? record.observation : record.payload;
-      deadLetters.push({ id: String(deadLetters.length + 1), reason, payload, source: record.source, at: '2025-01-01T00:00:00Z' });
-    },
+    deadLetter,
     async listDeadLetters() {
       return [...deadLetters];
     },

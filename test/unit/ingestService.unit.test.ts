@@ -60,20 +60,48 @@ describe('ingest service', () => {
     assert.equal(eventStore.all.length, 2);
   });
 
-  it('dead-letters invalid observations with their reason, in batch order, and appends the rest', async () => {
+  it('dead-letters what it cannot ingest with the reason, in batch order, and appends the rest', async () => {
     const eventStore = memoryEventStore();
     const bus = memoryBus();
-    const stats = await createIngest({ eventStore, bus }).handleBatch(records([
-      mediaObserved('o1', T0, { title: '' }),
+    const clock = { now: () => new Date(T0) };
+    const stats = await createIngest({ eventStore, bus, clock }).handleBatch(records([
+      mediaObserved('o1', T0, { sourceId: -1 }),
       mediaObserved('o2', T0, { sourceId: 604, title: 'The Matrix Reloaded', year: 2003 }),
       translationObserved('t1', T0, { sourceId: 999 }),
+      mediaObserved('o3', '2025-03-02T10:00:01Z', { sourceId: 605 }),
+      mediaObserved('o4', '2025-03-02T10:00:00Z', { sourceId: 606 }),
     ]));
-    assert.deepEqual(stats, { observations: 3, appended: 1, skipped: 0, rejected: 2, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 5, appended: 2, skipped: 0, rejected: 3, conflicts: 0 });
     assert.deepEqual(bus.deadLetters.map((d) => [d.source, d.reason]), [
-      ['test:0', 'data.title: must not be empty'],
+      ['test:0', 'routing failed: source id -1 does not fit a media id (0..99999999)'],
       ['test:2', 'media not registered: a translation needs a MediaObserved first'],
+      ['test:3', 'observedAt: 2025-03-02T10:00:01Z is later than now (2025-03-01T10:00:00.000Z) plus the allowed clock skew of 24 h'],
     ]);
-    assert.deepEqual(eventStore.all.map((e) => e.streamId), ['media-mv00000604']);
+    assert.deepEqual(eventStore.all.map((e) => e.streamId), ['media-mv00000604', 'media-mv00000606']);
+  });
+
+  it('takes the allowed clock skew from its options', async () => {
+    const bus = memoryBus();
+    const clock = { now: () => new Date(T0) };
+    const stats = await createIngest({ eventStore: memoryEventStore(), bus, clock, maxFutureSkewMs: 60_000 }).handleBatch(records([
+      mediaObserved('o1', '2025-03-01T10:01:00Z'),
+      mediaObserved('o2', '2025-03-01T10:01:01Z', { sourceId: 9 }),
+    ]));
+    assert.deepEqual([stats.appended, stats.rejected], [1, 1]);
+    assert.match(bus.deadLetters[0]?.reason ?? '', /^observedAt: 2025-03-01T10:01:01Z is later than now .* skew of 0\.016/);
+  });
+
+  it('dead-letters an observation whose decide throws and decides the rest of its stream', async () => {
+    const eventStore = memoryEventStore();
+    const bus = memoryBus();
+    // Never valid on a bus; fed straight in, it makes the media decider throw.
+    const stats = await createIngest({ eventStore, bus }).handleBatch(records([
+      mediaObserved('o1', T0, { genreIds: null as never }),
+      mediaObserved('o2', T1),
+    ]));
+    assert.deepEqual([stats.appended, stats.rejected], [1, 1]);
+    assert.match(bus.deadLetters[0]?.reason ?? '', /^decide failed: .*genreIds/);
+    assert.deepEqual(eventStore.all.map((e) => e.metadata.observationId), ['o2']);
   });
 
   it('re-reads and re-decides a stream another writer appended to, without duplicating events', async () => {
@@ -106,19 +134,72 @@ describe('ingest service', () => {
     const bus = memoryBus();
     const ingest = createIngest({ eventStore, bus, maxConflictRetries: 2 });
     await assert.rejects(
-      ingest.handleBatch(records([mediaObserved('o1', T0), mediaObserved('bad', 'yesterday')])),
+      ingest.handleBatch(records([mediaObserved('o1', T0), mediaObserved('future', '2999-01-01T00:00:00Z', { sourceId: 7 })])),
       (err: unknown) => isAppError(err, 'wrong_expected_revision') && /after 2 retries/.test(err.message),
     );
     assert.equal(bus.deadLetters.length, 0);
   });
 
-  it('fails the batch on an append error other than a conflict', async () => {
+  it('fails the batch, dead-lettering nothing, when the store is out', async () => {
+    for (const outage of [new AppError('unavailable', 'disk full'), new AppError('closed', 'the store is closed')]) {
+      const eventStore = memoryEventStore();
+      eventStore.appendMany = async () => {
+        throw outage;
+      };
+      const bus = memoryBus();
+      await assert.rejects(
+        createIngest({ eventStore, bus }).handleBatch(records([mediaObserved('o1', T0), translationObserved('t1', T0, { sourceId: 9 })])),
+        (err: unknown) => err === outage,
+      );
+      assert.equal(bus.deadLetters.length, 0);
+    }
+  });
+
+  it('dead-letters the stream whose append fails for another reason, and appends the others', async () => {
     const eventStore = memoryEventStore();
-    eventStore.appendMany = async (requests) => requests.map(() => new AppError('unavailable', 'disk full'));
-    await assert.rejects(
-      createIngest({ eventStore, bus: memoryBus() }).handleBatch(records([mediaObserved('o1', T0)])),
-      (err: unknown) => isAppError(err, 'unavailable'),
-    );
+    const appendMany = eventStore.appendMany.bind(eventStore);
+    const calls: string[][] = [];
+    eventStore.appendMany = async (requests) => {
+      calls.push(requests.map((r) => r.stream));
+      if (requests.some((r) => r.stream === 'media-mv00000604')) throw new AppError('internal', 'key too large');
+      return appendMany(requests);
+    };
+    const bus = memoryBus();
+    const batch = records([
+      mediaObserved('o1', T0),
+      mediaObserved('o2', T0, { sourceId: 604 }),
+      mediaObserved('o3', T0, { sourceId: 605 }),
+    ]);
+    const stats = await createIngest({ eventStore, bus }).handleBatch(batch);
+    assert.deepEqual(stats, { observations: 3, appended: 2, skipped: 0, rejected: 1, conflicts: 0 });
+    assert.deepEqual(calls, [
+      ['media-mv00000603', 'media-mv00000604', 'media-mv00000605'],
+      ['media-mv00000603'], ['media-mv00000604'], ['media-mv00000605'],
+    ]);
+    assert.deepEqual(bus.deadLetters.map((d) => [d.source, d.reason]), [['test:1', 'append to media-mv00000604 failed: key too large']]);
+    assert.deepEqual(eventStore.all.map((e) => e.streamId), ['media-mv00000603', 'media-mv00000605']);
+    // Redelivered (a crash before the commit): what was appended is not appended again.
+    const again = await createIngest({ eventStore, bus: memoryBus() }).handleBatch(batch);
+    assert.deepEqual([again.appended, again.skipped, again.rejected], [0, 2, 1]);
+    assert.equal(eventStore.all.length, 2);
+  });
+
+  it('appends the observations of a failing stream one at a time, dead-lettering only the one at fault', async () => {
+    const eventStore = memoryEventStore();
+    const appendMany = eventStore.appendMany.bind(eventStore);
+    eventStore.appendMany = async (requests) => {
+      const poisoned = requests.some((r) => r.events.some((e) => e.metadata.observationId === 'o2'));
+      return poisoned ? requests.map(() => new AppError('invalid_schema', 'cannot store this event')) : appendMany(requests);
+    };
+    const bus = memoryBus();
+    const stats = await createIngest({ eventStore, bus }).handleBatch(records([
+      mediaObserved('o1', T0),
+      mediaObserved('o2', T1, { runtime: 140 }),
+      mediaObserved('o3', T2, { runtime: 150 }),
+    ]));
+    assert.deepEqual(stats, { observations: 3, appended: 2, skipped: 0, rejected: 1, conflicts: 0 });
+    assert.deepEqual(bus.deadLetters.map((d) => [d.source, d.reason]), [['test:1', 'append to media-mv00000603 failed: cannot store this event']]);
+    assert.deepEqual(eventStore.all.map((e) => `${e.metadata.observationId} ${e.type}`), ['o1 MediaRegistered', 'o3 MediaDetailsChanged']);
   });
 
   it('consumes the bus until idle and keeps running totals', async () => {
@@ -127,8 +208,9 @@ describe('ingest service', () => {
     await bus.publish([mediaObserved('o1', T0), mediaObserved('o1', T0), availabilityObserved('a1', T0, [offer('hulu')], 'XYZ')]);
     const ingest = createIngest({ eventStore, bus });
     await ingest.run({ batchSize: 2, untilIdle: true }).done;
-    assert.deepEqual(ingest.totals(), { observations: 3, appended: 1, skipped: 1, rejected: 1, conflicts: 0 });
-    assert.equal(bus.deadLetters[0]?.reason, 'data.country: expected a two-letter country code, got "XYZ"');
+    // The bus refused the invalid one: ingest never saw it.
+    assert.deepEqual(ingest.totals(), { observations: 2, appended: 1, skipped: 1, rejected: 0, conflicts: 0 });
+    assert.equal(bus.deadLetters[0]?.reason, 'AvailabilityObserved.data.country: expected a two-letter country code, got "XYZ"');
   });
 });
 
@@ -143,32 +225,6 @@ describe('ingest state cache', () => {
     assert.equal(lru.get('a'), 1);
     assert.equal(lru.get('c'), 3);
     assert.equal(lru.size, 2);
-  });
-});
-
-describe('ingest schema check', () => {
-  it('dead-letters an observation the Avro schema cannot carry, by default', async () => {
-    const bus = memoryBus();
-    const eventStore = memoryEventStore();
-    const stats = await createIngest({ eventStore, bus }).handleBatch(records([
-      { ...mediaObserved('o1', T0), extra: true } as never,
-    ]));
-    assert.equal(stats.rejected, 1);
-    assert.match(bus.deadLetters[0]?.reason ?? '', /^MediaObserved\..*unknown field extra/);
-    assert.equal(eventStore.all.length, 0);
-  });
-
-  it('refuses only the observation whose custom check throws', async () => {
-    const bus = memoryBus();
-    const validate = (o: { observationId: string }) => {
-      if (o.observationId === 'o1') throw new Error('boom');
-      return null;
-    };
-    const stats = await createIngest({ eventStore: memoryEventStore(), bus, validate }).handleBatch(records([
-      mediaObserved('o1', T0), mediaObserved('o2', T0, { sourceId: 9 }),
-    ]));
-    assert.deepEqual([stats.rejected, stats.appended], [1, 1]);
-    assert.equal(bus.deadLetters[0]?.reason, 'schema: boom');
   });
 });
 

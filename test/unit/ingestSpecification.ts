@@ -5,6 +5,7 @@
  *   given(events).when(observation).thenRejects(/data.title/)
  */
 import assert from 'node:assert/strict';
+import { validateObservation } from '../../contracts/codec.ts';
 import type { DomainEvent } from '../../contracts/events.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import type { Decider, Decision } from '../../services/ingest/decision.ts';
@@ -48,4 +49,14 @@ export function specificationFor<S, O extends Observation>(decider: Decider<S, O
       },
     };
   };
+}
+
+/**
+ * Asserts that validation refuses an observation, naming the field: such an observation never
+ * reaches a decider (the bus checks its schema and the domain rules once, when it decodes it).
+ */
+export function refused(observation: unknown, reason: RegExp): void {
+  const found = validateObservation(observation);
+  assert.ok(found !== null, 'expected validation to refuse the observation');
+  assert.match(found, reason);
 }
