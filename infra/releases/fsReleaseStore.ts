@@ -2,7 +2,7 @@
  * ReleaseStore on a local directory.
  *
  *   <dir>/<version>/manifest.json, <dir>/<version>/<files...>   published releases
- *   <dir>/.staging/<version>.<random>/                            releases being written
+ *   <dir>/.staging/<version>.<pid>.<random>/                      releases being written
  *
  * A release is written into its staging directory and published by one rename, with its
  * manifest already inside: readers see either no release or the whole of it. A published
@@ -115,12 +115,15 @@ export function fsReleaseStore(options: FsReleaseStoreOptions): ReleaseStore {
       if ((await readManifest(version)) !== null) {
         throw new AppError('forbidden', `Release ${version} is already published; releases are immutable.`);
       }
-      const staging = join(root, STAGING, `${version}.${randomBytes(6).toString('hex')}`);
+      // A build of this week killed before its end left its staging behind; it is built anew.
+      await removeOrphanedStaging(join(root, STAGING), version);
+      const staging = join(root, STAGING, `${version}.${process.pid}.${randomBytes(6).toString('hex')}`);
       try {
         await mkdir(staging, { recursive: true });
       } catch (err) {
         throw ioError(err, `creating the staging directory of ${version}`);
       }
+      ownStaging.add(staging);
       return stagingWriter(root, version, staging);
     },
     list,
@@ -159,6 +162,36 @@ export function fsReleaseStore(options: FsReleaseStoreOptions): ReleaseStore {
       return removed;
     },
   };
+}
+
+/** Staging directories this process is writing (the others named with its pid are a previous incarnation's). */
+const ownStaging = new Set<string>();
+
+/**
+ * Removes the staging directories of `version` whose build process is gone (SIGKILL, a crash):
+ * nothing will ever finish them. The directory name carries the builder's pid; a live pid
+ * (another process building the same week) is left alone.
+ */
+async function removeOrphanedStaging(dir: string, version: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const m = /^(.+)\.(\d+)\.[0-9a-f]+$/.exec(name);
+    if (m === null || m[1] !== version) continue;
+    const path = join(dir, name);
+    const pid = Number(m[2]);
+    if (ownStaging.has(path) || (pid !== process.pid && isAlive(pid))) continue;
+    await rm(path, { recursive: true, force: true }).catch(() => {});
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as { code?: unknown }).code === 'EPERM';
+  }
 }
 
 /** A build that crashed leaves its staging directory; one untouched for a day is abandoned. */
@@ -235,6 +268,7 @@ function stagingWriter(root: string, version: string, staging: string): ReleaseW
       } catch (err) {
         await rm(staging, { recursive: true, force: true }).catch(() => {});
         finished = true;
+        ownStaging.delete(staging);
         const code = (err as { code?: unknown })?.code;
         if (code === 'ENOTEMPTY' || code === 'EEXIST') {
           throw new AppError('forbidden', `Release ${version} is already published; releases are immutable.`);
@@ -242,11 +276,13 @@ function stagingWriter(root: string, version: string, staging: string): ReleaseW
         throw ioError(err, `publishing ${version}`);
       }
       finished = true;
+      ownStaging.delete(staging);
       await syncDir(root);
       return manifest;
     },
     async abort() {
       finished = true;
+      ownStaging.delete(staging);
       await rm(staging, { recursive: true, force: true });
     },
   };

@@ -386,13 +386,16 @@ async function keysCommand(ctx: CommandContext): Promise<number> {
 
 async function snapshotCommand(ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = ctx.args;
-  if (sub !== 'build') throw new UsageError('snapshot build [--week YYYY-Www]');
-  const { values } = ctx.parse({ args: rest, options: { week: { type: 'string' } } });
+  if (sub !== 'build') throw new UsageError('snapshot build [--week YYYY-Www] [--sample]');
+  const { values } = ctx.parse({ args: rest, options: { week: { type: 'string' }, sample: { type: 'boolean', default: false } } });
+  // The same rule as `start`: the development link key only with --sample (a release's tokens
+  // must be the ones the serving API decodes).
+  const keys = linkKeysFromEnv({ LINK_TOKEN_KEYS: ctx.config.linkTokenKeys ?? undefined }, { development: values.sample });
   return withAdapters(ctx, async (adapters) => {
     // The release reads the read models: bring them up to date first.
     await createPipeline(adapters, ctx.logger).projections.catchUp();
     const releases = fsReleaseStore({ dir: join(ctx.config.dataDir, 'releases') });
-    const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: ctx.config.linkTokenKeys ?? undefined }) });
+    const linkTokens = createLinkTokens({ keys });
     let bar: ReturnType<typeof progress> | null = null;
     const result = await buildRelease({
       readStore: adapters.readStore,

@@ -8,7 +8,7 @@ import { isAppError } from '../../contracts/errors.ts';
 import { systemClock } from '../../contracts/ports.ts';
 import { loadConfig } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
-import { commands } from './commands.ts';
+import { commands, UsageError } from './commands.ts';
 import { startCommand } from './start.ts';
 
 const USAGE = `Marquee: streaming-availability catalog, /v1 API and weekly Parquet releases.
@@ -16,7 +16,9 @@ const USAGE = `Marquee: streaming-availability catalog, /v1 API and weekly Parqu
 Usage: marquee <command> [options]
 
 Commands:
-  start                          every role in one process; API on $PORT (default 8080), data in $DATA_DIR (default ./data)
+  start [--sample]               every role in one process; API on $PORT (default 8080), data in $DATA_DIR (default ./data).
+                                 Needs LINK_TOKEN_KEYS and DOWNLOAD_SIGNING_KEY; --sample (npm start) loads the sample
+                                 catalog into an empty data directory and lets development keys stand in for unset ones
   crawl [--day N] [--titles N] [--countries US,DE] [--seed N] [--start-date YYYY-MM-DD] [--publish-only]
                                  publish a crawl of the sample (or a synthetic N-title) catalog, then ingest and project it
   rank --date YYYY-MM-DD         run the daily ranking job for a day
@@ -32,8 +34,8 @@ Commands:
   keys create --name NAME        create an API key (printed once, alone on the last line)
   keys revoke KEY|PREFIX         revoke a key at once
   keys list                      list keys (prefix, name, created, revoked)
-  snapshot build [--week YYYY-Www]
-                                 build and publish the weekly Parquet release
+  snapshot build [--week YYYY-Www] [--sample]
+                                 build and publish the weekly Parquet release (LINK_TOKEN_KEYS; --sample: the development key)
 
 Environment: KAFKA_BROKERS, EVENTSTORE_URL, MONGODB_URL, OPENSEARCH_URL, REDIS_URL switch a part to its server.`;
 
@@ -46,7 +48,8 @@ async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel });
   if (command === 'start') {
-    await startCommand(config, logger, systemClock);
+    const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false } } }));
+    await startCommand(config, logger, systemClock, { sample: values.sample });
     // Everything is closed; a handle a driver forgot must not keep a stopped server alive.
     setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
     return 0;
@@ -57,6 +60,15 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   return run({ args: rest, config, logger, clock: systemClock, parse: parseArgs });
+}
+
+/** An argument parser's error (unknown option...) reported as a usage error: one line, not a stack. */
+function usage<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 main(process.argv.slice(2)).then(

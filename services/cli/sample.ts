@@ -30,31 +30,58 @@ export function sampleStartDate(clock: Clock, days: number): string {
   return crawlDate(-days, clock.now().toISOString().slice(0, 10));
 }
 
-/** Checkpoint name recording how many sample days are loaded, so an interrupted first start resumes. */
+/*
+ * The load's progress, kept as read-store checkpoints so that a load cut short at any point,
+ * SIGKILL included, resumes where it stopped instead of passing a partial catalog for a whole
+ * one:
+ * - `sample-start-day` is written BEFORE anything is published: from then on the data directory
+ *   holds a sample load, complete or not (a non-empty event store alone says nothing);
+ * - `sample-days-loaded` counts the days crawled, ingested, projected and ranked;
+ * - `sample-indexed` is set once the search index holds the loaded catalog: the last step.
+ * Redoing a day is safe: its crawl is deterministic and ingest skips an observation id it has
+ * folded already, the ranking of a country and day is a no-op once appended, and the read models
+ * commit each batch with its checkpoint (a fold cut short is folded again, guarded by position).
+ */
+/** Checkpoint name recording how many sample days are fully loaded. */
 export const SAMPLE_DAYS_CHECKPOINT = 'sample-days-loaded';
-/** The sample's first day, as days since 1970-01-01. */
+/** The sample's first day, as days since 1970-01-01; set = a sample load has begun here. */
 const SAMPLE_START_CHECKPOINT = 'sample-start-day';
+/** 1 once the search index was filled from the loaded sample. */
+const SAMPLE_INDEXED_CHECKPOINT = 'sample-indexed';
 
-/** Whether `start` should (continue to) load the sample: an empty store, or a load cut short. */
-export async function sampleDaysToLoad(adapters: Adapters, days: number): Promise<number | null> {
-  const loaded = await adapters.readStore.getCheckpoint(SAMPLE_DAYS_CHECKPOINT);
-  if (loaded > 0) return loaded < days ? loaded : null;
-  return (await adapters.eventStore.headPosition()) === 0 ? 0 : null;
+export type SampleLoadState =
+  /** Nothing stored yet: `start --sample` loads the sample from day 0. */
+  | { kind: 'empty' }
+  /** A sample load began and stopped before its end: resume at `fromDay` (== days: only the index is left). */
+  | { kind: 'partial'; fromDay: number; days: number }
+  /** The sample is loaded. */
+  | { kind: 'complete' }
+  /** Data that no sample load wrote (a deployment's own crawls). */
+  | { kind: 'other' };
+
+/** Where the data directory stands with respect to the sample (see the checkpoints above). */
+export async function sampleLoadState(adapters: Adapters, days: number): Promise<SampleLoadState> {
+  const { readStore } = adapters;
+  if ((await readStore.getCheckpoint(SAMPLE_START_CHECKPOINT)) > 0) {
+    const loaded = await readStore.getCheckpoint(SAMPLE_DAYS_CHECKPOINT);
+    const indexed = await readStore.getCheckpoint(SAMPLE_INDEXED_CHECKPOINT);
+    const wanted = Math.max(1, days);
+    return loaded >= wanted && indexed > 0 ? { kind: 'complete' } : { kind: 'partial', fromDay: Math.min(loaded, wanted), days: wanted };
+  }
+  return (await adapters.eventStore.headPosition()) === 0 ? { kind: 'empty' } : { kind: 'other' };
 }
 
 export async function loadSample({ adapters, pipeline, logger, config, clock, signal, fromDay = 0 }: SampleOptions & { fromDay?: number }): Promise<void> {
   const days = Math.max(1, config.sampleDays);
-  // The first day is kept, so a load resumed on another day continues the same week.
+  // The first day is kept from the load that began, so a load resumed on another day (or with
+  // another SAMPLE_START_DATE) continues the same week; it is durable before the first publish.
   const storedStart = await adapters.readStore.getCheckpoint(SAMPLE_START_CHECKPOINT);
-  const startDate =
-    fromDay > 0 && storedStart > 0
-      ? dateOfEpochDay(storedStart)
-      : (process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days));
-  await adapters.readStore.setCheckpoint(SAMPLE_START_CHECKPOINT, epochDayOf(startDate));
-  if (fromDay === 0) logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
+  const startDate = storedStart > 0 ? dateOfEpochDay(storedStart) : (process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days));
+  if (storedStart === 0) await adapters.readStore.setCheckpoint(SAMPLE_START_CHECKPOINT, epochDayOf(startDate));
+  if (storedStart === 0) logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
+  else logger.info(`resuming the sample load at day ${Math.min(fromDay + 1, days)} of ${days} (${days} days from ${startDate})`);
   const started = Date.now();
   pipeline.deferSearch(true);
-  if (fromDay > 0) logger.info(`resuming the sample load at day ${fromDay + 1} of ${days}`);
   // Projections fold on the other core while this thread crawls and ingests; each day waits
   // for them only where the ranking needs the read models up to date.
   const projecting = await startProjectionThread(config, adapters.readStore);
@@ -63,6 +90,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       if (signal?.aborted) return;
       const date = crawlDate(day, startDate);
       const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
+      logger.debug(`sample day ${day + 1}/${days} ${date}: crawling`);
       const published = await crawl({
         bus: adapters.bus,
         seed: config.sampleSeed,
@@ -75,6 +103,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       if (signal?.aborted) return;
       const ingested = await adapters.eventStore.headPosition();
       await projecting.waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'));
+      logger.debug(`sample day ${day + 1}/${days} ${date}: ranking`);
       await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock });
       await projecting.waitFor(await adapters.eventStore.headPosition());
       await adapters.readStore.setCheckpoint(SAMPLE_DAYS_CHECKPOINT, day + 1);
@@ -87,6 +116,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   if (signal?.aborted) return;
   pipeline.deferSearch(false);
   const indexed = await pipeline.refillSearch();
+  await adapters.readStore.setCheckpoint(SAMPLE_INDEXED_CHECKPOINT, 1);
   const head = await adapters.eventStore.headPosition();
   logger.info(`sample catalog loaded: ${head} events, ${indexed} titles indexed for search, in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

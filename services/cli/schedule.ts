@@ -37,6 +37,9 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
   async function daily(): Promise<void> {
     const today = clock.now().toISOString().slice(0, 10);
     if (lastRanked === today) return;
+    // The ranking reads the read models: rank what was appended so far, not a read model that
+    // is still folding it (after a restart, say). A day once ranked stays as ranked.
+    await pipeline.projections.catchUp();
     const results = await rankDay({ date: today, readStore: adapters.readStore, eventStore: adapters.eventStore, clock });
     lastRanked = today;
     const appended = results.filter((r) => r.status === 'appended').length;

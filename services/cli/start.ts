@@ -1,31 +1,58 @@
 /**
  * `marquee start`: every role in one process on the configured engines. The API answers at
- * once (`/readyz` 503 while loading); on an empty data directory the sample catalog is loaded
- * first with a week of simulated daily crawls and rankings.
+ * once (`/readyz` 503 while loading).
+ *
+ * `--sample` (what `npm start` runs) is the development mode: on an empty data directory it
+ * loads the sample catalog with a week of simulated daily crawls and rankings, resumes a load
+ * cut short, and lets the development keys stand in for unset secrets. Without it the process
+ * loads nothing by itself and refuses to start until `LINK_TOKEN_KEYS` and
+ * `DOWNLOAD_SIGNING_KEY` are set: the development link key ships in the repository, so a server
+ * that accepted it would redirect wherever a stranger's token says.
  */
 import { join } from 'node:path';
 import { redisClient } from '../../infra/redis/client.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
+import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
 import { openAdapters } from '../shared/adapters.ts';
-import type { Config } from '../shared/config.ts';
+import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { Health, publishHealth } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
-import { loadSample, sampleDaysToLoad } from './sample.ts';
+import { loadSample, sampleLoadState } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
-export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock): Promise<void> {
+export interface StartOptions {
+  /** `--sample`: load (or finish loading) the sample catalog, and allow the development keys. */
+  sample: boolean;
+}
+
+export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock, options: StartOptions = { sample: false }): Promise<void> {
   const startedAt = Date.now();
+  // Refused before anything is opened or loaded: one line naming what is missing.
+  const unset = unsetSecrets(config);
+  if (unset.length > 0 && !options.sample) throw missingSecret(...unset);
+  if (unset.length > 0) {
+    const keys = unset.map((v) => (v === 'LINK_TOKEN_KEYS' ? 'the link-token key shipped in the repository' : `a download-signing key kept in ${config.dataDir}`));
+    logger.warn(`development keys in use (--sample): ${keys.join(' and ')}. Never in production: set ${unset.join(' and ')} and start without --sample`);
+  }
+  const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: config.linkTokenKeys ?? undefined }, { development: options.sample }) });
+  const signingKey = await loadSigningKey(config.downloadSigningKey, config.dataDir, { development: options.sample });
   const adapters = await openAdapters(config, logger);
   // Every loop and dependency of this process, for /readyz, /metrics and `marquee status`.
   const health = new Health(() => clock.now());
   logger.info(adapters.engines, 'engines');
+  const sample = await sampleLoadState(adapters, config.sampleDays);
+  if (sample.kind === 'partial' && !options.sample) {
+    // Serving it would pass a partial catalog for the whole one; only --sample finishes it.
+    await adapters.close();
+    throw new AppError('forbidden', `the sample load of ${config.dataDir} stopped at day ${sample.fromDay} of ${sample.days}: finish it with \`marquee start --sample\``);
+  }
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
@@ -33,14 +60,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
   const dependencies = watchDependencies(health, checks, logger);
-  const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: config.linkTokenKeys ?? undefined }) });
   const releases = fsReleaseStore({ dir: join(config.dataDir, 'releases') });
-  const snapshots = createSnapshotRoutes({
-    releases,
-    signingKey: await loadSigningKey(config.downloadSigningKey, config.dataDir),
-    publicBaseUrl: config.publicBaseUrl,
-    clock,
-  });
+  const snapshots = createSnapshotRoutes({ releases, signingKey, publicBaseUrl: config.publicBaseUrl, clock });
   const api = await startApi({
     snapshots,
     port: config.port,
@@ -80,13 +101,18 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   });
 
   loading = (async () => {
+    const load = !options.sample ? null : sample.kind === 'empty' ? 0 : sample.kind === 'partial' ? sample.fromDay : null;
+    if (options.sample && sample.kind === 'other') logger.info(`${config.dataDir} holds data of its own: the sample is not loaded`);
+    if (load !== null) {
+      // The load fills the search index itself once every day is in.
+      await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay: load });
+      return;
+    }
     if (adapters.searchInProcess) {
       const indexed = await pipeline.refillSearch();
       if (indexed > 0) logger.info(`search index refilled with ${indexed} titles`);
     }
-    const fromDay = await sampleDaysToLoad(adapters, config.sampleDays);
-    if (fromDay !== null) await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay });
-    else await pipeline.drain();
+    await pipeline.drain();
   })();
   try {
     await loading;

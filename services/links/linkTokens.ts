@@ -18,6 +18,7 @@ import { aessiv } from '@noble/ciphers/aes.js';
 import bs58 from 'bs58';
 import { AppError } from '../../contracts/errors.ts';
 import type { Platform } from '../../contracts/domain.ts';
+import { missingSecret } from '../shared/config.ts';
 import { deepLink } from './deepLinks.ts';
 import { base58Encode, createSivSealer } from './sivSealer.ts';
 
@@ -108,19 +109,30 @@ export function createLinkTokens(options: LinkTokensOptions): LinkTokens {
 }
 
 /**
- * DEVELOPMENT ONLY, not a secret: the key used when `LINK_TOKEN_KEYS` is not set, so a local
- * run and the tests work without configuration. Any deployment must set its own keys.
+ * DEVELOPMENT ONLY, not a secret: it ships in the repository, so anyone can make tokens with
+ * it. Used only by `marquee start --sample` (and `snapshot build --sample`) when
+ * `LINK_TOKEN_KEYS` is not set; a server that accepted it in production would redirect to any
+ * address a stranger sealed with it.
  */
 export const DEVELOPMENT_LINK_KEY_HEX = '6d61727175656520646576656c6f706d656e74206c696e6b206b6579202d2d21';
+
+export interface LinkKeysOptions {
+  /** Whether an unset `LINK_TOKEN_KEYS` falls back to the development key (`--sample` only). Default false. */
+  development?: boolean;
+}
 
 /**
  * Keys from `LINK_TOKEN_KEYS` = `"<version>:<hex key>,..."`, e.g. `1:<64 hex>,2:<64 hex>`
  * (64 hex = 32 bytes; 128 hex = 64 bytes for AES-256-SIV). Absent or blank: the development
- * key as version 1. A malformed value is refused rather than silently replaced.
+ * key as version 1 when `development` is set, else an error naming the variable. A malformed
+ * value is refused rather than silently replaced.
  */
-export function linkKeysFromEnv(env: Record<string, string | undefined>): LinkKey[] {
+export function linkKeysFromEnv(env: Record<string, string | undefined>, options: LinkKeysOptions = {}): LinkKey[] {
   const raw = env.LINK_TOKEN_KEYS?.trim();
-  if (raw === undefined || raw === '') return [{ version: 1, key: hexToBytes(DEVELOPMENT_LINK_KEY_HEX) }];
+  if (raw === undefined || raw === '') {
+    if (options.development === true) return [{ version: 1, key: hexToBytes(DEVELOPMENT_LINK_KEY_HEX) }];
+    throw missingSecret('LINK_TOKEN_KEYS');
+  }
   return raw.split(',').map((part) => {
     const m = /^\s*(\d{1,3}):([0-9a-fA-F]{64}|[0-9a-fA-F]{128})\s*$/.exec(part);
     if (m === null || Number(m[1]) > 255) {
@@ -132,7 +144,7 @@ export function linkKeysFromEnv(env: Record<string, string | undefined>): LinkKe
   });
 }
 
-/** Whether linkKeysFromEnv would fall back to the development key (worth a warning at start). */
+/** Whether `LINK_TOKEN_KEYS` is unset, so only `--sample` can run (on the development key). */
 export function usesDevelopmentLinkKey(env: Record<string, string | undefined>): boolean {
   return (env.LINK_TOKEN_KEYS?.trim() ?? '') === '';
 }

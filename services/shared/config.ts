@@ -3,6 +3,7 @@
  * receives what it needs as arguments. Unset server URLs select the embedded default.
  */
 import { resolve } from 'node:path';
+import { AppError } from '../../contracts/errors.ts';
 
 export interface Config {
   /** API port. `PORT`, default 8080. */
@@ -27,9 +28,9 @@ export interface Config {
   redisUrl: string | null;
   /** Requests per minute per key. `RATE_LIMIT_PER_MINUTE`, default 60. */
   rateLimitPerMinute: number;
-  /** `LINK_TOKEN_KEYS` = `1:<64 hex>,2:<64 hex>`; unset = the development key. */
+  /** `LINK_TOKEN_KEYS` = `1:<64 hex>,2:<64 hex>`; required unless `--sample` (then unset = the development key). */
   linkTokenKeys: string | null;
-  /** Secret for signed download URLs. `DOWNLOAD_SIGNING_KEY`; unset = derived from the data dir (development). */
+  /** Secret for signed download URLs. `DOWNLOAD_SIGNING_KEY`; required unless `--sample` (then unset = a random key kept in the data dir). */
   downloadSigningKey: string | null;
   /** Base URL clients prefix to image path templates. `IMAGE_BASE`. */
   imageBase: string;
@@ -93,3 +94,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
   };
 }
+
+/** The secrets `start` needs, by variable name, that are not configured. */
+export function unsetSecrets(config: Pick<Config, 'linkTokenKeys' | 'downloadSigningKey'>): string[] {
+  const unset: string[] = [];
+  if (config.linkTokenKeys === null) unset.push('LINK_TOKEN_KEYS');
+  if (config.downloadSigningKey === null) unset.push('DOWNLOAD_SIGNING_KEY');
+  return unset;
+}
+
+/**
+ * The error of a secret that is not configured outside `--sample`: one line naming the
+ * variables, printed by the CLI as it is.
+ */
+export function missingSecret(...variables: string[]): AppError {
+  const names = variables.join(' and ');
+  return new AppError(
+    'missing_parameter',
+    `${names} ${variables.length > 1 ? 'are' : 'is'} not set: configure ${variables.length > 1 ? 'them' : 'it'} (see README "Configuration"), or pass --sample to run the sample catalog on the development keys`,
+    { details: { variables } },
+  );
+}
+

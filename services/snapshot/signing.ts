@@ -6,6 +6,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { missingSecret } from '../shared/config.ts';
 
 export function signDownload(key: string | Uint8Array, version: string, path: string, expires: number): string {
   return createHmac('sha256', key).update(`${version}\n${path}\n${expires}`).digest('hex');
@@ -36,12 +37,14 @@ export function downloadUrl(publicBaseUrl: string, version: string, path: string
 }
 
 /**
- * The signing key: `DOWNLOAD_SIGNING_KEY` when configured (required when several API processes
- * serve the same releases); otherwise a random key kept in `<dataDir>/download-signing.key`,
- * created on first use, so download URLs survive a restart of a single development process.
+ * The signing key: `DOWNLOAD_SIGNING_KEY` when configured (required outside `--sample`, and
+ * the same for every API process serving the same releases). With `development` (`--sample`)
+ * and no key configured: a random key kept in `<dataDir>/download-signing.key`, created on
+ * first use, so download URLs survive a restart of a single development process.
  */
-export async function loadSigningKey(configured: string | null, dataDir: string): Promise<string> {
+export async function loadSigningKey(configured: string | null, dataDir: string, options: { development?: boolean } = {}): Promise<string> {
   if (configured !== null && configured !== '') return configured;
+  if (options.development !== true) throw missingSecret('DOWNLOAD_SIGNING_KEY');
   const file = join(dataDir, 'download-signing.key');
   try {
     const stored = (await readFile(file, 'utf8')).trim();

@@ -70,7 +70,7 @@ describe('marquee start on the real engines (e2e)', function () {
 
   it('ingests through Kafka into MongoDB and OpenSearch, and serves the API from them', async () => {
     let log = '';
-    const server = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
+    const server = spawn(process.execPath, [bin, 'start', '--sample'], { env, cwd: root });
     server.stdout?.on('data', (d) => (log += d));
     server.stderr?.on('data', (d) => (log += d));
     try {

@@ -1,6 +1,8 @@
 /** Helpers of the tests that run the `marquee` command as a process. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const root = resolve(import.meta.dirname, '../..');
@@ -36,4 +38,38 @@ export function stop(child: ChildProcess): Promise<number | null> {
     child.once('exit', (code) => ok(code));
     child.kill('SIGTERM');
   });
+}
+
+/**
+ * The environment of a `marquee` process on the embedded engines: every server URL blanked
+ * (whatever the caller's shell exports), JSON logs, no secrets unless `extra` gives them.
+ */
+export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LOG_FORMAT: 'json',
+    KAFKA_BROKERS: '',
+    EVENTSTORE_URL: '',
+    MONGODB_URL: '',
+    OPENSEARCH_URL: '',
+    REDIS_URL: '',
+    LINK_TOKEN_KEYS: '',
+    DOWNLOAD_SIGNING_KEY: '',
+    ...extra,
+  };
+}
+
+/** Fresh directories under the OS temp dir, all removed by `removeAll()`. */
+export function scratchDirs(prefix: string): { make(): string; removeAll(): void } {
+  const made: string[] = [];
+  return {
+    make() {
+      const dir = mkdtempSync(join(tmpdir(), prefix));
+      made.push(dir);
+      return dir;
+    },
+    removeAll() {
+      for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * What a newcomer does: `npm start` on an empty data directory, wait for /readyz, create a key
+ * What a newcomer does: `npm start` (`marquee start --sample`) on an empty data directory, wait for /readyz, create a key
  * with the CLI while the server runs, call the API. Then a restart on the same directory answers
  * from what is stored, without loading the sample again.
  */
@@ -55,13 +55,14 @@ describe('marquee start (e2e)', function () {
 
   it('loads the sample catalog on an empty data directory, serves it, and keeps it across a restart', async () => {
     let log = '';
-    const server = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
+    const server = spawn(process.execPath, [bin, 'start', '--sample'], { env, cwd: root });
     server.stdout?.on('data', (d) => (log += d));
     server.stderr?.on('data', (d) => (log += d));
     try {
       assert.equal((await fetch(`${base}/healthz`).catch(() => null))?.status ?? 0, 0, 'nothing listens before start');
       const readyMs = await waitUntilReady(base, server, () => log, 180_000);
       console.log(`      ready after ${(readyMs / 1000).toFixed(1)} s (goal: 60 s)`);
+      if (!env.LINK_TOKEN_KEYS) assert.match(log, /development keys in use \(--sample\): the link-token key shipped in the repository/);
 
       // A key created by another process while the server runs on the same data directory.
       const created = await marquee(['keys', 'create', '--name', 'e2e'], env);
@@ -95,7 +96,7 @@ describe('marquee start (e2e)', function () {
 
     // Restart: the stored catalog answers at once, nothing is loaded again.
     let log2 = '';
-    const again = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
+    const again = spawn(process.execPath, [bin, 'start', '--sample'], { env, cwd: root });
     again.stdout?.on('data', (d) => (log2 += d));
     again.stderr?.on('data', (d) => (log2 += d));
     try {
@@ -115,7 +116,7 @@ describe('marquee start (e2e)', function () {
     const resumeEnv = { ...env, DATA_DIR: fresh, PORT: String(port), SAMPLE_TITLES: '300', SAMPLE_COUNTRIES: 'US,DE', SAMPLE_DAYS: '4' };
     try {
       let log = '';
-      const first = spawn(process.execPath, [bin, 'start'], { env: resumeEnv, cwd: root });
+      const first = spawn(process.execPath, [bin, 'start', '--sample'], { env: resumeEnv, cwd: root });
       first.stdout?.on('data', (d) => (log += d));
       first.stderr?.on('data', (d) => (log += d));
       // Wait until the second day is being loaded (the progress line names it), then stop.
@@ -128,7 +129,7 @@ describe('marquee start (e2e)', function () {
       assert.doesNotMatch(log, /"level":50/, 'no error logged on the way down');
 
       let log2 = '';
-      const second = spawn(process.execPath, [bin, 'start'], { env: resumeEnv, cwd: root });
+      const second = spawn(process.execPath, [bin, 'start', '--sample'], { env: resumeEnv, cwd: root });
       second.stdout?.on('data', (d) => (log2 += d));
       second.stderr?.on('data', (d) => (log2 += d));
       try {

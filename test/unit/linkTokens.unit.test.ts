@@ -110,13 +110,26 @@ describe('link token keys from the environment', function () {
     assert.equal(usesDevelopmentLinkKey({ LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}` }), false);
   });
 
-  it('falls back to the labelled development key, version 1, only when the variable is absent or blank', function () {
+  it('falls back to the labelled development key, version 1, only with --sample and when the variable is absent or blank', function () {
     for (const env of [{}, { LINK_TOKEN_KEYS: '' }, { LINK_TOKEN_KEYS: '  ' }]) {
-      const keys = linkKeysFromEnv(env);
+      const keys = linkKeysFromEnv(env, { development: true });
       assert.equal(keys.length, 1);
       assert.equal(keys[0]!.version, 1);
       assert.equal(Buffer.from(keys[0]!.key).toString('hex'), DEVELOPMENT_LINK_KEY_HEX);
       assert.equal(usesDevelopmentLinkKey(env), true);
+    }
+    const configured = linkKeysFromEnv({ LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}` }, { development: true });
+    assert.deepEqual(configured.map((k) => Buffer.from(k.key).toString('hex')), ['ab'.repeat(32)], 'configured keys win, even with --sample');
+  });
+
+  it('refuses to run on the development key without --sample: the error names the variable', function () {
+    for (const env of [{}, { LINK_TOKEN_KEYS: '' }, { LINK_TOKEN_KEYS: '  ' }]) {
+      assert.throws(() => linkKeysFromEnv(env), (err: Error & { code?: string }) => {
+        assert.equal(err.code, 'missing_parameter');
+        assert.match(err.message, /^LINK_TOKEN_KEYS is not set: .*--sample/);
+        assert.doesNotMatch(err.message, /\n/);
+        return true;
+      });
     }
   });
 
@@ -174,7 +187,7 @@ describe('deep links per platform', function () {
   });
 
   it('is reachable from the token codec for the redirect', function () {
-    const tokens = createLinkTokens({ keys: linkKeysFromEnv({}) });
+    const tokens = createLinkTokens({ keys: linkKeysFromEnv({}, { development: true }) });
     const url = tokens.decode(tokens.encode(web));
     assert.equal(url === null ? null : tokens.deepLink(url, 'ios'), 'nflx://www.netflix.com/title/80057281?trkid=7');
   });

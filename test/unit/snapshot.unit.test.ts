@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -174,14 +174,27 @@ describe('serving release files', () => {
 });
 
 describe('the download signing key', () => {
-  it('is the configured key, or a random one kept in the data directory across restarts', async () => {
+  it('is the configured key, or with --sample a random one kept in the data directory across restarts', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'marquee-signing-'));
+    const development = { development: true };
     try {
       assert.equal(await loadSigningKey('configured', dir), 'configured');
-      const first = await loadSigningKey(null, dir);
+      assert.equal(await loadSigningKey('configured', dir, development), 'configured');
+      const first = await loadSigningKey(null, dir, development);
       assert.match(first, /^[0-9a-f]{64}$/);
-      assert.equal(await loadSigningKey(null, dir), first);
-      assert.notEqual(await loadSigningKey(null, join(dir, 'other')), first);
+      assert.equal(await loadSigningKey(null, dir, development), first);
+      assert.notEqual(await loadSigningKey(null, join(dir, 'other'), development), first);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to make up a key without --sample, naming DOWNLOAD_SIGNING_KEY', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'marquee-signing-'));
+    try {
+      await assert.rejects(loadSigningKey(null, dir), { code: 'missing_parameter', message: /^DOWNLOAD_SIGNING_KEY is not set: / });
+      await assert.rejects(loadSigningKey('', dir), { code: 'missing_parameter' });
+      assert.deepEqual(readdirSync(dir), [], 'no development key file written');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

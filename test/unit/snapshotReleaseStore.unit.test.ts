@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ReleaseStore } from '../../contracts/ports.ts';
@@ -56,6 +56,24 @@ describe('the filesystem release store', () => {
     await writer.abort();
     assert.deepEqual(await store.list(), []);
     assert.deepEqual(readdirSync(join(dir, '.staging')), []);
+  });
+
+  it('removes the staging of a build of the same week whose process is gone, and keeps a live one', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid as number;
+    const staging = join(dir, '.staging');
+    const orphan = join(staging, `2026-W47.${dead}.0123456789ab`);
+    const live = join(staging, `2026-W47.${process.ppid}.0123456789ab`);
+    const otherWeek = join(staging, `2026-W46.${dead}.0123456789ab`);
+    for (const d of [orphan, live, otherWeek]) {
+      mkdirSync(join(d, 'country=US'), { recursive: true });
+      writeFileSync(join(d, 'country=US/links.parquet'), 'half a file');
+    }
+    const manifest = await publish('2026-W47');
+    assert.equal(manifest.files.length, 2);
+    assert.equal(existsSync(orphan), false, 'the killed build of the same week is removed');
+    assert.equal(existsSync(live), true, 'a build by a live process is left alone');
+    assert.equal(existsSync(otherWeek), true, 'another week is not this build\'s to clean');
   });
 
   it('refuses to open or publish a week that is already published', async () => {
