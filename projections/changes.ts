@@ -27,9 +27,12 @@ export function positionOfChangeKey(key: string): { country: string; position: n
   return m ? { country: m[1] as string, position: Number(m[2]) } : null;
 }
 
-/** The change id receivers deduplicate on: derived from the event position alone. */
+/**
+ * The change id receivers deduplicate on: derived from the event position alone, padded so ids
+ * sort as the feed does (changes.parquet is sorted by it).
+ */
 export function changeId(position: number): string {
-  return `chg_${position}`;
+  return `chg_${String(position).padStart(POSITION_DIGITS, '0')}`;
 }
 
 function keyOf(o: OfferKey): OfferKey {

@@ -20,7 +20,8 @@ import type { ReadStore } from '../../contracts/ports.ts';
 import { stateEndedAt } from '../../projections/availabilityHistory.ts';
 import { changeId, changeKey, positionOfChangeKey } from '../../projections/changes.ts';
 import { linksKey } from '../../projections/links.ts';
-import type { Catalog } from '../api/catalog.ts';
+import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import { createCatalog, type Catalog, type ModelName } from '../api/catalog.ts';
 import { linkItem } from '../api/present.ts';
 
 /** Documents examined per call at most (a filtered scan); the page limit is at most 1000. */
@@ -64,6 +65,13 @@ export interface FeedPage {
 export interface FeedSource {
   catalog: Catalog;
   readStore: ReadStore;
+}
+
+/** A feed source over a read store, for processes without an API catalog (webhooks, releases). */
+export function feedSourceOf(readStore: ReadStore): FeedSource {
+  const versions: Partial<Record<ModelName, number>> = {};
+  for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;
+  return { catalog: createCatalog(readStore, { versions }), readStore };
 }
 
 // Cursors are opaque to clients: base64url of the last key examined.

@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import { defaultCollectionName } from '../../projections/collections.ts';
 import { changesProjection } from '../../projections/changes.ts';
 import { catchUp } from '../../projections/runner.ts';
+import { join } from 'node:path';
+import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { crawlDate } from '../../services/crawler/catalog.ts';
+import { buildRelease } from '../../services/snapshot/build.ts';
+import { lit, openDuck } from '../int/snapshot.support.ts';
 import { crawledCatalog, followFeed, type CrawledCatalog } from './changes.support.ts';
 
 const COUNTRY = 'US';
@@ -142,6 +146,36 @@ describe('the change feed, history, new and leaving (e2e)', function () {
     assert.ok(intervals > 100, `${intervals} intervals`);
     assert.equal(compared, 300 * days.length);
     assert.equal((await catalog.get(`/v1/media/mv99999999/history?country=${COUNTRY}`)).status, 404);
+  });
+
+  it('writes changes.parquet with the rows /v1/changes answers for the release week, as DuckDB reads them', async () => {
+    // The crawl starts on Monday 2026-11-02: every crawl day is in ISO week 2026-W45.
+    const dir = join(catalog.dataDir, 'releases-test');
+    const built = await buildRelease({
+      readStore: catalog.adapters.readStore, releases: fsReleaseStore({ dir }), linkTokens: catalog.linkTokens,
+      clock: catalog.clock, week: '2026-W45',
+    });
+    const file = join(dir, '2026-W45', 'country=US', 'changes.parquet');
+    const duck = await openDuck();
+    try {
+      const { changes } = await followFeed(catalog, COUNTRY, null);
+      const inWeek = changes.filter((c) => c.at >= '2026-11-02T00:00:00Z' && c.at < '2026-11-09T00:00:00Z');
+      const [count] = await duck.rows(`SELECT count(*)::INTEGER AS n FROM read_parquet(${lit(file)}, hive_partitioning = false)`);
+      assert.equal(count?.n, inWeek.length);
+      assert.equal(built.rowCounts['country=US/changes.parquet'], inWeek.length);
+      const rows = await duck.rows(`SELECT change_id, type, media_id, link_token, changed, before_formats, after_formats, after_available_to FROM read_parquet(${lit(file)}, hive_partitioning = false)`);
+      assert.deepEqual(rows.map((r) => r.change_id), inWeek.map((c) => c.id));
+      assert.deepEqual(rows, inWeek.map((c) => ({
+        change_id: c.id, type: c.type, media_id: c.media_id, link_token: (c.after ?? c.before).link_token, changed: c.changed,
+        before_formats: c.before?.formats ?? null, after_formats: c.after?.formats ?? null, after_available_to: c.after?.available_to ?? null,
+      })));
+      const empty = await buildRelease({
+        readStore: catalog.adapters.readStore, releases: fsReleaseStore({ dir }), linkTokens: catalog.linkTokens, clock: catalog.clock, week: '2026-W47',
+      });
+      assert.equal(empty.rowCounts['country=US/changes.parquet'], 0);
+    } finally {
+      duck.close();
+    }
   });
 
   it('rebuilds the same feed, ids and cursors included, when the changes projection is replayed from 0', async () => {

@@ -10,6 +10,7 @@ import type { Clock } from '../../contracts/ports.ts';
 import { closeLmdb } from '../../infra/lmdb/env.ts';
 import { createApiKey } from '../../services/api/keys.ts';
 import { startApi, type RunningApi } from '../../services/api/server.ts';
+import type { LinkTokenCodec } from '../../services/api/types.ts';
 import { createPipeline, type Pipeline } from '../../services/cli/pipeline.ts';
 import { crawlDate, observedAtFor } from '../../services/crawler/catalog.ts';
 import { crawl } from '../../services/crawler/crawl.ts';
@@ -26,6 +27,7 @@ export interface CrawledCatalog {
   api: RunningApi;
   key: string;
   validator: ResponseValidator;
+  linkTokens: LinkTokenCodec;
   /** The clock of the API: the crawl day last loaded, at noon. */
   clock: Clock & { set(day: number): void };
   startDate: string;
@@ -62,7 +64,7 @@ export async function crawledCatalog(options: { titles: number; countries: strin
   const validator = responseValidator((await served.json()) as Record<string, unknown>);
 
   const catalog: CrawledCatalog = {
-    dataDir, adapters, pipeline, api, key, validator, clock, startDate, titles: options.titles, countries: options.countries,
+    dataDir, adapters, pipeline, api, key, validator, linkTokens, clock, startDate, titles: options.titles, countries: options.countries,
     async crawlDay(day) {
       await crawl({ bus: adapters.bus, seed: 7, day, startDate, titles: options.titles, countries: options.countries });
       await pipeline.drain();
