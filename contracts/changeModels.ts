@@ -86,6 +86,8 @@ export interface WebhookDoc {
   cursor: string | null;
   /** Deliveries made so far; numbers the next delivery id. */
   deliveries: number;
+  /** Sequence of the delivery being attempted (in order: nothing later goes out before it); null when none. */
+  pending: number | null;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'superseded';
@@ -96,6 +98,8 @@ export interface DeliveryAttempt {
   status: number | null;
   latencyMs: number;
   error: string | null;
+  /** The process that made the attempt. */
+  holder: string;
 }
 
 /** `webhook_deliveries`, key: `${webhookId}:${sequence padded to 10 digits}`: the delivery log. */

@@ -27,6 +27,7 @@ import { resolveCollection } from '../shared/readModels.ts';
 import { createPipeline } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
+import { webhooksCommand } from './webhooks.ts';
 
 export interface CommandContext {
   args: string[];
@@ -315,4 +316,5 @@ export const commands: Record<string, (ctx: CommandContext) => Promise<number>> 
   'dead-letters': deadLettersCommand,
   keys: keysCommand,
   snapshot: snapshotCommand,
+  webhooks: (ctx) => webhooksCommand(ctx),
 };
