@@ -67,6 +67,17 @@ export interface DayIndexDoc {
   providers: string[];
 }
 
+/**
+ * Webhooks are kept in collections each with one writer, because a read store guards a write
+ * by its position exactly only when one process writes a document (FerretDB checks the guard
+ * against a position read just before); new keys are the one atomic compare-and-set
+ * everywhere (an insert of an existing key loses):
+ * - `webhooks`: the definition, written by the CLI (create, delete);
+ * - `webhook_state`: where delivery stands, written only by the worker holding the lease;
+ * - `webhook_replays`: replay requests, new keys the CLI inserts and the worker applies;
+ * - `webhook_leases`: lease epochs, new keys, so two workers cannot both take one.
+ */
+
 /** `webhooks` (account data written by the CLI), key: webhook id. */
 export interface WebhookDoc {
   id: string;
@@ -82,12 +93,23 @@ export interface WebhookDoc {
   mediaIds: string[];
   types: ChangeType[];
   createdAt: string;
-  /** Feed cursor of the last change delivered (or skipped past after a failed delivery); null = from the start. */
+}
+
+/** `webhook_state`, key: webhook id. Absent = nothing delivered yet. */
+export interface WebhookState {
+  /** Feed key of the last change delivered (or skipped past after a failed delivery); null = from the start. */
   cursor: string | null;
   /** Deliveries made so far; numbers the next delivery id. */
   deliveries: number;
   /** Sequence of the delivery being attempted (in order: nothing later goes out before it); null when none. */
   pending: number | null;
+}
+
+/** `webhook_replays`, key: `${webhookId}:${requested at, ms, padded}:${random}`. */
+export interface ReplayRequest {
+  /** Feed key to deliver after; null = from the start. */
+  cursor: string | null;
+  requestedAt: string;
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'superseded';
@@ -126,5 +148,7 @@ export const CHANGE_MODELS = {
 
 export const WEBHOOKS_COLLECTION = 'webhooks';
 export const WEBHOOK_DELIVERIES_COLLECTION = 'webhook_deliveries';
-/** Leases held by the process that delivers a webhook (one at a time), key: webhook id. */
+export const WEBHOOK_STATE_COLLECTION = 'webhook_state';
+export const WEBHOOK_REPLAYS_COLLECTION = 'webhook_replays';
+/** Lease epochs of the process that delivers a webhook (one at a time), key: `${webhookId}:${epoch padded}`. */
 export const WEBHOOK_LEASES_COLLECTION = 'webhook_leases';

@@ -4,7 +4,7 @@
  */
 import { encodeCursor, decodeCursor } from '../changes/feed.ts';
 import { openReadStore } from '../shared/adapters.ts';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, replayWebhook, requireWebhook } from '../webhooks/store.ts';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, requireWebhook, webhookState } from '../webhooks/store.ts';
 import type { parseArgs } from 'node:util';
 import { AppError } from '../../contracts/errors.ts';
 import type { Clock } from '../../contracts/ports.ts';
@@ -49,7 +49,8 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
       for (const h of hooks) {
         const filters = [h.providers.length ? `providers=${h.providers.join(',')}` : '', h.mediaIds.length ? `media=${h.mediaIds.join(',')}` : '', h.types.length ? `types=${h.types.join(',')}` : '']
           .filter(Boolean).join(' ') || 'all changes';
-        console.log(`${h.id}  ${h.country}  ${h.url}  ${filters}  deliveries=${h.deliveries}${h.pending === null ? '' : ` retrying=#${h.pending}`}  cursor=${h.cursor === null ? 'start' : encodeCursor(h.cursor)}`);
+        const state = await webhookState(readStore, h.id);
+        console.log(`${h.id}  ${h.country}  ${h.url}  ${filters}  deliveries=${state.deliveries}${state.pending === null ? '' : ` retrying=#${state.pending}`}  cursor=${state.cursor === null ? 'start' : encodeCursor(state.cursor)}`);
       }
       return 0;
     }
@@ -78,8 +79,8 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
       const id = positionals[0];
       if (!id || !values.since) throw usage('webhooks replay needs the webhook id and --since CURSOR');
       const hook = await requireWebhook(readStore, id);
-      await replayWebhook(readStore, id, decodeCursor(values.since, hook.country));
-      console.log(`webhook ${id} delivers again every change after ${values.since}`);
+      await requestReplay(readStore, id, decodeCursor(values.since, hook.country), ctx.clock);
+      console.log(`webhook ${id} delivers again every change after ${values.since} (from its next look, within seconds)`);
       return 0;
     }
     throw usage('webhooks needs a subcommand:');

@@ -13,16 +13,18 @@
  * position never changes, so the delivery carries the same changes under the same id. At least
  * once: a crash after the POST and before the log write sends it again. Every attempt is
  * logged with its status and latency. A lease per webhook keeps the work of several scheduler
- * processes apart: exactly one delivers a webhook at a time.
+ * processes apart: exactly one delivers a webhook at a time, and only it writes the webhook's
+ * delivery state (replays reach it as requests, services/webhooks/store.ts).
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
   WEBHOOK_DELIVERIES_COLLECTION,
-  WEBHOOKS_COLLECTION,
+  WEBHOOK_STATE_COLLECTION,
   type DeliveryAttempt,
   type DeliveryDoc,
   type WebhookDoc,
+  type WebhookState,
 } from '../../contracts/changeModels.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
 import { changeKey } from '../../projections/changes.ts';
@@ -30,7 +32,7 @@ import { feedSourceOf, presentChange, readFeed, type FeedFilter, type FeedSource
 import type { Logger } from '../shared/logger.ts';
 import { rfc3339 } from '../snapshot/week.ts';
 import { signatureHeader } from './signature.ts';
-import { acquireLease, deliveryKey, listWebhooks, updateDocument } from './store.ts';
+import { acquireLease, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays, removeReplays, writeOwned } from './store.ts';
 
 /** Changes per delivery at most (decisions.md). */
 export const DELIVERY_MAX_CHANGES = 100;
@@ -88,21 +90,22 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
 
   /** The delivery's changes: the same feed range with the same filters, every time. */
   async function changesOf(hook: WebhookDoc, delivery: Pick<DeliveryDoc, 'since' | 'until'>) {
-    const page = await readFeed(source, { country: hook.country, after: delivery.since, limit: DELIVERY_MAX_CHANGES, ...(filterOf(hook) ? { filter: filterOf(hook) } : {}) });
+    const filter = filterOf(hook);
+    const page = await readFeed(source, { country: hook.country, after: delivery.since, limit: DELIVERY_MAX_CHANGES, ...(filter ? { filter } : {}) });
     return page.changes.filter((c) => changeKey(c.doc.country, c.doc.position) <= delivery.until);
   }
 
-  async function newDelivery(hook: WebhookDoc): Promise<void> {
-    const after = hook.cursor;
-    const page = await readFeed(source, { country: hook.country, after, limit: DELIVERY_MAX_CHANGES, ...(filterOf(hook) ? { filter: filterOf(hook) } : {}) });
+  const saveState = (hook: WebhookDoc, state: WebhookState) => writeOwned<WebhookState>(readStore, WEBHOOK_STATE_COLLECTION, hook.id, () => state);
+  const saveDelivery = (delivery: DeliveryDoc) => writeOwned<DeliveryDoc>(readStore, WEBHOOK_DELIVERIES_COLLECTION, deliveryKey(delivery.webhookId, delivery.sequence), () => delivery);
+
+  async function newDelivery(hook: WebhookDoc, state: WebhookState): Promise<void> {
+    const after = state.cursor;
+    const filter = filterOf(hook);
+    const page = await readFeed(source, { country: hook.country, after, limit: DELIVERY_MAX_CHANGES, ...(filter ? { filter } : {}) });
     if (page.lastKey === after) return;
-    if (page.changes.length === 0) {
-      // Nothing matched in what was examined: move past it without a delivery.
-      await updateDocument<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, hook.id, (h) =>
-        h === null || h.cursor !== after || h.pending !== null ? h : { ...h, cursor: page.lastKey });
-      return;
-    }
-    const sequence = hook.deliveries + 1;
+    // Nothing matched in what was examined: move past it without a delivery.
+    if (page.changes.length === 0) return void (await saveState(hook, { ...state, cursor: page.lastKey }));
+    const sequence = state.deliveries + 1;
     const now = rfc3339(clock.now());
     const delivery: DeliveryDoc = {
       id: `${hook.id}_${sequence}`,
@@ -116,10 +119,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       nextAttemptAt: now,
       attempts: [],
     };
-    await updateDocument<DeliveryDoc>(readStore, WEBHOOK_DELIVERIES_COLLECTION, deliveryKey(hook.id, sequence), () => delivery);
-    const claimed = await updateDocument<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, hook.id, (h) =>
-      h === null || h.cursor !== after || h.pending !== null ? h : { ...h, deliveries: sequence, pending: sequence });
-    if (claimed?.pending === sequence) await attempt(claimed, delivery);
+    await saveDelivery(delivery);
+    const pending = { ...state, deliveries: sequence, pending: sequence };
+    await saveState(hook, pending);
+    await attempt(hook, pending, delivery);
   }
 
   async function post(hook: WebhookDoc, delivery: DeliveryDoc, body: string): Promise<DeliveryAttempt> {
@@ -142,7 +145,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     }
   }
 
-  async function attempt(hook: WebhookDoc, delivery: DeliveryDoc): Promise<void> {
+  async function attempt(hook: WebhookDoc, state: WebhookState, delivery: DeliveryDoc): Promise<void> {
     const changes = await changesOf(hook, delivery);
     const body = JSON.stringify({ webhook_id: hook.id, delivery_id: delivery.id, changes: changes.map((c) => presentChange(c, options.encode)) });
     const result = await post(hook, delivery, body);
@@ -152,25 +155,36 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     const firstAt = Date.parse(attempts[0]?.at ?? delivery.createdAt);
     const failed = !delivered && now - firstAt >= retryFor;
     const delay = Math.min(backoffMax, backoffBase * 2 ** (attempts.length - 1));
-    const state = delivered ? 'delivered' : failed ? 'failed' : 'pending';
-    await updateDocument<DeliveryDoc>(readStore, WEBHOOK_DELIVERIES_COLLECTION, deliveryKey(hook.id, delivery.sequence), (d) =>
-      d === null ? d : { ...d, attempts, state: d.state === 'superseded' ? 'superseded' : state, nextAttemptAt: rfc3339(new Date(now + delay)) });
-    if (state === 'pending') return;
+    const outcome = delivered ? 'delivered' : failed ? 'failed' : 'pending';
+    await saveDelivery({ ...delivery, attempts, state: outcome, nextAttemptAt: rfc3339(new Date(now + delay)) });
+    if (outcome === 'pending') return;
     if (failed) logger.warn({ webhook: hook.id, delivery: delivery.id, attempts: attempts.length }, 'webhook delivery failed for good; moving on');
-    await updateDocument<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, hook.id, (h) =>
-      h === null || h.pending !== delivery.sequence ? h : { ...h, cursor: delivery.until, pending: null });
+    await saveState(hook, { ...state, cursor: delivery.until, pending: null });
+  }
+
+  /** Applies the newest replay request: the cursor moves back, a delivery being retried is superseded. */
+  async function applyReplays(hook: WebhookDoc, state: WebhookState): Promise<WebhookState> {
+    const { latest, keys } = await pendingReplays(readStore, hook.id);
+    if (latest === null) return state;
+    if (state.pending !== null) {
+      const stored = await readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, deliveryKey(hook.id, state.pending));
+      if (stored && stored.doc.state === 'pending') await saveDelivery({ ...stored.doc, state: 'superseded' });
+    }
+    const replayed = { ...state, cursor: latest.cursor, pending: null };
+    await saveState(hook, replayed);
+    await removeReplays(readStore, keys);
+    return replayed;
   }
 
   async function step(hook: WebhookDoc): Promise<void> {
     if (!(await acquireLease(readStore, hook.id, holder, clock.now().getTime(), leaseMs))) return;
-    if (hook.pending === null) return newDelivery(hook);
-    const stored = await readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, deliveryKey(hook.id, hook.pending));
-    if (stored === null || stored.doc.state !== 'pending') {
-      await updateDocument<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, hook.id, (h) => (h === null || h.pending !== hook.pending ? h : { ...h, pending: null }));
-      return;
-    }
-    if (Date.parse(stored.doc.nextAttemptAt) > clock.now().getTime()) return;
-    await attempt(hook, stored.doc);
+    const stored = await readStore.get<WebhookState>(WEBHOOK_STATE_COLLECTION, hook.id);
+    const state = await applyReplays(hook, stored?.doc ?? INITIAL_STATE);
+    if (state.pending === null) return newDelivery(hook, state);
+    const delivery = await readStore.get<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, deliveryKey(hook.id, state.pending));
+    if (delivery === null || delivery.doc.state !== 'pending') return void (await saveState(hook, { ...state, pending: null }));
+    if (Date.parse(delivery.doc.nextAttemptAt) > clock.now().getTime()) return;
+    await attempt(hook, state, delivery.doc);
   }
 
   async function tick(): Promise<void> {
