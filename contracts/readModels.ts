@@ -143,6 +143,11 @@ export const READ_MODELS = {
   featured: 'featured',
   rankings: 'rankings',
   trending: 'trending',
+  // History, changes and alerts (contracts/changeModels.ts).
+  availabilityHistory: 'availability_history',
+  changes: 'changes',
+  arrivals: 'arrivals',
+  departures: 'departures',
   search: 'search',
 } as const;
 

@@ -102,6 +102,42 @@ export const TRENDING_FILE: SnapshotFileSchema = {
   ],
 };
 
+const linkFields: Array<[string, SnapshotColumnType, string]> = [
+  ['price_types', 'LIST<UTF8>', 'price types'],
+  ['formats', 'LIST<UTF8>', 'formats'],
+  ['audio_languages', 'LIST<UTF8>', 'audio languages'],
+  ['subtitle_languages', 'LIST<UTF8>', 'subtitle languages'],
+  ['available_from', 'DATE', 'launch date'],
+  ['available_to', 'DATE', 'expiry date'],
+  ['platforms', 'LIST<UTF8>', 'platforms with deep links'],
+];
+
+export const CHANGES_FILE: SnapshotFileSchema = {
+  file: 'changes.parquet',
+  description: 'Every change of the release week (Monday to Sunday, UTC, by `at`) to the streaming links of the country, '
+    + 'one row per offer that appeared, disappeared or changed: the rows GET /v1/changes answers for that week, in its order.',
+  location: 'per-country',
+  sorted_by: ['change_id'],
+  columns: [
+    c('change_id', 'UTF8', false, 'The change `id` of GET /v1/changes (unique and stable; sorts in feed order).'),
+    c('at', 'UTF8', false, 'RFC 3339 UTC time of the observation that caused the change.'),
+    c('date', 'DATE', false, 'UTC day of `at`.'),
+    c('type', 'UTF8', false, '`new`, `removed` or `updated`.'),
+    mediaId,
+    kind,
+    c('provider_id', 'UTF8', false, 'Provider slug.'),
+    c('addon_provider_id', 'UTF8', true, 'Add-on channel provider slug.'),
+    c('season_number', 'INT16', true, 'Season of a TV show link.'),
+    c('episode_number', 'INT16', true, 'Episode of a TV show link.'),
+    c('link_token', 'UTF8', false, 'Encrypted redirect token of the offer.'),
+    c('changed', 'LIST<UTF8>', false, 'Link fields that differ (empty for new and removed).'),
+    ...linkFields.flatMap(([name, type, what]) => [
+      c(`before_${name}`, type, true, `Before the change: ${what} (null for new).`),
+      c(`after_${name}`, type, true, `After the change: ${what} (null for removed).`),
+    ]),
+  ],
+};
+
 const metadata = (file: string, description: string, sorted_by: string[], columns: SnapshotColumn[]): SnapshotFileSchema => ({
   file, description, location: 'global', sorted_by, columns,
 });
@@ -240,7 +276,7 @@ export const TRANSLATIONS_FILE: SnapshotFileSchema = {
   ],
 };
 
-export const PER_COUNTRY_FILES: readonly SnapshotFileSchema[] = [LINKS_FILE, RANKINGS_FILE, TRENDING_FILE];
+export const PER_COUNTRY_FILES: readonly SnapshotFileSchema[] = [LINKS_FILE, RANKINGS_FILE, TRENDING_FILE, CHANGES_FILE];
 
 /** Every file definition, in the order `GET /v1/schemas` lists them. */
 export const SNAPSHOT_FILES: readonly SnapshotFileSchema[] = [...PER_COUNTRY_FILES, ...METADATA_FILES, TRANSLATIONS_FILE];
@@ -266,7 +302,7 @@ export function schemaDefinitions(docs: string = SNAPSHOT_DOCS_DEFAULT): {
 } {
   return {
     schema_version: SNAPSHOT_SCHEMA_VERSION,
-    description: 'Columns of every file in a weekly release: per-country links, rankings and trending; '
+    description: 'Columns of every file in a weekly release: per-country links, rankings, trending and changes; '
       + `the sixteen metadata files of ${METADATA_BUNDLE}; and the per-language translation overlays.`,
     docs,
     files: SNAPSHOT_FILES.map((f) => ({ ...f, sorted_by: [...f.sorted_by], columns: f.columns.map((col) => ({ ...col })) })),

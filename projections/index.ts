@@ -1,6 +1,9 @@
 /** Every read-model projection, for the runner, `marquee replay` and the API's collection lookup. */
 import type { Projection } from '../contracts/projection.ts';
+import { availabilityHistoryProjection } from './availabilityHistory.ts';
+import { changesProjection } from './changes.ts';
 import { collectionsProjection } from './curatedCollections.ts';
+import { arrivalsProjection, departuresProjection } from './dayIndexes.ts';
 import { featuredProjection } from './featured.ts';
 import { genresProjection } from './genres.ts';
 import { linksProjection } from './links.ts';
@@ -13,6 +16,10 @@ import { seasonsProjection } from './seasons.ts';
 import { trendingProjection } from './trending.ts';
 
 export {
+  arrivalsProjection,
+  availabilityHistoryProjection,
+  changesProjection,
+  departuresProjection,
   collectionsProjection,
   featuredProjection,
   genresProjection,
@@ -48,6 +55,11 @@ export const ALL_PROJECTIONS: ReadonlyArray<Projection<unknown>> = [
   featuredProjection,
   rankingsProjection,
   trendingProjection,
+  // The history before the feed: the feed's `before` is read from it.
+  availabilityHistoryProjection,
+  changesProjection,
+  arrivalsProjection,
+  departuresProjection,
   searchProjection,
 ];
 

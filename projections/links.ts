@@ -5,7 +5,7 @@
  */
 import type { Offer, OfferKey } from '../contracts/domain.ts';
 import { offerKeyString } from '../contracts/domain.ts';
-import type { RecordedEvent } from '../contracts/events.ts';
+import type { AvailabilityEvent, RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
 import { defineProjection } from '../contracts/projection.ts';
 import type { LinkOffer, LinksDoc } from '../contracts/readModels.ts';
@@ -16,19 +16,19 @@ export function linksKey(country: string, mediaId: string): string {
   return `${country}:${mediaId}`;
 }
 
+/** The availability events every offer-derived read model folds. */
+export const OFFER_EVENT_TYPES = ['OfferAdded', 'OfferChanged', 'OfferRemoved'] as const;
+
+export function isOfferEvent(event: RecordedEvent): event is RecordedEvent<AvailabilityEvent> {
+  return event.type === 'OfferAdded' || event.type === 'OfferChanged' || event.type === 'OfferRemoved';
+}
+
 export const linksProjection = defineProjection<LinksDoc>({
   name: 'links',
   version: 1,
-  canHandle: ['OfferAdded', 'OfferChanged', 'OfferRemoved'],
+  canHandle: OFFER_EVENT_TYPES,
   documentId(event: RecordedEvent): string | null {
-    switch (event.type) {
-      case 'OfferAdded':
-      case 'OfferChanged':
-      case 'OfferRemoved':
-        return linksKey(event.data.country, event.data.mediaId);
-      default:
-        return null;
-    }
+    return isOfferEvent(event) ? linksKey(event.data.country, event.data.mediaId) : null;
   },
   evolve(doc: LinksDoc | null, event: RecordedEvent): LinksDoc | null {
     switch (event.type) {
@@ -77,7 +77,8 @@ function withoutOffer(offers: LinkOffer[], key: OfferKey): LinkOffer[] {
   return offers.filter((o) => offerKeyString(o) !== wanted);
 }
 
-function toLinkOffer(offer: Offer, firstSeenAt: string): LinkOffer {
+/** The link-offer of an offer event (shared with the availability history). */
+export function toLinkOffer(offer: Offer, firstSeenAt: string): LinkOffer {
   return {
     providerId: offer.providerId,
     addonProviderId: offer.addonProviderId,

@@ -17,6 +17,7 @@ import type {
   SeasonsDoc,
   TrendingDoc,
 } from '../../contracts/readModels.ts';
+import type { ChangeDoc, DayIndexDoc, HistoryDoc } from '../../contracts/changeModels.ts';
 
 export interface CatalogModels {
   media: MediaDoc;
@@ -30,6 +31,10 @@ export interface CatalogModels {
   featured: FeaturedDoc;
   rankings: RankingDoc;
   trending: TrendingDoc;
+  availability_history: HistoryDoc;
+  changes: ChangeDoc;
+  arrivals: DayIndexDoc;
+  departures: DayIndexDoc;
 }
 export type ModelName = keyof CatalogModels;
 

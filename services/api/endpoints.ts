@@ -9,6 +9,7 @@ import { follow } from './handlers/go.ts';
 import { getEpisodes, getLinks, getMedia, getSeasons } from './handlers/media.ts';
 import { search } from './handlers/search.ts';
 import { snapshotDownload, snapshotFile, snapshotListing, snapshotSchemas } from './handlers/snapshots.ts';
+import { changeEndpoints } from './changeEndpoints.ts';
 import { p } from './params.ts';
 import type { Endpoint } from './types.ts';
 
@@ -75,6 +76,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       ],
       response: 'StreamingLinks', errors: [400, 404], auth: 'required', needsCatalog: true, handler: getLinks,
     },
+    ...changeEndpoints(),
     {
       path: '/v1/media/:id/seasons', operationId: 'getSeasons', tag: 'Media', summary: 'Seasons of a TV show',
       description: '404 for a movie.',

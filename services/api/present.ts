@@ -2,8 +2,8 @@
  * Read-model documents -> response bodies (snake_case, exactly the fields of spec 2.x).
  * Raw provider URLs never leave this layer: links carry only their token.
  */
-import type { Genre, Provider } from '../../contracts/domain.ts';
-import type { CollectionDoc, GenresDoc, LinkOffer, MediaDoc, MediaItemDoc } from '../../contracts/readModels.ts';
+import type { Genre, Offer, Provider } from '../../contracts/domain.ts';
+import type { CollectionDoc, GenresDoc, MediaDoc, MediaItemDoc } from '../../contracts/readModels.ts';
 
 export type GenreIndex = ReadonlyMap<number, Genre>;
 
@@ -122,7 +122,7 @@ export function mediaDetail(
   return body;
 }
 
-export function linkItem(offer: LinkOffer, isTv: boolean, token: string): Record<string, unknown> {
+export function linkItem(offer: Offer, isTv: boolean, token: string): Record<string, unknown> {
   const body: Record<string, unknown> = {
     provider_id: offer.providerId,
     addon_provider_id: offer.addonProviderId,

@@ -30,6 +30,7 @@ import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
+import { webhooksCommand } from './webhooks.ts';
 
 export interface CommandContext {
   args: string[];
@@ -433,4 +434,5 @@ export const commands: Record<string, (ctx: CommandContext) => Promise<number>> 
   parked: parkedCommand,
   keys: keysCommand,
   snapshot: snapshotCommand,
+  webhooks: (ctx) => webhooksCommand(ctx),
 };

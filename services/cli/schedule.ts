@@ -13,6 +13,8 @@ import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Pipeline } from './pipeline.ts';
+import { cachedLinkTokens } from '../api/linkTokenCache.ts';
+import { createDeliveryWorker } from '../webhooks/worker.ts';
 
 export interface SchedulerOptions {
   adapters: Adapters;
@@ -86,10 +88,16 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
   tick();
   const timer = setInterval(tick, options.intervalMs ?? 60_000);
   timer.unref();
+  // Webhook deliveries follow the change feed continuously (services/webhooks/worker.ts); a
+  // lease per webhook keeps several scheduler processes from delivering one webhook twice.
+  const tokens = cachedLinkTokens(options.linkTokens);
+  const webhooks = createDeliveryWorker({ readStore: adapters.readStore, clock, encode: (url) => tokens.encode(url), logger });
+  webhooks.start();
   return {
     async stop() {
       stopping = true;
       clearInterval(timer);
+      await webhooks.stop();
       // A ranking finishes in seconds; a release build may take longer, and an unpublished
       // release is simply built again at the next start, so shutdown waits only briefly.
       await Promise.race([running, new Promise((r) => setTimeout(r, 3000).unref())]);

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Clock, ReadStore, ReleaseManifest, ReleaseStore, ReleaseWriter } from '../../contracts/ports.ts';
 import type { LinksDoc, RankingDoc, TrendingDoc } from '../../contracts/readModels.ts';
 import {
+  CHANGES_FILE,
   LINKS_FILE,
   METADATA_BUNDLE,
   RANKINGS_FILE,
@@ -35,6 +36,7 @@ import {
 import { linksKey } from '../../projections/links.ts';
 import { trendingKey } from '../../projections/trending.ts';
 import { resolveCollection } from '../shared/readModels.ts';
+import { changeRows } from './changes.ts';
 import { writeMetadata, type SnapshotCollections } from './metadata.ts';
 import type { SnapshotRow } from './arrowSchema.ts';
 import { openParquetWriter, writeParquetRows, type ParquetWriterOptions } from './parquet.ts';
@@ -117,7 +119,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
   const countries = await coveredCountries(readStore, collections.providers);
   const rowCounts: Record<string, number> = {};
   let done = 0;
-  let total = countries.length * 3 + 1;
+  let total = countries.length * 4 + 1;
   const finished = (file: string, rows: number): void => {
     rowCounts[file] = rows;
     done += 1;
@@ -193,4 +195,9 @@ async function writeCountry(input: BuildReleaseOptions & {
   const days = trendingDays(input.version, input.clock.now());
   const docs = await readStore.getMany<TrendingDoc>(collections.trending, days.map((day) => trendingKey(country, day)));
   await write(TRENDING_FILE, docs.flatMap((stored) => (stored ? trendingRows(stored.doc) : [])));
+
+  // The release week's changes, Monday 00:00 to the next Monday 00:00 UTC.
+  const monday = weekStart(input.version);
+  const window = { from: monday, to: monday + 7 * 86_400_000 };
+  await write(CHANGES_FILE, changeRows(readStore, country, window, linkTokens));
 }

@@ -67,8 +67,8 @@ describe('the weekly release built from the read models', function () {
     assert.equal(manifest.publishedAt, '2026-11-21T08:00:00Z');
     assert.deepEqual(manifest.countries, ['DE', 'US']);
     assert.deepEqual(manifest.files.map((f) => f.path), [
-      'country=DE/links.parquet', 'country=DE/rankings.parquet', 'country=DE/trending.parquet',
-      'country=US/links.parquet', 'country=US/rankings.parquet', 'country=US/trending.parquet',
+      'country=DE/changes.parquet', 'country=DE/links.parquet', 'country=DE/rankings.parquet', 'country=DE/trending.parquet',
+      'country=US/changes.parquet', 'country=US/links.parquet', 'country=US/rankings.parquet', 'country=US/trending.parquet',
       'metadata.tar.gz',
       'metadata/translations/lang_de.parquet',
     ]);
@@ -196,7 +196,7 @@ describe('the weekly release built from the read models', function () {
 
   it('declares exactly the column names, types and nullability of the schema in every file', async () => {
     const files = await everyFile();
-    assert.equal(files.length, 2 * 3 + 16 + 1);
+    assert.equal(files.length, 2 * 4 + 16 + 1);
     for (const { sql, def } of files) {
       const described = await duck.rows(`DESCRIBE SELECT * FROM read_parquet(${sql}, hive_partitioning = false)`);
       assert.deepEqual(
@@ -281,7 +281,7 @@ describe('the weekly release built from the read models', function () {
     const seen: Array<{ file: string; done: number; total: number }> = [];
     await buildRelease({ readStore, releases: store, linkTokens, clock, onProgress: ({ file: f, done, total }) => seen.push({ file: f, done, total }) });
     assert.deepEqual(seen.map((s) => s.file).sort(), manifest.files.map((f) => f.path).sort());
-    assert.deepEqual(seen.at(-1), { file: 'metadata.tar.gz', done: 8, total: 8 });
+    assert.deepEqual(seen.at(-1), { file: 'metadata.tar.gz', done: 10, total: 10 });
     assert.equal(built.rowCounts['country=US/links.parquet'], 4);
   });
 });

@@ -1,0 +1,205 @@
+/**
+ * Reading the change feed of a country: the one paging loop the API (`/v1/changes`), the
+ * webhook worker and the weekly `changes.parquet` share.
+ *
+ * The feed is the `changes` read model scanned in key (= event position) order after a cursor.
+ * Two rules keep "every later change exactly once":
+ * - the scan stops at the position both `changes` and `availability_history` have committed
+ *   (their checkpoints; a store writes documents before it moves a checkpoint), so a reader
+ *   never passes a change that a slower write has not made visible yet, and every change it
+ *   returns finds its `before` in the history;
+ * - the cursor is the key of the last document examined, so the next page starts right after
+ *   it, whatever was committed meanwhile (new changes only ever get higher positions).
+ * Filters are applied while scanning, with a bound on the documents examined per call: a rare
+ * match gives a short page with `hasMore` and a cursor past everything examined.
+ */
+import type { ChangeDoc, ChangeType } from '../../contracts/changeModels.ts';
+import type { Offer } from '../../contracts/domain.ts';
+import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import type { ReadStore } from '../../contracts/ports.ts';
+import { stateEndedAt } from '../../projections/availabilityHistory.ts';
+import { changeId, changeKey, positionOfChangeKey } from '../../projections/changes.ts';
+import { linksKey } from '../../projections/links.ts';
+import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import { createCatalog, type Catalog, type ModelName } from '../api/catalog.ts';
+import { linkItem } from '../api/present.ts';
+
+/** Documents examined per call at most (a filtered scan); the page limit is at most 1000. */
+export const FEED_EXAMINE_MAX = 5000;
+/** Documents read per scan while filtering. */
+const CHUNK = 1000;
+
+export interface FeedFilter {
+  /** Provider ids: an offer matches by its provider or its add-on provider. */
+  providers?: ReadonlySet<string>;
+  mediaIds?: ReadonlySet<string>;
+  types?: ReadonlySet<ChangeType>;
+}
+
+export interface FeedRequest {
+  country: string;
+  /** Key of the last document already read; null = from the oldest change. */
+  after: string | null;
+  filter?: FeedFilter;
+  limit: number;
+  /** Default FEED_EXAMINE_MAX. */
+  examineMax?: number;
+}
+
+export interface FeedChange {
+  doc: ChangeDoc;
+  /** The offer as it stood before the change; null for `new`. */
+  before: Offer | null;
+  /** The title's name now; null when its details are not known yet. */
+  title: string | null;
+}
+
+export interface FeedPage {
+  changes: FeedChange[];
+  /** Key of the last document examined (the next call's `after`); `after` when none was. */
+  lastKey: string | null;
+  /** More documents (matching or not) may follow up to the committed position. */
+  hasMore: boolean;
+}
+
+export interface FeedSource {
+  catalog: Catalog;
+  readStore: ReadStore;
+}
+
+/** A feed source over a read store, for processes without an API catalog (webhooks, releases). */
+export function feedSourceOf(readStore: ReadStore): FeedSource {
+  const versions: Partial<Record<ModelName, number>> = {};
+  for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;
+  return { catalog: createCatalog(readStore, { versions }), readStore };
+}
+
+// Cursors are opaque to clients: base64url of the last key examined.
+export function encodeCursor(key: string): string {
+  return Buffer.from(key, 'utf8').toString('base64url');
+}
+
+/** The start of a country's feed as a cursor: before every position. */
+export function feedStart(country: string): string {
+  return changeKey(country, 0);
+}
+
+/** The key a cursor names; `invalid_parameter` for anything that is not a cursor of this country's feed. */
+export function decodeCursor(cursor: string, country: string, parameter = 'since'): string {
+  const key = /^[A-Za-z0-9_-]{1,64}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  const parsed = positionOfChangeKey(key);
+  if (parsed === null) {
+    throw new AppError('invalid_parameter', `Parameter '${parameter}' is not a cursor of the change feed.`, { details: { parameter } });
+  }
+  if (parsed.country !== country) {
+    throw new AppError('invalid_parameter', `Parameter '${parameter}' is a cursor of the ${parsed.country} feed, not ${country}.`, { details: { parameter } });
+  }
+  return key;
+}
+
+function matches(doc: ChangeDoc, filter: FeedFilter | undefined): boolean {
+  if (!filter) return true;
+  if (filter.types && !filter.types.has(doc.type)) return false;
+  if (filter.mediaIds && !filter.mediaIds.has(doc.mediaId)) return false;
+  if (filter.providers) {
+    const { providerId, addonProviderId } = doc.offer;
+    if (!filter.providers.has(providerId) && (addonProviderId === null || !filter.providers.has(addonProviderId))) return false;
+  }
+  return true;
+}
+
+/** The highest position every change up to which is readable with its before state. */
+export async function committedPosition(source: FeedSource): Promise<number> {
+  try {
+    const [changes, history] = await Promise.all([source.catalog.collectionOf('changes'), source.catalog.collectionOf('availability_history')]);
+    const [a, b] = await Promise.all([source.readStore.getCheckpoint(changes), source.readStore.getCheckpoint(history)]);
+    return Math.min(a, b);
+  } catch (err) {
+    throw asUnavailable(err, 'The change feed');
+  }
+}
+
+export async function readFeed(source: FeedSource, request: FeedRequest): Promise<FeedPage> {
+  const { catalog } = source;
+  const { country, filter, limit } = request;
+  const examineMax = Math.max(request.examineMax ?? FEED_EXAMINE_MAX, limit + 1);
+  const committed = await committedPosition(source);
+  const end = changeKey(country, committed + 1);
+  const docs: ChangeDoc[] = [];
+  let lastKey = request.after;
+  let examined = 0;
+  let hasMore = false;
+  // Unfiltered, one read of limit + 1 tells whether more follow.
+  const chunk = filter ? CHUNK : limit + 1;
+  scanning: for (;;) {
+    const want = Math.min(chunk, examineMax - examined);
+    if (want <= 0) {
+      const next = await catalog.scan('changes', { start: `${lastKey ?? `${country}:`}\u0000`, end, limit: 1 });
+      hasMore = next.length > 0;
+      break;
+    }
+    const page = await catalog.scan('changes', { start: lastKey === null ? `${country}:` : `${lastKey}\u0000`, end, limit: want });
+    for (const stored of page) {
+      if (matches(stored.doc, filter)) {
+        if (docs.length >= limit) {
+          hasMore = true;
+          break scanning;
+        }
+        docs.push(stored.doc);
+      }
+      lastKey = stored.key;
+      examined += 1;
+    }
+    if (page.length < want) break;
+  }
+  return { changes: await withBeforeAndTitle(catalog, docs), lastKey, hasMore };
+}
+
+/** Joins each change with the state it ended (from the history) and the title's name. */
+async function withBeforeAndTitle(catalog: Catalog, docs: ChangeDoc[]): Promise<FeedChange[]> {
+  if (docs.length === 0) return [];
+  const historyKeys = [...new Set(docs.filter((d) => d.type !== 'new').map((d) => linksKey(d.country, d.mediaId)))];
+  const mediaIds = [...new Set(docs.map((d) => d.mediaId))];
+  const [histories, items] = await Promise.all([catalog.getMany('availability_history', historyKeys), catalog.getMany('media_items', mediaIds)]);
+  const historyOf = new Map(historyKeys.map((k, i) => [k, histories[i] ?? null]));
+  const titleOf = new Map(mediaIds.map((id, i) => [id, items[i]?.title ?? null]));
+  return docs.map((doc) => ({
+    doc,
+    before: doc.type === 'new' ? null : stateEndedAt(historyOf.get(linksKey(doc.country, doc.mediaId)) ?? null, doc.offer, doc.position),
+    title: titleOf.get(doc.mediaId) ?? null,
+  }));
+}
+
+/** Offer field names as the link objects of spec 2.2 name them. */
+const LINK_FIELD: Record<string, string> = {
+  priceTypes: 'price_types',
+  formats: 'formats',
+  audioLanguages: 'audio_languages',
+  subtitleLanguages: 'subtitle_languages',
+  availableFrom: 'available_from',
+  availableTo: 'available_to',
+  platforms: 'platforms',
+};
+
+/** The change object of the contract (decisions.md), with link objects as `/v1/media/{id}/links` gives them. */
+export function presentChange(change: FeedChange, encode: (url: string) => string): Record<string, unknown> {
+  const { doc, before } = change;
+  const isTv = doc.kind === 'tv_show';
+  const link = (o: Offer | null) => (o === null ? null : linkItem(o, isTv, encode(o.webUrl)));
+  return {
+    id: changeId(doc.position),
+    type: doc.type,
+    at: doc.at,
+    country: doc.country,
+    media_id: doc.mediaId,
+    kind: doc.kind,
+    title: change.title,
+    provider_id: doc.offer.providerId,
+    addon_provider_id: doc.offer.addonProviderId,
+    season_number: doc.offer.seasonNumber,
+    episode_number: doc.offer.episodeNumber,
+    before: link(before),
+    after: link(doc.after),
+    changed: doc.changed.map((f) => LINK_FIELD[f] ?? f),
+  };
+}

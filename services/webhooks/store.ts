@@ -1,0 +1,163 @@
+/**
+ * Webhooks, their delivery state and log: account data in read store collections of their own
+ * (not projections: nothing here is derived from events, and a replay must never drop them).
+ * Who writes what is in contracts/changeModels.ts: every document has one writer, and the only
+ * contended writes (a lease, a replay request) insert new keys, the compare-and-set every read
+ * store makes atomic.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  CHANGE_TYPES,
+  WEBHOOK_DELIVERIES_COLLECTION,
+  WEBHOOK_LEASES_COLLECTION,
+  WEBHOOK_REPLAYS_COLLECTION,
+  WEBHOOK_STATE_COLLECTION,
+  WEBHOOKS_COLLECTION,
+  type ChangeType,
+  type DeliveryDoc,
+  type ReplayRequest,
+  type WebhookDoc,
+  type WebhookState,
+} from '../../contracts/changeModels.ts';
+import { AppError } from '../../contracts/errors.ts';
+import type { Clock, ReadStore } from '../../contracts/ports.ts';
+import { rfc3339 } from '../snapshot/week.ts';
+
+/**
+ * Replaces a document its one writer owns: the position counts versions, so a stale retry of
+ * the same writer is skipped rather than moving it back.
+ */
+export async function writeOwned<T>(readStore: ReadStore, collection: string, key: string, change: (doc: T | null) => T | null): Promise<T | null> {
+  const stored = await readStore.get<T>(collection, key);
+  const next = change(stored?.doc ?? null);
+  await readStore.writeBatch<T>(collection, [{ key, doc: next, position: (stored?.position ?? 0) + 1 }]);
+  return next;
+}
+
+/**
+ * Inserts a document under a new key: true when this call created it, false when the key
+ * existed. Read back rather than trusting the write count: a store may count an equal write
+ * that lost a concurrent insert as written (MongoDB's guarded write does), but only the winner
+ * finds its own document there. Contenders always write different documents (holder, id).
+ */
+async function insertNew<T>(readStore: ReadStore, collection: string, key: string, doc: T): Promise<boolean> {
+  const { written } = await readStore.writeBatch<T>(collection, [{ key, doc, position: 1 }]);
+  if (written !== 1) return false;
+  const stored = await readStore.get<T>(collection, key);
+  return stored !== null && JSON.stringify(stored.doc) === JSON.stringify(doc);
+}
+
+export interface WebhookSpec {
+  url: string;
+  country: string;
+  providers?: string[];
+  mediaIds?: string[];
+  types?: string[];
+}
+
+export async function createWebhook(readStore: ReadStore, spec: WebhookSpec, clock: Clock): Promise<WebhookDoc> {
+  let url: URL;
+  try {
+    url = new URL(spec.url);
+  } catch {
+    throw new AppError('invalid_parameter', `--url must be an http(s) URL, got "${spec.url}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('invalid_parameter', `--url must be http or https, got ${url.protocol}`);
+  if (!/^[A-Za-z]{2}$/.test(spec.country)) throw new AppError('invalid_parameter', `--country takes a two-letter country code, got "${spec.country}"`);
+  const types = spec.types ?? [];
+  for (const t of types) {
+    if (!(CHANGE_TYPES as readonly string[]).includes(t)) throw new AppError('invalid_parameter', `--types takes ${CHANGE_TYPES.join(',')}; got "${t}"`);
+  }
+  const doc: WebhookDoc = {
+    id: `wh_${randomBytes(6).toString('hex')}`,
+    url: url.toString(),
+    secret: `whsec_${randomBytes(24).toString('hex')}`,
+    country: spec.country.toUpperCase(),
+    providers: spec.providers ?? [],
+    mediaIds: spec.mediaIds ?? [],
+    types: types as ChangeType[],
+    createdAt: rfc3339(clock.now()),
+  };
+  if (!(await insertNew(readStore, WEBHOOKS_COLLECTION, doc.id, doc))) throw new AppError('internal', `webhook id ${doc.id} exists; try again`);
+  return doc;
+}
+
+export async function listWebhooks(readStore: ReadStore): Promise<WebhookDoc[]> {
+  return (await readStore.scan<WebhookDoc>(WEBHOOKS_COLLECTION)).map((r) => r.doc);
+}
+
+export async function requireWebhook(readStore: ReadStore, id: string): Promise<WebhookDoc> {
+  const stored = await readStore.get<WebhookDoc>(WEBHOOKS_COLLECTION, id);
+  if (!stored) throw new AppError('not_found', `No webhook '${id}'.`);
+  return stored.doc;
+}
+
+export async function deleteWebhook(readStore: ReadStore, id: string): Promise<void> {
+  await requireWebhook(readStore, id);
+  await writeOwned<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, id, () => null);
+}
+
+export const INITIAL_STATE: WebhookState = { cursor: null, deliveries: 0, pending: null };
+
+export async function webhookState(readStore: ReadStore, id: string): Promise<WebhookState> {
+  return (await readStore.get<WebhookState>(WEBHOOK_STATE_COLLECTION, id))?.doc ?? INITIAL_STATE;
+}
+
+export function deliveryKey(webhookId: string, sequence: number): string {
+  return `${webhookId}:${String(sequence).padStart(10, '0')}`;
+}
+
+/** The delivery log of a webhook, newest first. */
+export async function listDeliveries(readStore: ReadStore, webhookId: string, limit = 50): Promise<DeliveryDoc[]> {
+  const rows = await readStore.scan<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${webhookId}:`, reverse: true, limit });
+  return rows.map((r) => r.doc);
+}
+
+/**
+ * Asks the worker to deliver everything after `cursorKey` (a feed key of the webhook's
+ * country, null for the start) again, in order; it applies the newest request at its next look,
+ * superseding a delivery still being retried.
+ */
+export async function requestReplay(readStore: ReadStore, id: string, cursorKey: string | null, clock: Clock): Promise<void> {
+  await requireWebhook(readStore, id);
+  const now = clock.now();
+  const key = `${id}:${String(now.getTime()).padStart(15, '0')}:${randomBytes(4).toString('hex')}`;
+  await insertNew<ReplayRequest>(readStore, WEBHOOK_REPLAYS_COLLECTION, key, { cursor: cursorKey, requestedAt: rfc3339(now) });
+}
+
+/** The newest replay request of a webhook and the keys of all its requests (to remove once applied). */
+export async function pendingReplays(readStore: ReadStore, id: string): Promise<{ latest: ReplayRequest | null; keys: string[] }> {
+  const rows = await readStore.scan<ReplayRequest>(WEBHOOK_REPLAYS_COLLECTION, { prefix: `${id}:` });
+  return { latest: rows[rows.length - 1]?.doc ?? null, keys: rows.map((r) => r.key) };
+}
+
+export async function removeReplays(readStore: ReadStore, keys: string[]): Promise<void> {
+  if (keys.length > 0) await readStore.writeBatch(WEBHOOK_REPLAYS_COLLECTION, keys.map((key) => ({ key, doc: null, position: 2 })));
+}
+
+interface Lease {
+  holder: string;
+  until: number;
+}
+
+const epochKey = (webhookId: string, epoch: number): string => `${webhookId}:${String(epoch).padStart(12, '0')}`;
+
+/**
+ * Takes or renews the delivery lease of a webhook: true when `holder` has it until at least
+ * `now + ms / 2`. Each take or renewal inserts the next epoch, so of two processes racing for
+ * one epoch exactly one wins; a holder that dies loses the lease when it expires. Epochs older
+ * than the previous one are removed by the holder.
+ */
+export async function acquireLease(readStore: ReadStore, webhookId: string, holder: string, now: number, ms: number): Promise<boolean> {
+  const [latest] = await readStore.scan<Lease>(WEBHOOK_LEASES_COLLECTION, { prefix: `${webhookId}:`, reverse: true, limit: 1 });
+  const epoch = latest === undefined ? 0 : Number(latest.key.slice(webhookId.length + 1));
+  if (latest && latest.doc.holder !== holder && latest.doc.until > now) return false;
+  // Renew only when half the lease is gone: one new epoch per half lease, not per look.
+  if (latest && latest.doc.holder === holder && latest.doc.until - now > ms / 2) return true;
+  if (!(await insertNew<Lease>(readStore, WEBHOOK_LEASES_COLLECTION, epochKey(webhookId, epoch + 1), { holder, until: now + ms }))) return false;
+  if (epoch > 1) {
+    const old = await readStore.scan<Lease>(WEBHOOK_LEASES_COLLECTION, { prefix: `${webhookId}:`, end: epochKey(webhookId, epoch), limit: 100 });
+    if (old.length > 0) await readStore.writeBatch(WEBHOOK_LEASES_COLLECTION, old.map((o) => ({ key: o.key, doc: null, position: 2 })));
+  }
+  return true;
+}

@@ -1,0 +1,209 @@
+/**
+ * Webhooks end to end: created with the CLI, delivered by the worker the scheduler runs to a
+ * receiver (a local HTTP server) that checks every signature, stopped for a while and then
+ * given every change it missed, in order; the delivery log, replay from a cursor, failure
+ * after the retry window, and one deliverer per webhook with two workers.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { systemClock } from '../../contracts/ports.ts';
+import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../services/webhooks/worker.ts';
+import { verifySignature } from '../../services/webhooks/signature.ts';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from '../../services/webhooks/store.ts';
+import { crawledCatalog, followFeed, type CrawledCatalog } from './changes.support.ts';
+import { marquee } from './process.ts';
+
+interface Received {
+  path: string;
+  deliveryHeader: string | undefined;
+  signature: string | undefined;
+  raw: string;
+  body: { webhook_id: string; delivery_id: string; changes: Array<{ id: string; type: string }> };
+}
+
+/** A receiver on a fixed port that can be stopped and started again; `/fail` always answers 500. */
+function receiver(port = 0) {
+  const received: Received[] = [];
+  let server: Server | null = null;
+  const read = (req: IncomingMessage) => new Promise<string>((ok) => {
+    let text = '';
+    req.on('data', (d) => (text += d));
+    req.on('end', () => ok(text));
+  });
+  const self = {
+    received,
+    port,
+    start: () => new Promise<void>((ok) => {
+      server = createServer(async (req, res) => {
+        const raw = await read(req);
+        if (req.url === '/fail') {
+          res.writeHead(500).end();
+          return;
+        }
+        received.push({
+          path: req.url ?? '', raw, deliveryHeader: req.headers['marquee-delivery'] as string | undefined,
+          signature: req.headers['marquee-signature'] as string | undefined, body: JSON.parse(raw),
+        });
+        res.writeHead(204).end();
+      });
+      server.listen(self.port, '127.0.0.1', () => {
+        const address = server?.address();
+        if (typeof address === 'object' && address) self.port = address.port;
+        ok();
+      });
+    }),
+    stop: () => new Promise<void>((ok) => {
+      server?.closeAllConnections();
+      server?.close(() => ok());
+    }),
+    /** Change ids received on a path, first occurrences in arrival order. */
+    ids(path: string): string[] {
+      const seen = new Set<string>();
+      for (const r of received.filter((x) => x.path === path)) for (const c of r.body.changes) seen.add(c.id);
+      return [...seen];
+    },
+  };
+  return self;
+}
+
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('webhooks (e2e)', function () {
+  this.timeout(600_000);
+  let catalog: CrawledCatalog;
+  let env: NodeJS.ProcessEnv;
+  const hooks = receiver();
+  const workers: DeliveryWorker[] = [];
+
+  function worker(options: Partial<DeliveryWorkerOptions> = {}): DeliveryWorker {
+    const w = createDeliveryWorker({
+      readStore: catalog.adapters.readStore, clock: systemClock, encode: (url) => catalog.linkTokens.encode(url),
+      logger: { info: () => {}, warn: () => {} }, intervalMs: 50, backoffBaseMs: 200, backoffMaxMs: 1000, holder: 'worker-a', ...options,
+    });
+    workers.push(w);
+    w.start();
+    return w;
+  }
+
+  before(async () => {
+    catalog = await crawledCatalog({ titles: 600, countries: ['US'], days: 2 });
+    env = { ...process.env, DATA_DIR: catalog.dataDir, LOG_LEVEL: 'warn', KAFKA_BROKERS: '', MONGODB_URL: '', OPENSEARCH_URL: '', EVENTSTORE_URL: '' };
+    await hooks.start();
+  });
+
+  after(async () => {
+    for (const w of workers) await w.stop();
+    await hooks.stop();
+    await catalog?.close();
+  });
+
+  it('delivers signed batches in feed order, and after the receiver was down every missed change, in order', async () => {
+    const created = await marquee(['webhooks', 'create', '--url', `http://127.0.0.1:${hooks.port}/all`, '--country', 'us'], env);
+    assert.equal(created.code, 0, created.stderr);
+    const id = /^id: (wh_[0-9a-f]+)$/m.exec(created.stdout)?.[1] as string;
+    const secret = /^secret: (whsec_[0-9a-f]+)$/m.exec(created.stdout)?.[1] as string;
+    assert.ok(id && secret, created.stdout);
+    const filtered = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/updates`, country: 'US', types: ['updated', 'removed'] }, systemClock);
+
+    worker();
+    const feed = await followFeed(catalog, 'US', null);
+    await until('the receiver has the whole feed', () => hooks.ids('/all').length === feed.changes.length);
+    assert.deepEqual(hooks.ids('/all'), feed.changes.map((c) => c.id));
+
+    for (const r of hooks.received) {
+      assert.ok(r.body.changes.length >= 1 && r.body.changes.length <= 100);
+      assert.equal(r.deliveryHeader, r.body.delivery_id);
+      const hookSecret = r.path === '/all' ? secret : filtered.secret;
+      assert.equal(verifySignature(hookSecret, r.signature, r.raw, { toleranceSeconds: 300 }), true, 'signed with the secret');
+      assert.equal(verifySignature(`${hookSecret}x`, r.signature, r.raw), false, 'a wrong secret does not verify');
+      assert.equal(verifySignature(hookSecret, r.signature, `${r.raw} `), false, 'a changed body does not verify');
+    }
+    assert.equal(new Set(hooks.received.filter((r) => r.path === '/all').map((r) => r.body.delivery_id)).size, hooks.received.filter((r) => r.path === '/all').length);
+
+    // The receiver goes away; a crawl day brings new changes it must not miss.
+    await hooks.stop();
+    const before = hooks.ids('/all').length;
+    await catalog.crawlDay(2);
+    const later = await followFeed(catalog, 'US', feed.cursor);
+    assert.ok(later.changes.length > 0, 'the crawl day changed something');
+    await until('attempts fail while the receiver is down', async () => {
+      const [latest] = await listDeliveries(catalog.adapters.readStore, id, 1);
+      return (latest?.attempts.filter((a) => a.status === null).length ?? 0) >= 3;
+    });
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.equal(hooks.ids('/all').length, before);
+    await hooks.start();
+    const all = [...feed.changes, ...later.changes].map((c) => c.id);
+    await until('the receiver has every missed change', () => hooks.ids('/all').length === all.length);
+    assert.deepEqual(hooks.ids('/all'), all, 'every change once, in feed order');
+    const updates = (await followFeed(catalog, 'US', null, '&type=updated,removed')).changes.map((c) => c.id);
+    assert.ok(updates.length > 0);
+    await until('the filtered webhook has its changes', () => hooks.ids('/updates').length === updates.length);
+    assert.deepEqual(hooks.ids('/updates'), updates);
+
+    const log = await marquee(['webhooks', 'deliveries', id, '--limit', '100'], env);
+    assert.equal(log.code, 0, log.stderr);
+    assert.match(log.stdout, /delivered/);
+    assert.match(log.stdout, /status - +\d+ ms +ECONNREFUSED/);
+    assert.match(log.stdout, /status 204 +\d+ ms/);
+    const deliveries = await listDeliveries(catalog.adapters.readStore, id, 1000);
+    assert.ok(deliveries.every((d) => d.state === 'delivered'));
+    assert.ok(deliveries.some((d) => d.attempts.length > 3 && d.attempts.at(-1)?.status === 204));
+
+    // Replay from a cursor in the middle: everything after it arrives again, in order.
+    const middle = await followFeed(catalog, 'US', null, '', 1000);
+    const cursor = middle.cursors[0] as string;
+    const afterCursor = (await followFeed(catalog, 'US', cursor)).changes.map((c) => c.id);
+    const count = hooks.received.length;
+    const replayed = await marquee(['webhooks', 'replay', id, '--since', cursor], env);
+    assert.equal(replayed.code, 0, replayed.stderr);
+    const again = () => {
+      const seen: string[] = [];
+      for (const r of hooks.received.slice(count).filter((x) => x.path === '/all')) seen.push(...r.body.changes.map((c) => c.id));
+      return seen;
+    };
+    await until('the replay is delivered', () => again().length >= afterCursor.length);
+    assert.deepEqual(again(), afterCursor);
+    const bad = await marquee(['webhooks', 'replay', id, '--since', 'bogus'], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /not a cursor/);
+  });
+
+  it('marks a delivery failed after the retry window and moves on; lists and deletes with the CLI', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    const failing = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/fail`, country: 'US', types: ['new'] }, systemClock);
+    worker({ retryForMs: 1200, backoffBaseMs: 100, backoffMaxMs: 200 });
+    await until('the first delivery failed for good and a second one is under way', async () => {
+      const log = await listDeliveries(catalog.adapters.readStore, failing.id, 10);
+      return log.length >= 2 && log.at(-1)?.state === 'failed';
+    });
+    const [first] = (await listDeliveries(catalog.adapters.readStore, failing.id, 100)).reverse();
+    assert.ok((first?.attempts.length ?? 0) >= 3, 'retried before failing');
+    assert.ok(first?.attempts.every((a) => a.status === 500 && a.latencyMs >= 0));
+
+    const listed = await marquee(['webhooks', 'list'], env);
+    assert.match(listed.stdout, new RegExp(`${failing.id}  US  http://127.0.0.1:${hooks.port}/fail  types=new`));
+    const deleted = await marquee(['webhooks', 'delete', failing.id], env);
+    assert.equal(deleted.code, 0, deleted.stderr);
+    assert.deepEqual(await listWebhooks(catalog.adapters.readStore), []);
+  });
+
+  it('has exactly one worker deliver a webhook when two run', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/pair`, country: 'US' }, systemClock);
+    worker({ holder: 'worker-a' });
+    worker({ holder: 'worker-b' });
+    const feed = await followFeed(catalog, 'US', null);
+    await until('the receiver has the feed', () => hooks.ids('/pair').length === feed.changes.length);
+    const holders = new Set((await listDeliveries(catalog.adapters.readStore, hook.id, 1000)).flatMap((d) => d.attempts.map((a) => a.holder)));
+    assert.equal(holders.size, 1, [...holders].join(','));
+    assert.equal(hooks.received.filter((r) => r.path === '/pair').length, (await listDeliveries(catalog.adapters.readStore, hook.id, 1000)).length);
+  });
+});

@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import type { Offer, OfferKey } from '../../contracts/domain.ts';
+import type { RecordedEvent } from '../../contracts/events.ts';
+import { availabilityHistoryProjection, stateEndedAt } from '../../projections/availabilityHistory.ts';
+import { changeKey, changesProjection, positionOfChangeKey } from '../../projections/changes.ts';
+import { arrivalsProjection, departuresProjection } from '../../projections/dayIndexes.ts';
+import { foldStream } from '../../projections/fold.ts';
+import { linksProjection } from '../../projections/links.ts';
+import { offer, recorded } from './projectionEvents.ts';
+
+const key = { mediaId: 'tv00000042', country: 'US' };
+const keyOf = (o: Offer): OfferKey => ({
+  providerId: o.providerId, addonProviderId: o.addonProviderId, seasonNumber: o.seasonNumber, episodeNumber: o.episodeNumber, webUrl: o.webUrl,
+});
+const at = (observed: string, position: number) => ({ metadata: { observedAt: observed }, position });
+
+describe('changes projection', () => {
+  const a = offer({ providerId: 'netflix', webUrl: 'ua' });
+  const a2 = offer({ providerId: 'netflix', webUrl: 'ua', formats: ['uhd'], availableTo: '2026-12-01' });
+
+  it('keys each offer event by country and zero-padded position, so key order is position order', () => {
+    const event = recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 42));
+    assert.equal(changesProjection.documentId(event), 'US:0000000000000042');
+    assert.ok(changeKey('US', 9) < changeKey('US', 10));
+    assert.deepEqual(positionOfChangeKey('US:0000000000000042'), { country: 'US', position: 42 });
+    assert.equal(positionOfChangeKey('US:42'), null);
+  });
+
+  it('describes new, updated and removed offers with the after state and the changed fields', () => {
+    const added = changesProjection.evolve(null, recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 1)));
+    assert.deepEqual(added, {
+      position: 1, type: 'new', at: '2026-03-01T06:00:00Z', country: 'US', mediaId: 'tv00000042', kind: 'tv_show',
+      offer: keyOf(a), after: a, changed: [],
+    });
+    const changed = changesProjection.evolve(null, recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats', 'availableTo'] }, at('2026-03-02T06:00:00Z', 2)));
+    assert.equal(changed?.type, 'updated');
+    assert.deepEqual(changed?.after, a2);
+    assert.deepEqual(changed?.changed, ['formats', 'availableTo']);
+    const removed = changesProjection.evolve(null, recorded('OfferRemoved', { ...key, offer: keyOf(a) }, at('2026-03-03T06:00:00Z', 3)));
+    assert.equal(removed?.type, 'removed');
+    assert.equal(removed?.after, null);
+    assert.deepEqual(removed?.offer, keyOf(a));
+  });
+
+  it('ignores events that are not offer events', () => {
+    const event = recorded('GenreDefined', { genre: { id: 1, slug: 'x', name: 'X' } });
+    assert.equal(changesProjection.documentId(event), null);
+  });
+});
+
+describe('availability_history projection', () => {
+  const a = offer({ providerId: 'netflix', webUrl: 'ua' });
+  const a2 = offer({ providerId: 'netflix', webUrl: 'ua', formats: ['uhd'] });
+  const b = offer({ providerId: 'hulu', webUrl: 'ub' });
+
+  function events(): RecordedEvent[] {
+    return [
+      recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 10)),
+      recorded('OfferAdded', { ...key, offer: b }, at('2026-03-01T06:00:01Z', 11)),
+      recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats'] }, at('2026-03-03T06:00:00Z', 20)),
+      recorded('OfferRemoved', { ...key, offer: keyOf(b) }, at('2026-03-04T06:00:00Z', 30)),
+      recorded('OfferAdded', { ...key, offer: b }, at('2026-03-06T06:00:00Z', 40)),
+      recorded('OfferRemoved', { ...key, offer: keyOf(a2) }, at('2026-03-07T06:00:00Z', 50)),
+    ];
+  }
+
+  it('keeps each state of each offer with the events that began and ended it', () => {
+    const doc = foldStream(availabilityHistoryProjection, events());
+    assert.deepEqual(doc?.intervals.map((i) => [i.offer.webUrl, i.offer.formats, i.fromPosition, i.toPosition, i.offer.firstSeenAt]), [
+      ['ua', ['hd'], 10, 20, '2026-03-01'],
+      ['ub', ['hd'], 11, 30, '2026-03-01'],
+      ['ua', ['uhd'], 20, 50, '2026-03-01'],
+      ['ub', ['hd'], 40, null, '2026-03-06'],
+    ]);
+    assert.equal(doc?.intervals[0]?.to, '2026-03-03T06:00:00Z');
+  });
+
+  it('keeps the document when the last offer leaves (history outlives offers)', () => {
+    const all = [...events(), recorded('OfferRemoved', { ...key, offer: keyOf(b) }, at('2026-03-08T06:00:00Z', 60))];
+    const doc = foldStream(availabilityHistoryProjection, all);
+    assert.equal(doc?.intervals.every((i) => i.to !== null), true);
+    assert.equal(foldStream(linksProjection, all), null);
+  });
+
+  it('has open intervals equal to the links document after every event', () => {
+    const list = events();
+    for (let n = 1; n <= list.length; n += 1) {
+      const history = foldStream(availabilityHistoryProjection, list.slice(0, n));
+      const links = foldStream(linksProjection, list.slice(0, n));
+      const open = (history?.intervals ?? []).filter((i) => i.to === null).map((i) => i.offer);
+      assert.deepEqual([...open].sort((x, y) => x.webUrl.localeCompare(y.webUrl)), [...(links?.offers ?? [])].sort((x, y) => x.webUrl.localeCompare(y.webUrl)), `after ${n} events`);
+    }
+  });
+
+  it('answers the state a change ended: the before of an update or a removal', () => {
+    const doc = foldStream(availabilityHistoryProjection, events());
+    assert.deepEqual(stateEndedAt(doc, keyOf(a), 20)?.formats, ['hd']);
+    assert.deepEqual(stateEndedAt(doc, keyOf(a), 50)?.formats, ['uhd']);
+    assert.equal(stateEndedAt(doc, keyOf(a), 10), null);
+    assert.equal(stateEndedAt(doc, keyOf(b), 20), null);
+  });
+});
+
+describe('arrivals and departures projections', () => {
+  it('index a title by the day an offer arrived, once per provider', () => {
+    const e1 = recorded('OfferAdded', { ...key, offer: offer({ providerId: 'netflix', webUrl: 'u1' }) }, at('2026-03-01T06:00:00Z', 1));
+    const e2 = recorded('OfferAdded', { ...key, offer: offer({ providerId: 'amazon', webUrl: 'u2' }) }, at('2026-03-01T07:00:00Z', 2));
+    const e3 = recorded('OfferAdded', { ...key, offer: offer({ providerId: 'netflix', webUrl: 'u3', seasonNumber: 2 }) }, at('2026-03-01T08:00:00Z', 3));
+    assert.equal(arrivalsProjection.documentId(e1), 'US:2026-03-01:tv00000042');
+    assert.deepEqual(foldStream(arrivalsProjection, [e1, e2, e3]), { country: 'US', date: '2026-03-01', mediaId: 'tv00000042', kind: 'tv_show', providers: ['amazon', 'netflix'] });
+  });
+
+  it('index a title by the announced expiry of an offer, and skip offers without one', () => {
+    const none = recorded('OfferAdded', { ...key, offer: offer({ availableTo: null }) }, at('2026-03-01T06:00:00Z', 1));
+    assert.equal(departuresProjection.documentId(none), null);
+    const leaving = recorded('OfferChanged', { ...key, offer: offer({ availableTo: '2026-03-20' }), changedFields: ['availableTo'] }, at('2026-03-02T06:00:00Z', 2));
+    assert.equal(departuresProjection.documentId(leaving), 'US:2026-03-20:tv00000042');
+    assert.deepEqual(departuresProjection.evolve(null, leaving)?.providers, ['netflix']);
+  });
+});
