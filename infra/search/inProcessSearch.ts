@@ -18,7 +18,7 @@
 import MiniSearch from 'minisearch';
 import type { Query, SearchResult as MiniResult } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
-import type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from '../../contracts/ports.ts';
+import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { lookupWords, maxTypos, titleKey, tokenize, transpositions } from './normalize.ts';
 import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from './ranking.ts';
 
@@ -74,8 +74,11 @@ interface IndexedFields {
   alt?: string;
 }
 
-/** Query words looked up; the rest of a longer query is ignored (coverage is a 30-bit mask). */
-const MAX_WORDS = 30;
+/**
+ * Query words looked up; the rest of a longer query is ignored. The API refuses queries of
+ * more words; the index bounds its own work whoever calls it (and coverage is a 30-bit mask).
+ */
+const MAX_WORDS = SEARCH_QUERY_MAX_WORDS;
 
 /** Identity: our tokenizer already normalises, and MiniSearch must not lower-case twice. */
 const keepTerm = (term: string): string => term;
@@ -257,6 +260,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
  * prefix (the user is still typing it; a 1-letter prefix would match a tenth of the
  * vocabulary); its one-swap variants are looked up with one typo less, so a transposition
  * costs one typo. `owners` maps every engine term to a bit mask of the query words it stands for.
+ * The work is a constant per word (a word longer than MAX_TYPO_WORD_CHARS is looked up exactly
+ * and by prefix only) times at most MAX_WORDS words: linear in the query.
  */
 function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>; allWords: number } {
   const last = words[words.length - 1] as string;
@@ -276,7 +281,9 @@ function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>
       parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
     }
     if (typos >= 2) {
-      // Two swaps ("negoitatro"): exact lookups of every two-swap variant, a few dozen at most.
+      // Two swaps ("negoitatro"): exact lookups of every two-swap variant, a few dozen for a
+      // usual word and ~250 at most (maxTypos allows no typo past MAX_TYPO_WORD_CHARS = 24).
+      // This is what grew with the cube of a word's length before that cap.
       const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swaps.includes(d));
       for (const d of doubles) own(d, i);
       if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
