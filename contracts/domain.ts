@@ -120,8 +120,16 @@ export interface OfferKey {
   addonProviderId: string | null;
   seasonNumber: number | null;
   episodeNumber: number | null;
+  /** At most MAX_WEB_URL_BYTES bytes of UTF-8. */
   webUrl: string;
 }
+
+/**
+ * Longest web URL of an offer, in UTF-8 bytes: 2,048, the limit of sitemaps and of what every
+ * browser opens. It bounds the link token too (services/links/linkTokens.ts), so `/go` can
+ * refuse a longer token before decoding it.
+ */
+export const MAX_WEB_URL_BYTES = 2048;
 
 export interface Offer extends OfferKey {
   priceTypes: PriceType[] | null;
