@@ -43,7 +43,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     clock,
     logger,
     imageBase: config.imageBase,
-    rateLimit: { perMinute: config.rateLimitPerMinute, ...(redis ? { redis } : {}) },
+    rateLimit: { perMinute: config.rateLimitPerMinute, goPerMinute: config.goRateLimitPerMinute, ...(redis ? { redis } : {}) },
     ready: () => ready,
   });
   logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
