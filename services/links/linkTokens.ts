@@ -52,9 +52,10 @@ const TAG_BYTES = 16;
 
 /**
  * The longest token of a URL the catalog accepts (MAX_WEB_URL_BYTES): base58 writes a byte in
- * log(256)/log(58) characters (a leading zero byte in one), so 1 + 16 + 2,048 bytes take at most
- * 2,821 characters. A longer token cannot decrypt: `/go` refuses it without decoding, which
- * matters because base58 decoding costs time quadratic in the length (~19 ms at this bound).
+ * log(256)/log(58) characters (a leading zero byte in one), so 1 + 16 + 1,024 bytes take at most
+ * 1,422 characters. A longer token cannot decrypt: `/go` refuses it without decoding, which
+ * matters because base58 decoding costs time quadratic in the length (~5 ms at this bound,
+ * ~19 ms at twice the length).
  */
 export const MAX_LINK_TOKEN_CHARS = Math.ceil(((1 + TAG_BYTES + MAX_WEB_URL_BYTES) * Math.log(256)) / Math.log(58));
 /** Base58, Bitcoin alphabet (no 0, O, I, l): the OpenAPI `pattern` of `link_token`. */

@@ -118,7 +118,7 @@ describe('the OpenAPI document', () => {
     assert.equal(schemaOf('/v1/media/{id}/seasons/{season}/episodes', 'season').pattern, '^[0-9]{1,6}$');
     assert.deepEqual(schemaOf('/v1/collections/{slug}', 'slug'), { type: 'string', maxLength: 80, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' });
     assert.equal(schemaOf('/v1/snapshots/file/{version}/{path}', 'version').pattern, '^\\d{4}-W(0[1-9]|[1-4]\\d|5[0-3])$');
-    assert.deepEqual(schemaOf('/go/{link_token}', 'link_token'), { type: 'string', maxLength: 2821, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' });
+    assert.deepEqual(schemaOf('/go/{link_token}', 'link_token'), { type: 'string', maxLength: 1422, pattern: '^[1-9A-HJ-NP-Za-km-z]+$' });
   });
 });
 
