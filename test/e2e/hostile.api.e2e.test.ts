@@ -7,13 +7,8 @@
  * bound on one search is measured where it matters.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
-import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS, type Clock, type EventStore, type ReadStore, type SearchIndex } from '../../contracts/ports.ts';
-import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
-import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS, type Clock, type SearchIndex } from '../../contracts/ports.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { tokenize } from '../../infra/search/normalize.ts';
 import { createApiKey } from '../../services/api/keys.ts';
@@ -21,7 +16,7 @@ import { startApi, type RunningApi } from '../../services/api/server.ts';
 import type { ApiDeps, LinkTokenCodec } from '../../services/api/types.ts';
 import { MAX_LINK_TOKEN_CHARS } from '../../services/links/linkTokens.ts';
 import { movieDocuments, showDocuments } from '../unit/searchQualityCatalog.ts';
-import { IDS, seedCatalog } from './api.fixture.ts';
+import { IDS, openFixtureStores, seedCatalog, type FixtureStores } from './api.fixture.ts';
 import { testLinkTokens } from './api.linkTokens.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
 
@@ -64,9 +59,7 @@ function timedIndex(index: SearchIndex, timings: SearchTiming[]): SearchIndex {
 
 describe('hostile requests to the API', function () {
   this.timeout(120_000);
-  let dir: string;
-  let eventStore: EventStore;
-  let readStore: ReadStore;
+  let stores: FixtureStores;
   let search: SearchIndex;
   let linkTokens: LinkTokenCodec;
   let api: RunningApi;
@@ -76,7 +69,7 @@ describe('hostile requests to the API', function () {
 
   function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     return {
-      readStore, search: timedIndex(search, timings), linkTokens, clock, eventStore,
+      readStore: stores.readStore, eventStore: stores.eventStore, search: timedIndex(search, timings), linkTokens, clock,
       rateLimit: { perMinute: 100_000, goPerMinute: 100_000 },
       ...overrides,
     };
@@ -102,15 +95,13 @@ describe('hostile requests to the API', function () {
   }
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'marquee-hostile-api-'));
-    eventStore = lmdbEventStore({ dataDir: dir, clock });
-    readStore = lmdbReadStore({ dataDir: dir });
+    stores = openFixtureStores('marquee-hostile-api-', clock);
     search = inProcessSearchIndex();
     // A search index of the sample's size; the fixture's own titles (upserted after) replace the few equal ids.
     await search.upsert([...movieDocuments(), ...showDocuments()]);
     linkTokens = await testLinkTokens();
-    await seedCatalog(eventStore, readStore, search);
-    key = (await createApiKey(readStore, 'hostile', clock)).key;
+    await seedCatalog(stores.eventStore, stores.readStore, search);
+    key = (await createApiKey(stores.readStore, 'hostile', clock)).key;
     api = await startApi({ port: 0, ...deps() });
     // The first requests of a process compile the HTTP and search paths: not what is measured here.
     // A running server has served such requests before; the cold start is reported apart.
@@ -122,9 +113,7 @@ describe('hostile requests to the API', function () {
   after(async () => {
     for (const running of [api, ...extra]) await running?.close();
     await search?.close();
-    await readStore?.close();
-    await eventStore?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await stores?.close();
   });
 
   describe('oversized search queries', () => {
