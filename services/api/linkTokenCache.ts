@@ -5,7 +5,7 @@ import type { LinkTokenCodec } from './types.ts';
 /**
  * `codec` with `encode` remembered per URL (../links/linkTokenCache.ts), answering exactly the
  * same bytes. `decode` and `deepLink` are passed through.
- * @param maxEntries tokens kept; past it the oldest is dropped first. Default 50000 (~15 MB).
+ * @param maxEntries tokens kept; past it the oldest is dropped first. Default 50000 (~10 MB).
  */
 export function cachedLinkTokens(codec: LinkTokenCodec, maxEntries = 50_000): LinkTokenCodec {
   return {

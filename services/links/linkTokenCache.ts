@@ -8,7 +8,7 @@
 
 /**
  * `encode` remembered per URL, at most `maxEntries` tokens; past it the oldest is dropped first
- * (a Map iterates in insertion order). An entry costs ~250 bytes (URL, token and the slot).
+ * (a Map iterates in insertion order). An entry costs ~200 bytes (URL, flat token, the slot).
  */
 export function cachedEncode(encode: (url: string) => string, maxEntries: number): (url: string) => string {
   const tokens = new Map<string, string>();

@@ -47,7 +47,7 @@ import { isoWeekLabel, rfc3339, trendingDays, weekStart } from './week.ts';
 export const DEFAULT_RELEASES_KEEP = 8;
 
 /**
- * Link tokens kept during a build (~25 MB at most). Countries are written one after another,
+ * Link tokens kept during a build (~20 MB at most). Countries are written one after another,
  * so a URL is found again only while its first country is among the last ~100,000 links: on
  * the sample (208,000 links, 128,000 distinct URLs) this hits 36 % of links, against 38 % for an
  * unbounded cache and 26 % for 50,000 entries.
