@@ -120,8 +120,17 @@ export interface OfferKey {
   addonProviderId: string | null;
   seasonNumber: number | null;
   episodeNumber: number | null;
+  /** At most MAX_WEB_URL_BYTES bytes of UTF-8. */
   webUrl: string;
 }
+
+/**
+ * Longest web URL of an offer, in UTF-8 bytes: 1,024, several times the longest provider URL
+ * (tracking parameters included) and half of what every browser opens. It bounds the link
+ * token (services/links/linkTokens.ts), so `/go` refuses a longer token before decoding it,
+ * and base58 decoding, quadratic in the length, stays under ~5 ms for the longest token.
+ */
+export const MAX_WEB_URL_BYTES = 1024;
 
 export interface Offer extends OfferKey {
   priceTypes: PriceType[] | null;

@@ -5,7 +5,16 @@
 import type { ContentType } from './domain.ts';
 import type { Observation } from './observations.ts';
 
-const MEDIA_ID = /^(mv|tv)(\d{8})$/;
+/** Also the OpenAPI `pattern` of media id parameters: `[0-9]`, as Python's `\d` would take any digit. */
+export const MEDIA_ID_PATTERN = /^(mv|tv)([0-9]{8})$/;
+
+/**
+ * Collection slugs: lower-case words and dashes (they become stream names and read-model keys),
+ * at most MAX_SLUG_CHARS long, the length slugify cuts its slugs to. A much longer one would
+ * not fit a store's key (LMDB refuses keys over 1,978 bytes), and no URL needs one.
+ */
+export const MAX_SLUG_CHARS = 80;
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export function mediaIdOf(kind: ContentType, sourceId: number): string {
   if (!Number.isInteger(sourceId) || sourceId < 0 || sourceId > 99_999_999) {
@@ -15,11 +24,11 @@ export function mediaIdOf(kind: ContentType, sourceId: number): string {
 }
 
 export function isMediaId(value: string): boolean {
-  return MEDIA_ID.test(value);
+  return MEDIA_ID_PATTERN.test(value);
 }
 
 export function kindOfMediaId(id: string): ContentType | null {
-  const m = MEDIA_ID.exec(id);
+  const m = MEDIA_ID_PATTERN.exec(id);
   if (!m) return null;
   return m[1] === 'mv' ? 'movie' : 'tv_show';
 }
@@ -33,7 +42,7 @@ export function slugify(text: string): string {
     .replace(/&/g, ' and ')
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
-    .slice(0, 80) || 'untitled';
+    .slice(0, MAX_SLUG_CHARS) || 'untitled';
 }
 
 /**

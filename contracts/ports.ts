@@ -221,7 +221,20 @@ export interface SearchDocument {
   availability: Record<string, string[]>;
 }
 
+/**
+ * Bounds of `SearchQuery.q` that the API enforces (400 past them) so that one search costs a
+ * bounded amount of work. 200 characters and 20 words hold the longest real titles with room
+ * ("Dr. Strangelove or: How I Learned to Stop Worrying and Love the Bomb": 68 characters, 13
+ * words; the sample's longest title has 66 characters, 12 words), and a query at both bounds
+ * stays well under 50 ms of event loop on the sample catalog (test/e2e/hostile.api.e2e.test.ts).
+ * Words are counted as the API counts them, separated by white space; the indexes look up at
+ * most SEARCH_QUERY_MAX_WORDS of their own (normalised) words whatever a caller passes.
+ */
+export const SEARCH_QUERY_MAX_CHARS = 200;
+export const SEARCH_QUERY_MAX_WORDS = 20;
+
 export interface SearchQuery {
+  /** At most SEARCH_QUERY_MAX_CHARS characters and SEARCH_QUERY_MAX_WORDS words when it comes from the API. */
   q: string;
   /** Upper-case country: titles available there rank first; `provider` filters within it. */
   country: string;

@@ -6,7 +6,8 @@
  * Matching: an OR over the query's lookup words (normalize.ts `lookupWords`: stop words left out
  * unless they are all there is or the last word). Each word matches exactly, within its typo
  * budget (`fuzziness: AUTO:5,9`: 0 typos below 5 characters, 1 from 5, 2 from 9, a
- * transposition counting as one) and, for the last word from 2 characters, as a prefix.
+ * transposition counting as one, none above MAX_TYPO_WORD_CHARS: normalize.ts `maxTypos`) and,
+ * for the last word from 2 characters, as a prefix.
  *
  * Order: ranking.ts's order is lexicographic (match class, then availability, then relevance,
  * then popularity); a score is one number, so the order is encoded in tiers of the score:
@@ -27,8 +28,14 @@ import { LANGUAGE_ANALYZERS } from './mapping.ts';
 export const EXACT_BONUS = 10_000;
 export const ALL_WORDS_BONUS = 10_000;
 export const AVAILABLE_BONUS = 1_000;
-/** Lookup words beyond this are ignored (titles are short; this bounds relevance). */
+/** Lookup words beyond this are ignored (titles are short; this bounds relevance and the query's clauses). */
 export const MAX_WORDS = 8;
+/**
+ * Index terms one typo'd or prefix word may expand to (OpenSearch's default, stated so the
+ * bound is visible): with MAX_WORDS and maxTypos (no typos above MAX_TYPO_WORD_CHARS) it bounds
+ * the terms a query visits whatever its text.
+ */
+export const MAX_EXPANSIONS = 50;
 
 export interface QueryOptions {
   baseLang: string;
@@ -151,11 +158,15 @@ function wordQuery(word: string, isLast: boolean, fields: Field[]): Json {
     if (typos > 0) {
       // Weighted below an exact match: a typo'd word is still a typo.
       queries.push({
-        match: { [f.name]: { query: word, operator: 'and', fuzziness: 'AUTO:5,9', fuzzy_transpositions: true, boost: 0.5 * f.boost } },
+        match: {
+          [f.name]: {
+            query: word, operator: 'and', fuzziness: 'AUTO:5,9', fuzzy_transpositions: true, max_expansions: MAX_EXPANSIONS, boost: 0.5 * f.boost,
+          },
+        },
       });
     }
     if (isLast && [...word].length >= 2) {
-      queries.push({ match_bool_prefix: { [f.name]: { query: word, operator: 'and', boost: 0.5 * f.boost } } });
+      queries.push({ match_bool_prefix: { [f.name]: { query: word, operator: 'and', max_expansions: MAX_EXPANSIONS, boost: 0.5 * f.boost } } });
     }
   }
   return { dis_max: { queries } };

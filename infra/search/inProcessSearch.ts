@@ -18,7 +18,7 @@
 import MiniSearch from 'minisearch';
 import type { Query, SearchResult as MiniResult } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
-import type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from '../../contracts/ports.ts';
+import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { lookupWords, maxTypos, titleKey, tokenize, transpositions } from './normalize.ts';
 import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from './ranking.ts';
 
@@ -74,8 +74,11 @@ interface IndexedFields {
   alt?: string;
 }
 
-/** Query words looked up; the rest of a longer query is ignored (coverage is a 30-bit mask). */
-const MAX_WORDS = 30;
+/**
+ * Query words looked up; the rest of a longer query is ignored. The API refuses queries of
+ * more words; the index bounds its own work whoever calls it (and coverage is a 30-bit mask).
+ */
+const MAX_WORDS = SEARCH_QUERY_MAX_WORDS;
 
 /** Identity: our tokenizer already normalises, and MiniSearch must not lower-case twice. */
 const keepTerm = (term: string): string => term;
@@ -276,7 +279,25 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
  * prefix (the user is still typing it; a 1-letter prefix would match a tenth of the
  * vocabulary); its one-swap variants are looked up with one typo less, so a transposition
  * costs one typo. `owners` maps every engine term to a bit mask of the query words it stands for.
+ * The work is a constant per word (a word longer than MAX_TYPO_WORD_CHARS is looked up exactly
+ * and by prefix only) times at most MAX_WORDS words: linear in the query.
  */
+/**
+ * Two-swap variants looked up per query, whatever its words: each is one engine lookup, and
+ * they are most of the work of a long query (200 characters of 24-letter words would ask for
+ * ~2,000). The sample's misspelt queries need at most 82; a query past the budget keeps its
+ * exact, fuzzy and one-swap lookups.
+ */
+const MAX_DOUBLE_SWAPS = 200;
+
+/**
+ * Words of a query forgiven their typos (the first ones); later words must match exactly or as
+ * the last word's prefix. A fuzzy lookup walks the vocabulary's tree within its typos (~1 ms
+ * for a 10-letter word within 2 on the sample), so 20 typo'd words would cost ~20 ms; titles
+ * long enough to need more are pasted, not misspelt word by word.
+ */
+const MAX_TYPO_WORDS = 10;
+
 function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>; allWords: number } {
   const last = words[words.length - 1] as string;
   const unique = distinct(words);
@@ -284,9 +305,10 @@ function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>
   const own = (term: string, i: number): void => {
     owners.set(term, (owners.get(term) ?? 0) | (1 << i));
   };
+  let doublesLeft = MAX_DOUBLE_SWAPS;
   const queries: Query[] = unique.map((word, i) => {
     own(word, i);
-    const typos = maxTypos(word);
+    const typos = i < MAX_TYPO_WORDS ? maxTypos(word) : 0;
     const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix: word === last && word.length >= 2 }];
     const swaps = typos === 0 ? [] : transpositions(word);
     if (swaps.length > 0) {
@@ -294,9 +316,13 @@ function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>
       // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
       parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
     }
-    if (typos >= 2) {
-      // Two swaps ("negoitatro"): exact lookups of every two-swap variant, a few dozen at most.
-      const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swaps.includes(d));
+    if (typos >= 2 && doublesLeft > 0) {
+      // Two swaps ("negoitatro"): exact lookups of the two-swap variants, a few dozen for a
+      // usual word, ~250 for a word at MAX_TYPO_WORD_CHARS; at most MAX_DOUBLE_SWAPS in all.
+      // This is what grew with the cube of a word's length before those caps.
+      const swapped = new Set(swaps);
+      const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swapped.has(d)).slice(0, doublesLeft);
+      doublesLeft -= doubles.length;
       for (const d of doubles) own(d, i);
       if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
     }

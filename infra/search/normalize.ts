@@ -47,12 +47,25 @@ export function titleKey(words: readonly string[]): string {
 }
 
 /**
+ * Longest query word that is looked up with typos; a longer one must match exactly (or as a
+ * prefix). Typo lookups cost more than linear time in a word's length: the in-process index
+ * searches every one-swap variant of a word within one typo and looks up every two-swap
+ * variant (n words of n characters, then n^2 of them: an 800-character word took 21 s and
+ * 1.6 GB), and each MiniSearch fuzzy lookup allocates a matrix of the word's length squared.
+ * Capping the length makes the typo work of one word a constant, so a query costs time linear
+ * in its length. 24 is far above the longest word of the sample's titles (14) and covers the
+ * long compounds of German or Finnish titles, whose typos are still forgiven.
+ */
+export const MAX_TYPO_WORD_CHARS = 24;
+
+/**
  * Typos tolerated in a query word: none below 5 characters (short words have too many
- * neighbours), 1 from 5, 2 from 9 — the same thresholds as OpenSearch `fuzziness: AUTO:5,9`.
+ * neighbours), 1 from 5, 2 from 9 — the same thresholds as OpenSearch `fuzziness: AUTO:5,9` —
+ * and none above MAX_TYPO_WORD_CHARS.
  */
 export function maxTypos(term: string): number {
   const n = [...term].length;
-  return n >= 9 ? 2 : n >= 5 ? 1 : 0;
+  return n > MAX_TYPO_WORD_CHARS ? 0 : n >= 9 ? 2 : n >= 5 ? 1 : 0;
 }
 
 /**

@@ -35,9 +35,9 @@ function chain(middleware: Koa.Middleware[]): Koa.Middleware {
 
 export const DEFAULT_IMAGE_BASE = 'https://images.marquee.example';
 
-function defaultPerMinute(): number {
-  const fromEnv = Number(process.env.RATE_LIMIT_PER_MINUTE);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 60;
+function perMinuteFromEnv(name: string, fallback: number): number {
+  const fromEnv = Number(process.env[name]);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : fallback;
 }
 
 async function isReady(deps: ApiDeps): Promise<boolean> {
@@ -78,7 +78,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   const v1 = chain([
     authenticate(createKeyLookup(deps.readStore, deps.keyCacheMs ?? 1000)),
     rateLimiter({
-      max: deps.rateLimit?.perMinute ?? defaultPerMinute(),
+      max: deps.rateLimit?.perMinute ?? perMinuteFromEnv('RATE_LIMIT_PER_MINUTE', 60),
       windowMs: deps.rateLimit?.windowMs ?? 60_000,
       redis: deps.rateLimit?.redis,
       redisDependency: deps.rateLimit?.redisDependency,
@@ -87,6 +87,16 @@ export function createApp(deps: ApiDeps): ApiApp {
     methodGuard(),
     etagMiddleware(),
   ]);
+  // `/go` needs no key, so it is limited per client address: a cap on what one client can make
+  // the server decrypt (or guess at). A bucket of its own, so following links spends no /v1 quota.
+  const goLimiter = rateLimiter({
+    max: deps.rateLimit?.goPerMinute ?? perMinuteFromEnv('GO_RATE_LIMIT_PER_MINUTE', 120),
+    windowMs: deps.rateLimit?.windowMs ?? 60_000,
+    redis: deps.rateLimit?.redis,
+    redisDependency: deps.rateLimit?.redisDependency,
+    namespace: 'marquee-go-ratelimit',
+    byAddress: true,
+  });
 
   const router = new Router();
   for (const e of list) {
@@ -132,6 +142,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(errorMiddleware(deps.logger));
   app.use(notFoundFallback());
   app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1(ctx, next) : next()));
+  app.use((ctx, next) => (ctx.path.startsWith('/go/') ? goLimiter(ctx, next) : next()));
   app.use(router.routes());
   return app;
 }

@@ -3,6 +3,10 @@
  * router (app.ts) and the OpenAPI document (openapi.ts) are both generated from this list.
  */
 import { PLATFORMS } from '../../contracts/domain.ts';
+import { MAX_SLUG_CHARS, SLUG_PATTERN } from '../../contracts/ids.ts';
+import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../contracts/ports.ts';
+import { RELEASE_VERSION_PATTERN } from '../../contracts/snapshotSchema.ts';
+import { LINK_TOKEN_PATTERN, MAX_LINK_TOKEN_CHARS } from '../links/linkTokens.ts';
 import { getCollection, listCollections, listLocales, listProviders } from './handlers/catalog.ts';
 import { getFeatured, getRankings, getTrending } from './handlers/charts.ts';
 import { follow } from './handlers/go.ts';
@@ -20,7 +24,10 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       path: '/v1/search', operationId: 'search', tag: 'Catalog', summary: 'Full-text search',
       description: 'Full-text search with typo tolerance over movies and TV shows, ranked by relevance within the country.',
       params: [
-        { name: 'q', in: 'query', type: 'string', required: true, description: 'Search query.' },
+        {
+          name: 'q', in: 'query', type: 'string', required: true, maxLength: SEARCH_QUERY_MAX_CHARS, maxWords: SEARCH_QUERY_MAX_WORDS,
+          description: `Search query: at most ${SEARCH_QUERY_MAX_CHARS} characters and ${SEARCH_QUERY_MAX_WORDS} words (400 past them).`,
+        },
         p.country(),
         p.lang("Search language; default the country's primary language (English when it has no index)."),
         p.limit(20, 100), p.offset(), p.kind(),
@@ -86,7 +93,10 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
     {
       path: '/v1/media/:id/seasons/:season/episodes', operationId: 'getEpisodes', tag: 'Media', summary: 'Episodes of a season',
       description: '404 for a movie or an unknown season.',
-      params: [p.mediaId(), { name: 'season', in: 'path', type: 'string', required: true, description: 'Season number.' }],
+      params: [
+        p.mediaId(),
+        { name: 'season', in: 'path', type: 'string', required: true, pattern: '^[0-9]{1,6}$', description: 'Season number.' },
+      ],
       response: 'Episodes', errors: [404], auth: 'required', needsCatalog: true, handler: getEpisodes,
     },
     {
@@ -98,7 +108,10 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
     {
       path: '/v1/collections/:slug', operationId: 'getCollection', tag: 'Collections', summary: 'A collection and its titles',
       params: [
-        { name: 'slug', in: 'path', type: 'string', required: true, description: 'Collection slug.' },
+        {
+          name: 'slug', in: 'path', type: 'string', required: true, maxLength: MAX_SLUG_CHARS, pattern: SLUG_PATTERN.source,
+          description: 'Collection slug: lower-case letters, digits and single dashes.',
+        },
         p.country(), p.limit(50, 200), p.offset(),
       ],
       response: 'CollectionDetail', errors: [400, 404], auth: 'required', needsCatalog: true, handler: getCollection,
@@ -144,7 +157,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       path: '/v1/snapshots/file/:version/*path', operationId: 'getSnapshotFile', tag: 'Snapshots', summary: 'A file of a release',
       description: 'Needs the API key and the `expires` and `sig` of a download URL. Honours `Range` and `If-None-Match`.',
       params: [
-        { name: 'version', in: 'path', type: 'string', required: true, description: 'Release label.' },
+        { name: 'version', in: 'path', type: 'string', required: true, pattern: RELEASE_VERSION_PATTERN.source, description: 'Release label `<year>-W<week>`.' },
         { name: 'path', in: 'path', type: 'string', required: true, description: 'File path within the release (URL-encoded).' },
       ],
       otherResponse: { status: 200, description: 'The file bytes.', contentType: 'application/octet-stream' },
@@ -153,7 +166,10 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
     {
       path: '/go/:link_token', operationId: 'followLink', tag: 'Links', summary: 'Redirect to a streaming provider',
       params: [
-        { name: 'link_token', in: 'path', type: 'string', required: true, description: 'The `link_token` of a streaming link.' },
+        {
+          name: 'link_token', in: 'path', type: 'string', required: true, maxLength: MAX_LINK_TOKEN_CHARS, pattern: LINK_TOKEN_PATTERN,
+          description: 'The `link_token` of a streaming link (base58).',
+        },
         { name: 'platform', in: 'query', type: 'string', enum: [...PLATFORMS], default: 'web', description: 'Target platform of the deep link; default `web`.' },
       ],
       otherResponse: { status: 302, description: 'Redirect; `Location` is the deep link.' },

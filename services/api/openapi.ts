@@ -2,7 +2,7 @@
  * The OpenAPI 3.0.3 document, generated from the endpoint definitions (endpoints.ts) and the
  * response schemas (schemas.ts): the same definitions validate requests, so it cannot drift.
  */
-import type { ParamDef } from './params.ts';
+import { paramPattern, type ParamDef } from './params.ts';
 import { schemas, type Schema } from './schemas.ts';
 import type { Endpoint } from './types.ts';
 
@@ -23,12 +23,16 @@ function paramSchema(def: ParamDef): Schema {
       return { type: 'string', enum: ['true', 'false'], ...(def.default !== undefined ? { default: String(def.default) } : {}) };
     case 'date':
       return { type: 'string', format: 'date' };
-    case 'string':
+    case 'string': {
+      const pattern = paramPattern(def);
       return {
         type: 'string',
+        ...(def.maxLength !== undefined ? { maxLength: def.maxLength } : {}),
+        ...(pattern !== undefined ? { pattern } : {}),
         ...(def.enum ? { enum: [...def.enum] } : {}),
         ...(def.default !== undefined ? { default: def.default } : {}),
       };
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { LOCALES } from '../../contracts/domain.ts';
 import { AppError } from '../../contracts/errors.ts';
-import { isIsoDate } from '../../contracts/ids.ts';
+import { MEDIA_ID_PATTERN, isIsoDate } from '../../contracts/ids.ts';
 
 /**
  * - `string`: taken as given (an empty value counts as absent);
@@ -28,6 +28,15 @@ export interface ParamDef {
   default?: string | number | boolean;
   /** Upper bound of an `integer`: larger values are clamped to it, not refused (decisions.md). */
   max?: number;
+  /**
+   * Most characters (Unicode code points, as OpenAPI's `maxLength` counts) of a `string`. Checked
+   * first, so an oversized value costs nothing more than its length.
+   */
+  maxLength?: number;
+  /** Most words of a `string`, separated by spaces, tabs or line breaks; published as its `pattern`. */
+  maxWords?: number;
+  /** Anchored regular expression a `string` must match, in the syntax JavaScript and OpenAPI tools share. */
+  pattern?: string;
   description: string;
 }
 
@@ -38,6 +47,55 @@ function invalid(def: ParamDef, why: string): AppError {
   return new AppError('invalid_parameter', `Parameter '${def.name}' ${why}.`, {
     details: { parameter: def.name },
   });
+}
+
+/**
+ * A path names a resource: a malformed id or slug names none, so it is a 404 like an unknown
+ * one (never a 500 from a store that choked on it). The value is not echoed: it may be huge.
+ */
+function refused(def: ParamDef, why: string): AppError {
+  if (def.in === 'query') return invalid(def, why);
+  return new AppError('not_found', `Nothing has this ${def.name}: it ${why}.`, { details: { parameter: def.name } });
+}
+
+/** White space between words of `maxWords`: ASCII only, so JavaScript and Python regexes agree on it. */
+const SPACE = '[ \\t\\n\\r]';
+const WORD = '[^ \\t\\n\\r]+';
+
+/** The `pattern` of a string parameter: its own, or the one its `maxWords` stands for. */
+export function paramPattern(def: ParamDef): string | undefined {
+  if (def.pattern !== undefined) return def.pattern;
+  if (def.maxWords !== undefined) return `^${SPACE}*${WORD}(?:${SPACE}+${WORD}){0,${def.maxWords - 1}}${SPACE}*$`;
+  return undefined;
+}
+
+const compiled = new Map<string, RegExp>();
+function regex(source: string): RegExp {
+  let re = compiled.get(source);
+  if (re === undefined) {
+    re = new RegExp(source);
+    compiled.set(source, re);
+  }
+  return re;
+}
+
+/** Whether `text` has more than `max` code points, without splitting a long text into an array. */
+function longerThan(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  if (text.length > 2 * max) return true;
+  let points = 0;
+  for (const _ of text) if (++points > max) return true;
+  return false;
+}
+
+function checkString(def: ParamDef, raw: string): string {
+  if (def.maxLength !== undefined && longerThan(raw, def.maxLength)) throw refused(def, `must be at most ${def.maxLength} characters long`);
+  const pattern = paramPattern(def);
+  if (pattern !== undefined && !regex(pattern).test(raw)) {
+    throw refused(def, def.maxWords !== undefined ? `must have 1 to ${def.maxWords} words` : `must match ${pattern}`);
+  }
+  if (def.enum && !def.enum.includes(raw)) throw refused(def, `must be one of ${def.enum.join(', ')}`);
+  return raw;
 }
 
 function convert(def: ParamDef, raw: string): ParamValue {
@@ -62,8 +120,7 @@ function convert(def: ParamDef, raw: string): ParamValue {
       if (!isIsoDate(raw)) throw invalid(def, 'must be a date in the form YYYY-MM-DD');
       return raw;
     case 'string':
-      if (def.enum && !def.enum.includes(raw)) throw invalid(def, `must be one of ${def.enum.join(', ')}`);
-      return raw;
+      return checkString(def, raw);
   }
 }
 
@@ -131,5 +188,8 @@ export const p = {
   kind: (): ParamDef => ({
     name: 'kind', in: 'query', type: 'string', enum: ['movie', 'tv_show'], description: 'Only titles of this content type.',
   }),
-  mediaId: (): ParamDef => ({ name: 'id', in: 'path', type: 'string', required: true, description: 'Media id, e.g. `mv00012345`.' }),
+  mediaId: (): ParamDef => ({
+    name: 'id', in: 'path', type: 'string', required: true, maxLength: 10, pattern: MEDIA_ID_PATTERN.source,
+    description: 'Media id: `mv` (movie) or `tv` (TV show) and 8 digits, e.g. `mv00012345`.',
+  }),
 };

@@ -1,5 +1,6 @@
 /**
- * Rate limiting with koa-ratelimit: per API key, per client address for keyless calls.
+ * Rate limiting with koa-ratelimit: per API key, per client address for keyless calls (and
+ * always per address for the `/go` redirect, in a bucket of its own).
  * Headers are the IETF draft names `RateLimit-Limit`, `RateLimit-Remaining` and
  * `RateLimit-Reset` (seconds until the window resets) on every /v1 response; over the limit
  * the request fails with AppError `rate_limited` (429) and `Retry-After` in seconds.
@@ -82,6 +83,10 @@ export interface RateLimiterOptions {
   redisDependency?: Dependency;
   /** The memory driver's store (tests inspect it). Default a new ExpiringMap. */
   memory?: ExpiringMap;
+  /** Counters' key prefix: limiters with different namespaces count separately. Default `marquee-ratelimit`. */
+  namespace?: string;
+  /** Count per client address even when the request carries an API key. Default false (per key). */
+  byAddress?: boolean;
 }
 
 function secondsUntil(resetHeader: unknown, now: number): number | null {
@@ -100,9 +105,9 @@ export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
       db: db as Map<unknown, unknown>,
       duration: windowMs,
       max: options.max,
-      namespace: 'marquee-ratelimit',
+      namespace: options.namespace ?? 'marquee-ratelimit',
       id: (ctx: Koa.Context) => {
-        const auth = ctx.state.auth as AuthState | undefined;
+        const auth = options.byAddress ? undefined : (ctx.state.auth as AuthState | undefined);
         return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
       },
       headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },

@@ -44,6 +44,11 @@ export interface RateLimitOptions {
   redisDependency?: Dependency;
   /** Window length in ms. Default 60000. */
   windowMs?: number;
+  /**
+   * `/go` redirects per minute per client address, counted apart from /v1. Default
+   * GO_RATE_LIMIT_PER_MINUTE, else 120.
+   */
+  goPerMinute?: number;
 }
 
 export interface ApiDeps {

@@ -74,7 +74,11 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     clock,
     logger,
     imageBase: config.imageBase,
-    rateLimit: { perMinute: config.rateLimitPerMinute, ...(redis ? { redis, redisDependency: dependencies.get('redis') } : {}) },
+    rateLimit: {
+      perMinute: config.rateLimitPerMinute,
+      goPerMinute: config.goRateLimitPerMinute,
+      ...(redis ? { redis, redisDependency: dependencies.get('redis') } : {}),
+    },
     ready: () => ready,
     health,
   });

@@ -17,10 +17,9 @@
 import { aessiv } from '@noble/ciphers/aes.js';
 import bs58 from 'bs58';
 import { AppError } from '../../contracts/errors.ts';
-import type { Platform } from '../../contracts/domain.ts';
+import { MAX_WEB_URL_BYTES, type Platform } from '../../contracts/domain.ts';
 import { missingSecret } from '../shared/config.ts';
 import { deepLink } from './deepLinks.ts';
-import { base58Encode, createSivSealer } from './sivSealer.ts';
 
 export { deepLink };
 
@@ -51,8 +50,27 @@ export interface LinkTokens {
 
 /** SIV tag length: the smallest token is the version byte and an empty URL's tag. */
 const TAG_BYTES = 16;
-/** Base58 decoding is quadratic; no real URL makes a token this long. */
-const MAX_TOKEN_CHARS = 4096;
+
+/**
+ * The longest token of a URL the catalog accepts (MAX_WEB_URL_BYTES): base58 writes a byte in
+ * log(256)/log(58) characters (a leading zero byte in one), so 1 + 16 + 1,024 bytes take at most
+ * 1,422 characters. A longer token cannot decrypt: `/go` refuses it without decoding, which
+ * matters because base58 decoding costs time quadratic in the length (~5 ms at this bound,
+ * ~19 ms at twice the length).
+ */
+export const MAX_LINK_TOKEN_CHARS = Math.ceil(((1 + TAG_BYTES + MAX_WEB_URL_BYTES) * Math.log(256)) / Math.log(58));
+/** Base58, Bitcoin alphabet (no 0, O, I, l): the OpenAPI `pattern` of `link_token`. */
+export const LINK_TOKEN_PATTERN = '^[1-9A-HJ-NP-Za-km-z]+$';
+
+/**
+ * bs58 builds its string one character at a time, which V8 keeps as a chain of ~100 pieces
+ * (~2 KB) until something reads it; a cached token would keep them all. Converting the string
+ * to a number (NaN) flattens it in place to ~150 bytes.
+ */
+function flat(text: string): string {
+  void Number(text);
+  return text;
+}
 
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -73,23 +91,24 @@ export function createLinkTokens(options: LinkTokensOptions): LinkTokens {
   const current = options.current ?? Math.max(...keys.keys());
   const currentKey = keys.get(current);
   if (currentKey === undefined) throw new AppError('internal', `No link token key has version ${current}.`);
-  // aessiv(currentKey, [current]).encrypt with its key schedules computed once: a release
-  // encodes every link, and noble redoes them per call (./sivSealer.ts, same bytes).
-  const seal = createSivSealer(currentKey, Uint8Array.of(current));
+  const currentAd = Uint8Array.of(current);
 
   return {
     version: current,
 
+    // ~50-80 us a token (noble expands the AES keys on every call, base58 is quadratic): callers
+    // that encode a URL more than once keep the tokens (./linkTokenCache.ts).
     encode(webUrl) {
-      const sealed = seal(utf8.encode(webUrl));
+      // A cipher instance encrypts once (noble refuses a second call), so one per token.
+      const sealed = aessiv(currentKey, currentAd).encrypt(utf8.encode(webUrl));
       const bytes = new Uint8Array(1 + sealed.length);
       bytes[0] = current;
       bytes.set(sealed, 1);
-      return base58Encode(bytes);
+      return flat(bs58.encode(bytes));
     },
 
     decode(token) {
-      if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_CHARS) return null;
+      if (typeof token !== 'string' || token.length === 0 || token.length > MAX_LINK_TOKEN_CHARS) return null;
       const bytes = bs58.decodeUnsafe(token);
       if (bytes === undefined || bytes.length < 1 + TAG_BYTES) return null;
       const version = bytes[0] as number;

@@ -28,6 +28,8 @@ export interface Config {
   redisUrl: string | null;
   /** Requests per minute per key. `RATE_LIMIT_PER_MINUTE`, default 60. */
   rateLimitPerMinute: number;
+  /** `/go` redirects per minute per client address. `GO_RATE_LIMIT_PER_MINUTE`, default 120. */
+  goRateLimitPerMinute: number;
   /** `LINK_TOKEN_KEYS` = `1:<64 hex>,2:<64 hex>`; required unless `--sample` (then unset = the development key). */
   linkTokenKeys: string | null;
   /** Secret for signed download URLs. `DOWNLOAD_SIGNING_KEY`; required unless `--sample` (then unset = a random key kept in the data dir). */
@@ -80,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     opensearchUrl: url(env.OPENSEARCH_URL),
     redisUrl: url(env.REDIS_URL),
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
+    goRateLimitPerMinute: int(env.GO_RATE_LIMIT_PER_MINUTE, 120, 'GO_RATE_LIMIT_PER_MINUTE'),
     linkTokenKeys: url(env.LINK_TOKEN_KEYS),
     downloadSigningKey: url(env.DOWNLOAD_SIGNING_KEY),
     imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',

@@ -34,6 +34,7 @@ import {
   trendingProjection,
 } from '../../projections/index.ts';
 import { linksKey } from '../../projections/links.ts';
+import { cachedEncode } from '../links/linkTokenCache.ts';
 import { trendingKey } from '../../projections/trending.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { changeRows } from './changes.ts';
@@ -46,6 +47,14 @@ import { tarGzStream } from './tarball.ts';
 import { isoWeekLabel, rfc3339, trendingDays, weekStart } from './week.ts';
 
 export const DEFAULT_RELEASES_KEEP = 8;
+
+/**
+ * Link tokens kept during a build (~20 MB at most). Countries are written one after another,
+ * so a URL is found again only while its first country is among the last ~100,000 links: on
+ * the sample (208,000 links, 128,000 distinct URLs) this hits 36 % of links, against 38 % for an
+ * unbounded cache and 26 % for 50,000 entries.
+ */
+const LINK_TOKEN_CACHE_ENTRIES = 100_000;
 
 export interface BuildProgress {
   /** Release path of the file just finished (or `publish`). */
@@ -128,9 +137,11 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
 
   const release = await releases.begin(version);
   const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), `marquee-snapshot-${version}-`)));
+  // One cache for the whole build: a provider URL recurs in the countries that offer the title.
+  const linkTokens: LinkTokenEncoder = { encode: cachedEncode((url) => options.linkTokens.encode(url), LINK_TOKEN_CACHE_ENTRIES) };
   try {
     for (const country of countries) {
-      await writeCountry({ ...options, release, collections, country, version, finished });
+      await writeCountry({ ...options, linkTokens, release, collections, country, version, finished });
     }
     const metadata = await writeMetadata({
       readStore,

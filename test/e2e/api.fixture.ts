@@ -6,7 +6,12 @@
 import type { MediaDetails, Offer, Provider, Season } from '../../contracts/domain.ts';
 import type { DomainEvent } from '../../contracts/events.ts';
 import { streams } from '../../contracts/ids.ts';
-import type { EventStore, ReadStore, SearchDocument, SearchIndex } from '../../contracts/ports.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock, EventStore, ReadStore, SearchDocument, SearchIndex } from '../../contracts/ports.ts';
+import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import type { GenresDoc } from '../../contracts/readModels.ts';
 import { defaultCollectionName } from '../../projections/collections.ts';
 import { GENRES_KEY } from '../../projections/genres.ts';
@@ -221,4 +226,26 @@ export async function seedCatalog(eventStore: EventStore, readStore: ReadStore, 
     .map((r) => toSearchDocument(r.doc, genres?.doc.genres ?? []))
     .filter((d): d is SearchDocument => d !== null);
   await search.upsert(docs);
+}
+
+/** A fresh data directory with the fixture's LMDB stores; `close()` closes them and removes it. */
+export interface FixtureStores {
+  eventStore: EventStore;
+  readStore: ReadStore;
+  close(): Promise<void>;
+}
+
+export function openFixtureStores(prefix: string, clock: Clock): FixtureStores {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const eventStore = lmdbEventStore({ dataDir: dir, clock });
+  const readStore = lmdbReadStore({ dataDir: dir });
+  return {
+    eventStore,
+    readStore,
+    async close() {
+      await readStore.close();
+      await eventStore.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -136,6 +136,30 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.equal((await query('Prebator')).total, 1);
       });
 
+      it('forgives typos up to 24 characters, and matches a longer word exactly only', async function () {
+        const long = 'abcdefghijklmnopqrstuvwxyzab'; // 28 letters, a "word" no typo may reach
+        const [w24, w28] = await load(searchDoc('Donaudampfschifffahrtsge'), searchDoc(long));
+        // 24 letters, one substitution: found.
+        assert.deepEqual((await query('Donaudampfschifffahrtsgx')).ids, [w24!.id]);
+        assert.deepEqual((await query(long)).ids, [w28!.id]);
+        assert.deepEqual(await query(`${long.slice(0, -1)}x`), { total: 0, ids: [] });
+      });
+
+      it('answers a 4,000-character word and a 500-word query quickly (bounded typo work)', async function () {
+        const [titanic] = await load(searchDoc('Titanic'), searchDoc('Casablanca'));
+        const letters = 'qwertyuiopasdfghjklzxcvbnm';
+        const word = Array.from({ length: 4000 }, (_, i) => letters[(i * 7) % 26]).join('');
+        const words = Array.from({ length: 500 }, (_, i) => `titanc${letters.slice(i % 20, (i % 20) + 6)}`).join(' ');
+        for (const q of [word, `titanc ${word}`, words]) {
+          const started = performance.now();
+          await query(q);
+          const ms = performance.now() - started;
+          assert.ok(ms < 1000, `${q.length} characters took ${ms.toFixed(0)} ms`);
+        }
+        // Words past the looked-up ones are ignored, the first ones still count.
+        assert.deepEqual((await query(`titanc ${word}`)).ids, [titanic!.id]);
+      });
+
       it("matches the last word as a prefix ('Tit' finds Titanic), and only the last word", async function () {
         const [titanic, reborn] = await load(searchDoc('Titanic'), searchDoc('Dragon Reborn'));
         assert.deepEqual((await query('Tit')).ids, [titanic!.id]);

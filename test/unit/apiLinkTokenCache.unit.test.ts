@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { cachedLinkTokens } from '../../services/api/linkTokenCache.ts';
 import type { LinkTokenCodec } from '../../services/api/types.ts';
 import { createLinkTokens } from '../../services/links/linkTokens.ts';
@@ -40,5 +42,21 @@ describe('the API link-token cache', () => {
     cached.encode('https://a.example/2');
     cached.encode('https://a.example/1');
     assert.deepEqual(calls, ['https://a.example/1', 'https://a.example/2', 'https://a.example/3', 'https://a.example/1']);
+  });
+
+  it('keeps each token in a few hundred bytes (a flat string, not the ~2 KB chain base58 builds)', () => {
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const real = createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] });
+    const cached = cachedLinkTokens(real, 20_000);
+    const urls = Array.from({ length: 20_000 }, (_, i) => `https://watch.example/US/mv${String(i).padStart(8, '0')}`);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (const url of urls) cached.encode(url);
+    gc();
+    const perEntry = (process.memoryUsage().heapUsed - before) / urls.length;
+    // The cache is still in use here, so the collection above could not drop it.
+    assert.equal(cached.encode(urls[0] as string), real.encode(urls[0] as string));
+    assert.ok(perEntry < 600, `${perEntry.toFixed(0)} bytes per cached token`);
   });
 });

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import bs58 from 'bs58';
-import { PLATFORMS } from '../../contracts/domain.ts';
+import { MAX_WEB_URL_BYTES, PLATFORMS } from '../../contracts/domain.ts';
 import {
   createLinkTokens,
   deepLink,
   DEVELOPMENT_LINK_KEY_HEX,
+  LINK_TOKEN_PATTERN,
+  MAX_LINK_TOKEN_CHARS,
   linkKeysFromEnv,
   usesDevelopmentLinkKey,
 } from '../../services/links/linkTokens.ts';
@@ -28,6 +30,27 @@ describe('link tokens', function () {
     for (const url of [URL_A, 'https://example.com/f%C3%A9/été?q=ü&x=1#frag', '']) {
       assert.equal(v1.decode(v1.encode(url)), url);
     }
+  });
+
+  it('makes the very tokens it has always made (pinned: a token must never change for a key and URL)', function () {
+    // Made by the former hand-written SIV and base58 before they were replaced by aessiv and bs58.
+    assert.equal(v1.encode(URL_A), 'XErWuytQkLvYydF6g9sTeUK2kjLo9Knk5iL9kBMpNZA7DNS7eufkc3xPBbZM9QRSHUNKqoGS9v');
+    const dev = createLinkTokens({ keys: linkKeysFromEnv({}) });
+    assert.equal(dev.encode(URL_A), 'gtVCXktcK1Z72UoXyGqXTq4Y7zN4yhgzsUkn3nuqSGUDoHMpkJ1ZoWkPrJiiRXb6n5gsDTcknq');
+    const key64 = Uint8Array.from({ length: 64 }, (_, i) => (i * 7 + 3) & 255);
+    const v2 = createLinkTokens({ keys: [{ version: 2, key: key64 }] });
+    assert.equal(v2.encode('https://tv.apple.com/us/movie/été'), 'i7oMKbNZ33ZfSjPnE8PseQrtGyYryBcmhKdC46C632jDz8MycLJMLHZicSZzg4DXW3g8hV');
+  });
+
+  it('bounds tokens by the longest URL accepted, and refuses a longer token without decoding it', function () {
+    const longest = v1.encode(`https://p.example/${'é'.repeat((MAX_WEB_URL_BYTES - 18) / 2)}`);
+    assert.ok(longest.length <= MAX_LINK_TOKEN_CHARS, `${longest.length} > ${MAX_LINK_TOKEN_CHARS}`);
+    assert.match(longest, new RegExp(LINK_TOKEN_PATTERN));
+    assert.equal(v1.decode(longest)?.length, 18 + (MAX_WEB_URL_BYTES - 18) / 2);
+    const started = performance.now();
+    assert.equal(v1.decode('z'.repeat(MAX_LINK_TOKEN_CHARS + 1)), null);
+    assert.equal(v1.decode('z'.repeat(1_000_000)), null);
+    assert.ok(performance.now() - started < 5);
   });
 
   it('writes only base58 (Bitcoin alphabet) characters, starting with the key version byte', function () {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { indexBody, toIndexed } from '../../infra/opensearch/mapping.ts';
-import { searchBody, type QueryOptions } from '../../infra/opensearch/query.ts';
+import { MAX_EXPANSIONS, MAX_WORDS, searchBody, type QueryOptions } from '../../infra/opensearch/query.ts';
 import { searchDoc } from '../ports/searchIndex.suite.ts';
 
 const queryOptions: QueryOptions = {
@@ -53,6 +53,23 @@ describe('OpenSearch index documents and queries', function () {
     assert.deepEqual([far?.from, far?.size], [9_995, 5]);
     const beyond = searchBody({ ...base, offset: 12_000, limit: 20 }, queryOptions);
     assert.deepEqual([beyond?.from, beyond?.size], [0, 0]);
+  });
+
+  it('bounds the work of any query: at most MAX_WORDS words, no typo past 24 characters, capped expansions', function () {
+    const long = 'x'.repeat(4000);
+    const words = Array.from({ length: 50 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${i}`).join(' ');
+    for (const q of [long, `${words} ${long}`]) {
+      const body = searchBody({ ...base, q }, queryOptions);
+      const wordQueries = (body as any).query.bool.must[0].function_score.query.bool.must[0].bool.should as unknown[];
+      assert.ok(wordQueries.length <= MAX_WORDS, `${wordQueries.length} word queries`);
+      const json = JSON.stringify(body);
+      const fuzzy = json.match(/"fuzziness"/g) ?? [];
+      const prefix = json.match(/"match_bool_prefix"/g) ?? [];
+      assert.equal((json.match(/"max_expansions":50/g) ?? []).length, fuzzy.length + prefix.length);
+      // No fuzzy clause searches the 4,000-character word.
+      assert.ok(!new RegExp(`"query":"${long}","operator":"and","fuzziness"`).test(json));
+    }
+    assert.equal(MAX_EXPANSIONS, 50);
   });
 
   it('filters provider within the upper-cased query country and searches the query language fields only when configured', function () {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { lookupWords, maxTypos, titleKey, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { MAX_TYPO_WORD_CHARS, lookupWords, maxTypos, titleKey, tokenize, transpositions } from '../../infra/search/normalize.ts';
 import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
@@ -21,6 +21,13 @@ describe('search text normalisation', function () {
 
   it('allows 0 typos below 5 characters, 1 from 5 and 2 from 9', function () {
     assert.deepEqual(['jaws', 'alien', 'titanic', 'predator', 'inception'].map(maxTypos), [0, 1, 1, 1, 2]);
+  });
+
+  it('allows no typo above MAX_TYPO_WORD_CHARS, so the typo work of one word is bounded', function () {
+    assert.equal(MAX_TYPO_WORD_CHARS, 24);
+    assert.equal(maxTypos('a'.repeat(24)), 2);
+    assert.equal(maxTypos('a'.repeat(25)), 0);
+    assert.equal(maxTypos('a'.repeat(4000)), 0);
   });
 
   it('lists the adjacent transpositions of a word, without the word itself', function () {

@@ -75,10 +75,9 @@ export async function getSeasons(input: HandlerInput): Promise<unknown> {
 
 export async function getEpisodes(input: HandlerInput): Promise<unknown> {
   const { id, seasons } = await tvSeasons(input);
+  // The season travels as a path string of 1-6 digits (checked by its definition, endpoints.ts).
   const raw = reqStr(input.params, 'season');
-  // The season travels as a path string; anything that is not a season number names no season.
-  const number = /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
-  const season = seasons.find((s) => s.seasonNumber === number);
+  const season = seasons.find((s) => s.seasonNumber === Number(raw));
   if (!season) throw notFound(`Media '${id}' has no season '${raw}'.`);
   return {
     media_id: id,
