@@ -45,16 +45,9 @@ export function slugify(text: string): string {
     .slice(0, MAX_SLUG_CHARS) || 'untitled';
 }
 
-/**
- * Longest collection slug. A slug becomes a stream name (`collection-<slug>`) and a read-model
- * key, and LMDB refuses keys over 1,978 bytes: a longer slug would be an observation no store
- * can ever write. 200 leaves room for the prefixes and is still a readable URL.
- */
-export const MAX_SLUG_LENGTH = 200;
-/** Lower-case words and dashes: what `slugify` makes, and what may name a collection. */
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** A slug `slugify` could have made: what may name a collection, in ingest and in API paths alike. */
 export function isCollectionSlug(value: string): boolean {
-  return value.length <= MAX_SLUG_LENGTH && SLUG.test(value);
+  return value.length <= MAX_SLUG_CHARS && SLUG_PATTERN.test(value);
 }
 
 export const streams = {

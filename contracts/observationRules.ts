@@ -8,8 +8,8 @@
  * the types are known here and only values are looked at. Each reason names the field, for the
  * person reading the dead letters. Pure.
  */
-import { FORMATS } from './domain.ts';
-import { isCollectionSlug, isCountryCode, isIsoDate, MAX_SLUG_LENGTH } from './ids.ts';
+import { FORMATS, MAX_WEB_URL_BYTES } from './domain.ts';
+import { isCollectionSlug, isCountryCode, isIsoDate, MAX_SLUG_CHARS } from './ids.ts';
 import type {
   AvailabilityObserved,
   CollectionObserved,
@@ -152,6 +152,8 @@ function availabilityObserved({ data: d }: AvailabilityObserved): void {
     atLeastZero(o.seasonNumber, `${p}.seasonNumber`);
     atLeastZero(o.episodeNumber, `${p}.episodeNumber`);
     nonEmpty(o.webUrl, `${p}.webUrl`);
+    // Its link token must stay under the length /go accepts (services/links/linkTokens.ts).
+    if (Buffer.byteLength(o.webUrl) > MAX_WEB_URL_BYTES) fail(`${p}.webUrl`, `longer than ${MAX_WEB_URL_BYTES} bytes`);
     // Formats are Avro strings ("4k" is no enum symbol), so their set is checked here.
     const format = o.formats?.find((f) => !FORMAT_SET.has(f));
     if (format !== undefined) fail(`${p}.formats`, `${show(format)} is not one of ${FORMATS.join(', ')}`);
@@ -184,8 +186,8 @@ function genresObserved({ data: d }: GenresObserved): void {
 
 function collectionObserved({ data: d }: CollectionObserved): void {
   if (!isCollectionSlug(d.slug)) {
-    fail('data.slug', d.slug.length > MAX_SLUG_LENGTH
-      ? `longer than ${MAX_SLUG_LENGTH} characters (${d.slug.length})`
+    fail('data.slug', d.slug.length > MAX_SLUG_CHARS
+      ? `longer than ${MAX_SLUG_CHARS} characters (${d.slug.length})`
       : `expected a lower-case slug, got ${show(d.slug)}`);
   }
   // A withdrawal only needs the slug; the body is checked for what gets published.

@@ -135,7 +135,7 @@ describe('hostile input to ingest (e2e)', function () {
     assert.deepEqual(letters.map((l) => l.source), ['inbox:6', 'inbox:7', 'inbox:8', 'inbox:9']);
     assert.match(letters[0]?.reason ?? '', /C3 01 header/);
     assert.equal(letters[1]?.reason, 'AvailabilityObserved.observedAt: "2025-02-30T10:00:00Z" is not an RFC 3339 timestamp');
-    assert.equal(letters[2]?.reason, 'CollectionObserved.data.slug: longer than 200 characters (2100)');
+    assert.equal(letters[2]?.reason, 'CollectionObserved.data.slug: longer than 80 characters (2100)');
     assert.match(letters[3]?.reason ?? '', /^observedAt: 2999-01-01T00:00:00Z is later than now/);
     assert.deepEqual(
       (await allEvents(eventStore)).map((e) => e.streamId),

@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { validateDecodedObservation, validateObservation } from '../../contracts/codec.ts';
-import { isCollectionSlug, MAX_SLUG_LENGTH } from '../../contracts/ids.ts';
+import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
+import { isCollectionSlug, MAX_SLUG_CHARS } from '../../contracts/ids.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { domainRuleViolation, isRfc3339 } from '../../contracts/observationRules.ts';
 import { decideFromHistory, routeObservation } from '../../services/ingest/deciders.ts';
@@ -85,12 +86,18 @@ describe('observation validation: schema and domain rules', () => {
     refused(availabilityObserved('a1', T0, [offer('hulu', { webUrl: ' ' })]), /data\.offers\[0\]\.webUrl: must not be empty/);
   });
 
+  it('refuses a web URL whose link token /go would refuse as too long', () => {
+    const url = (bytes: number) => `https://a.example/${'x'.repeat(bytes - 'https://a.example/'.length)}`;
+    assert.equal(validateObservation(availabilityObserved('a1', T0, [offer('hulu', { webUrl: url(MAX_WEB_URL_BYTES) })])), null);
+    refused(availabilityObserved('a1', T0, [offer('hulu', { webUrl: url(MAX_WEB_URL_BYTES + 1) })]), /data\.offers\[0\]\.webUrl: longer than 1024 bytes/);
+  });
+
   it('refuses a collection slug too long to be a stream name or a read-model key', () => {
     const long = 'a'.repeat(2100);
-    refused(collectionObserved('c1', T0, { slug: long }), new RegExp(`^CollectionObserved\\.data\\.slug: longer than ${MAX_SLUG_LENGTH} characters \\(2100\\)$`));
+    refused(collectionObserved('c1', T0, { slug: long }), new RegExp(`^CollectionObserved\\.data\\.slug: longer than ${MAX_SLUG_CHARS} characters \\(2100\\)$`));
     refused(collectionObserved('c1', T0, { slug: long, status: 'withdrawn' }), /data\.slug: longer than/);
-    assert.equal(isCollectionSlug('a'.repeat(MAX_SLUG_LENGTH)), true);
-    assert.equal(isCollectionSlug('a'.repeat(MAX_SLUG_LENGTH + 1)), false);
+    assert.equal(isCollectionSlug('a'.repeat(MAX_SLUG_CHARS)), true);
+    assert.equal(isCollectionSlug('a'.repeat(MAX_SLUG_CHARS + 1)), false);
   });
 
   it('checks a withdrawn collection by its slug only', () => {
