@@ -5,7 +5,10 @@
 import type { ContentType } from './domain.ts';
 import type { Observation } from './observations.ts';
 
-const MEDIA_ID = /^(mv|tv)(\d{8})$/;
+export const MEDIA_ID = /^(mv|tv)(\d{8})$/;
+
+/** Collection slugs become stream names, so they are kept to lower-case words and dashes. */
+export const COLLECTION_SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 export function mediaIdOf(kind: ContentType, sourceId: number): string {
   if (!Number.isInteger(sourceId) || sourceId < 0 || sourceId > 99_999_999) {

@@ -130,7 +130,13 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(metrics.middleware);
   app.use(errorMiddleware(deps.logger));
   app.use(notFoundFallback());
-  app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1(ctx, next) : next()));
+  // Outside /v1 (probes, metrics, /go) a path that a route answers with GET refuses other
+  // methods with 405 and `Allow`, as /v1 does; a path nothing answers stays 404.
+  const guard = methodGuard();
+  app.use((ctx, next) => {
+    if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, next);
+    return router.match(ctx.path, 'GET').route ? guard(ctx, next) : next();
+  });
   app.use(router.routes());
   return app;
 }

@@ -192,5 +192,14 @@ export const schemas: Record<string, Schema> = {
       ['sorted_by'],
     )),
   }),
-  Health: obj({ status: s() }),
+  Health: obj(
+    {
+      status: s(),
+      components: {
+        ...arr(obj({ name: s(), state: s() })),
+        description: '`/readyz`: each background loop and dependency of the process with its state.',
+      },
+    },
+    ['components'],
+  ),
 };

@@ -531,7 +531,7 @@ describe('the /v1 API over HTTP', function () {
       assert.equal((await call('/readyz', { base: booting, key: null })).status, 503);
       assert.equal((await call('/v1/rankings?country=US', { base: booting })).status, 503);
       ready = true;
-      assert.deepEqual((await call('/readyz', { base: booting, key: null })).body, { status: 'ready' });
+      assert.deepEqual((await call('/readyz', { base: booting, key: null })).body, { status: 'ready', components: [] });
       assert.equal((await call('/v1/rankings?country=US', { base: booting })).status, 200);
     });
 

@@ -5,8 +5,9 @@ import { AppError, isAppError } from '../../contracts/errors.ts';
 import { endpoints } from '../../services/api/endpoints.ts';
 import { errorMiddleware } from '../../services/api/errors.ts';
 import { buildOpenApi, openApiPath } from '../../services/api/openapi.ts';
-import { parseParams, p, type ParamDef } from '../../services/api/params.ts';
+import { paramSchema, parseParams, p, type ParamDef } from '../../services/api/params.ts';
 import { ExpiringMap, rateLimiter } from '../../services/api/rateLimit.ts';
+import { createAjv } from '../e2e/api.openapi.ts';
 
 function refusal(fn: () => unknown): AppError {
   try {
@@ -58,6 +59,55 @@ describe('request parameters', () => {
 
   it('accepts a lang in any case and answers it lower-cased', () => {
     assert.equal(parseParams(defs, { country: 'US', lang: 'DE' }, {}).lang, 'de');
+  });
+
+  it('refuses an empty typed value, and reads empty free text as absent', () => {
+    for (const name of ['limit', 'kind', 'lang', 'hide_children', 'date']) {
+      const err = refusal(() => parseParams(defs, { country: 'US', [name]: '' }, {}));
+      assert.deepEqual([err.code, err.details], ['invalid_parameter', { parameter: name }], name);
+    }
+    const free: ParamDef = { name: 'genre', in: 'query', type: 'string', default: 'all', description: 'x' };
+    assert.equal(parseParams([free], { genre: '' }, {}).genre, 'all');
+    assert.equal(refusal(() => parseParams([p.country()], { country: '' }, {})).code, 'missing_parameter');
+  });
+
+  it('answers a path parameter not of its form with not_found, naming it', () => {
+    const err = refusal(() => parseParams([p.mediaId()], {}, { id: 'mv123' }));
+    assert.deepEqual([err.code, err.details], ['not_found', { parameter: 'id' }]);
+    assert.equal(parseParams([p.mediaId()], {}, { id: 'tv00000003' }).id, 'tv00000003');
+  });
+
+  it('refuses an integer above its maximum, and counts maxLength in characters', () => {
+    const offset = p.offset();
+    assert.equal(parseParams([offset], { offset: String(Number.MAX_SAFE_INTEGER) }, {}).offset, Number.MAX_SAFE_INTEGER);
+    assert.equal(refusal(() => parseParams([offset], { offset: '9007199254740992' }, {})).code, 'invalid_parameter');
+    const short: ParamDef = { name: 't', in: 'query', type: 'string', maxLength: 3, description: 'x' };
+    assert.equal(parseParams([short], { t: '\u{1F600}\u{1F600}\u{1F600}' }, {}).t, '\u{1F600}\u{1F600}\u{1F600}');
+    assert.equal(refusal(() => parseParams([short], { t: 'abcd' }, {})).code, 'invalid_parameter');
+  });
+
+  it('accepts exactly the string values its documented schema allows', () => {
+    const ajv = createAjv();
+    const candidates = ['', 'US', 'us', 'uS', 'USA', 'U1', '\u212An', 'kn', 'KN', 'de', 'xx', 'true', 'false', 'True', 'movie',
+      'tv_show', 'film', '2024-02-29', '2026-02-29', '2026-1-01', 'mv00000001', 'mv0000001', 'a-b', 'a--b', '-a', '\u{1F600}\u{1F600}\u{1F600}', 'abcd'];
+    const typed: ParamDef[] = [p.country(), p.lang('x'), p.kind(), p.mediaId(),
+      { name: 'b', in: 'query', type: 'boolean', description: 'x' }, { name: 'd', in: 'query', type: 'date', description: 'x' },
+      { name: 's', in: 'query', type: 'string', pattern: /^[a-z]+(?:-[a-z]+)*$/, description: 'x' },
+      { name: 't', in: 'query', type: 'string', maxLength: 3, required: true, description: 'x' }];
+    for (const def of typed) {
+      const validate = ajv.compile(paramSchema(def));
+      for (const value of candidates) {
+        if (value === '' && def.in === 'path') continue;
+        let accepted = true;
+        try {
+          parseParams([def], { [def.name]: value }, { [def.name]: value });
+        } catch (err) {
+          if (!isAppError(err)) throw err;
+          accepted = false;
+        }
+        assert.equal(accepted, validate(value), `${def.name}=${JSON.stringify(value)}: code ${accepted ? 'accepts' : 'refuses'} it, the schema does not agree`);
+      }
+    }
   });
 });
 
