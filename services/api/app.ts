@@ -141,8 +141,15 @@ export function createApp(deps: ApiDeps): ApiApp {
   app.use(metrics.middleware);
   app.use(errorMiddleware(deps.logger));
   app.use(notFoundFallback());
-  app.use((ctx, next) => (ctx.path === '/v1' || ctx.path.startsWith('/v1/') ? v1(ctx, next) : next()));
-  app.use((ctx, next) => (ctx.path.startsWith('/go/') ? goLimiter(ctx, next) : next()));
+  // Outside /v1 (probes, metrics, /go) a path that a route answers with GET refuses other
+  // methods with 405 and `Allow`, as /v1 does; a path nothing answers stays 404. /go is also
+  // rate limited per client address.
+  const guard = methodGuard();
+  app.use((ctx, next) => {
+    if (ctx.path === '/v1' || ctx.path.startsWith('/v1/')) return v1(ctx, next);
+    if (!router.match(ctx.path, 'GET').route) return next();
+    return ctx.path.startsWith('/go/') ? guard(ctx, () => goLimiter(ctx, next)) : guard(ctx, next);
+  });
   app.use(router.routes());
   return app;
 }

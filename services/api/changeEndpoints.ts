@@ -1,6 +1,7 @@
 /** The endpoints of the availability history (decisions.md "History, changes and alerts"). */
 import { CHANGE_TYPES } from '../../contracts/changeModels.ts';
-import { FEED_EXAMINE_MAX } from '../changes/feed.ts';
+import { MEDIA_ID_PATTERN } from '../../contracts/ids.ts';
+import { CURSOR_PATTERN, FEED_EXAMINE_MAX } from '../changes/feed.ts';
 import { DAY_LIST_EXAMINE_MAX } from '../changes/dayLists.ts';
 import { getChanges, getHistory, getLeaving, getNew } from './handlers/changes.ts';
 import { p, type ParamDef } from './params.ts';
@@ -11,7 +12,17 @@ const days = (def: number): ParamDef => ({
   description: `Days of the window (default ${def}, maximum 90; larger values are clamped to 90).`,
 });
 
-const providerList = (description: string): ParamDef => ({ name: 'provider', in: 'query', type: 'string', description });
+/**
+ * A comma-separated list of at most LIST_MAX items of one form, as one pattern: the document then
+ * says exactly what the handler accepts (no blanks, no empty items, no more than LIST_MAX).
+ */
+const LIST_MAX = 100;
+const listOf = (item: string): RegExp => new RegExp(`^${item}(?:,${item}){0,${LIST_MAX - 1}}$`);
+const PROVIDER_ID = '[A-Za-z0-9._-]{1,64}';
+
+const providerList = (description: string): ParamDef => ({
+  name: 'provider', in: 'query', type: 'string', pattern: listOf(PROVIDER_ID), example: 'netflix', description,
+});
 
 export function changeEndpoints(): Endpoint[] {
   return [
@@ -26,10 +37,19 @@ export function changeEndpoints(): Endpoint[] {
         + 'keep following it. `has_more: false` means the feed has nothing further for now; poll the same cursor later.',
       params: [
         p.country(),
-        { name: 'since', in: 'query', type: 'string', description: 'A `next_cursor` from an earlier answer for the same country; absent = from the oldest change.' },
+        {
+          name: 'since', in: 'query', type: 'string', pattern: CURSOR_PATTERN, example: '0000000000000000',
+          description: 'A `next_cursor` from an earlier answer; absent = from the oldest change. Opaque: pass it back as given.',
+        },
         providerList('Comma-separated provider ids: changes of offers on these providers (as provider or add-on provider).'),
-        { name: 'media_id', in: 'query', type: 'string', description: 'Comma-separated media ids: changes of these titles only.' },
-        { name: 'type', in: 'query', type: 'string', description: `Comma-separated change types: ${CHANGE_TYPES.join(', ')}.` },
+        {
+          name: 'media_id', in: 'query', type: 'string', pattern: listOf(MEDIA_ID_PATTERN.source.slice(1, -1)), example: 'mv00000001',
+          description: `Comma-separated media ids (at most ${LIST_MAX}): changes of these titles only.`,
+        },
+        {
+          name: 'type', in: 'query', type: 'string', pattern: listOf(`(?:${CHANGE_TYPES.join('|')})`), example: 'new,removed',
+          description: `Comma-separated change types: ${CHANGE_TYPES.join(', ')}.`,
+        },
         p.limit(100, 1000),
       ],
       response: 'Changes', errors: [400], auth: 'required', needsCatalog: true, handler: getChanges,

@@ -6,17 +6,18 @@ import { PLATFORMS } from '../../contracts/domain.ts';
 import { MAX_SLUG_CHARS, SLUG_PATTERN } from '../../contracts/ids.ts';
 import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS } from '../../contracts/ports.ts';
 import { RELEASE_VERSION_PATTERN } from '../../contracts/snapshotSchema.ts';
-import { LINK_TOKEN_PATTERN, MAX_LINK_TOKEN_CHARS } from '../links/linkTokens.ts';
 import { getCollection, listCollections, listLocales, listProviders } from './handlers/catalog.ts';
-import { getFeatured, getRankings, getTrending } from './handlers/charts.ts';
+import { FEATURED_MAX, getFeatured, getRankings, getTrending } from './handlers/charts.ts';
 import { follow } from './handlers/go.ts';
 import { getEpisodes, getLinks, getMedia, getSeasons } from './handlers/media.ts';
 import { search } from './handlers/search.ts';
 import { snapshotDownload, snapshotFile, snapshotListing, snapshotSchemas } from './handlers/snapshots.ts';
+import { LINK_TOKEN_PATTERN, MAX_LINK_TOKEN_CHARS } from '../links/linkTokens.ts';
 import { changeEndpoints } from './changeEndpoints.ts';
 import { p } from './params.ts';
 import type { Endpoint } from './types.ts';
 
+/** A link token is base58 (Bitcoin alphabet); anything else cannot decrypt. */
 
 export function endpoints(openapi: () => unknown): Endpoint[] {
   return [
@@ -57,7 +58,9 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
     },
     {
       path: '/v1/featured', operationId: 'getFeatured', tag: 'Charts', summary: 'Hand-picked featured media',
-      description: 'The daily and weekly featured selections of a country, daily first; not paginated.',
+      description: `The daily and weekly featured selections of a country, daily first, each by position; not paginated. `
+        + `One answer holds at most ${FEATURED_MAX} items: with both selections, the first ${FEATURED_MAX / 2} of each `
+        + `(a shorter selection leaves its room to the other); with \`period\`, the first ${FEATURED_MAX} of that one.`,
       params: [
         p.country(),
         p.lang('Language (one of /v1/locales).'),
@@ -93,10 +96,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
     {
       path: '/v1/media/:id/seasons/:season/episodes', operationId: 'getEpisodes', tag: 'Media', summary: 'Episodes of a season',
       description: '404 for a movie or an unknown season.',
-      params: [
-        p.mediaId(),
-        { name: 'season', in: 'path', type: 'string', required: true, pattern: '^[0-9]{1,6}$', description: 'Season number.' },
-      ],
+      params: [p.mediaId(), { name: 'season', in: 'path', type: 'integer', required: true, example: '1', description: 'Season number; any other form: 404.' }],
       response: 'Episodes', errors: [404], auth: 'required', needsCatalog: true, handler: getEpisodes,
     },
     {
@@ -109,8 +109,8 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       path: '/v1/collections/:slug', operationId: 'getCollection', tag: 'Collections', summary: 'A collection and its titles',
       params: [
         {
-          name: 'slug', in: 'path', type: 'string', required: true, maxLength: MAX_SLUG_CHARS, pattern: SLUG_PATTERN.source,
-          description: 'Collection slug: lower-case letters, digits and single dashes.',
+          name: 'slug', in: 'path', type: 'string', required: true, maxLength: MAX_SLUG_CHARS, pattern: SLUG_PATTERN, example: 'us-westerns',
+          description: 'Collection slug: lower-case letters and digits in words joined by `-`. Any other form: 404.',
         },
         p.country(), p.limit(50, 200), p.offset(),
       ],
@@ -149,7 +149,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       description: 'The `download_url` needs the API key and is valid for one hour.',
       params: [
         { name: 'path', in: 'query', type: 'string', required: true, description: 'File path relative to the release, e.g. `country=US/links.parquet`.' },
-        { name: 'version', in: 'query', type: 'string', description: 'Release label `<year>-W<week>`; default the latest.' },
+        { name: 'version', in: 'query', type: 'string', pattern: RELEASE_VERSION_PATTERN, example: '2026-W47', description: 'Release label `<ISO year>-W<ISO week>`; default the latest.' },
       ],
       response: 'SnapshotDownload', errors: [400, 403, 404], auth: 'required', needsCatalog: false, handler: snapshotDownload,
     },
@@ -157,23 +157,30 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       path: '/v1/snapshots/file/:version/*path', operationId: 'getSnapshotFile', tag: 'Snapshots', summary: 'A file of a release',
       description: 'Needs the API key and the `expires` and `sig` of a download URL. Honours `Range` and `If-None-Match`.',
       params: [
-        { name: 'version', in: 'path', type: 'string', required: true, pattern: RELEASE_VERSION_PATTERN.source, description: 'Release label `<year>-W<week>`.' },
+        { name: 'version', in: 'path', type: 'string', required: true, pattern: RELEASE_VERSION_PATTERN, example: '2026-W47', description: 'Release label `<ISO year>-W<ISO week>`; any other form: 404.' },
         { name: 'path', in: 'path', type: 'string', required: true, description: 'File path within the release (URL-encoded).' },
+        { name: 'expires', in: 'query', type: 'string', description: 'Expiry of the download URL (unix seconds); missing, malformed or past: 403.' },
+        { name: 'sig', in: 'query', type: 'string', description: 'Signature of the download URL (64 hex); missing or wrong: 403.' },
       ],
-      otherResponse: { status: 200, description: 'The file bytes.', contentType: 'application/octet-stream' },
-      errors: [403, 404], auth: 'required', needsCatalog: false, handler: snapshotFile,
+      otherResponse: {
+        status: 200, description: 'The file bytes.',
+        contentTypes: ['application/vnd.apache.parquet', 'application/gzip'],
+        headers: { ETag: 'The sha256 of the file, quoted.', 'Accept-Ranges': '`bytes`' },
+      },
+      moreResponses: [
+        { status: 206, description: 'The requested `Range` of the file.', headers: { 'Content-Range': '`bytes <start>-<end>/<size>`' }, withBody: true },
+        { status: 304, description: 'Not modified (the `If-None-Match` ETag matches).', withBody: false },
+      ],
+      errors: [403, 404, 416], auth: 'required', needsCatalog: false, handler: snapshotFile,
     },
     {
       path: '/go/:link_token', operationId: 'followLink', tag: 'Links', summary: 'Redirect to a streaming provider',
       params: [
-        {
-          name: 'link_token', in: 'path', type: 'string', required: true, maxLength: MAX_LINK_TOKEN_CHARS, pattern: LINK_TOKEN_PATTERN,
-          description: 'The `link_token` of a streaming link (base58).',
-        },
+        { name: 'link_token', in: 'path', type: 'string', required: true, maxLength: MAX_LINK_TOKEN_CHARS, pattern: LINK_TOKEN_PATTERN, description: 'The `link_token` of a streaming link (base58). A token that does not decrypt: 404.' },
         { name: 'platform', in: 'query', type: 'string', enum: [...PLATFORMS], default: 'web', description: 'Target platform of the deep link; default `web`.' },
       ],
-      otherResponse: { status: 302, description: 'Redirect; `Location` is the deep link.' },
-      errors: [400, 404], auth: 'none', needsCatalog: false, handler: follow,
+      otherResponse: { status: 302, description: 'Redirect to the deep link.', headers: { Location: 'The deep link.' } },
+      errors: [400, 404, 429], auth: 'none', needsCatalog: false, handler: follow,
     },
   ];
 }

@@ -50,7 +50,7 @@ export function errorMiddleware(logger?: ApiLogger): Koa.Middleware {
   };
 }
 
-/** Methods other than GET and HEAD under /v1: 405 with `Allow`. */
+/** Methods other than GET and HEAD (everywhere under /v1, and on the paths the router answers outside it): 405 with `Allow`. */
 export function methodGuard(): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {

@@ -2,38 +2,13 @@
  * The OpenAPI 3.0.3 document, generated from the endpoint definitions (endpoints.ts) and the
  * response schemas (schemas.ts): the same definitions validate requests, so it cannot drift.
  */
-import { paramPattern, type ParamDef } from './params.ts';
+import { paramSchema, type ParamDef } from './params.ts';
 import { schemas, type Schema } from './schemas.ts';
 import type { Endpoint } from './types.ts';
 
 /** `/v1/media/:id` -> `/v1/media/{id}`; a wildcard `*path` becomes `{path}` as well. */
 export function openApiPath(koaPath: string): string {
   return koaPath.replace(/[:*]([A-Za-z_][A-Za-z0-9_]*)/g, '{$1}');
-}
-
-function paramSchema(def: ParamDef): Schema {
-  switch (def.type) {
-    case 'integer':
-      return { type: 'integer', minimum: 0, ...(def.default !== undefined ? { default: def.default } : {}) };
-    case 'country':
-      return { type: 'string', pattern: '^[A-Za-z]{2}$', ...(def.default !== undefined ? { default: def.default } : {}) };
-    case 'lang':
-      return { $ref: '#/components/schemas/Locale' };
-    case 'boolean':
-      return { type: 'string', enum: ['true', 'false'], ...(def.default !== undefined ? { default: String(def.default) } : {}) };
-    case 'date':
-      return { type: 'string', format: 'date' };
-    case 'string': {
-      const pattern = paramPattern(def);
-      return {
-        type: 'string',
-        ...(def.maxLength !== undefined ? { maxLength: def.maxLength } : {}),
-        ...(pattern !== undefined ? { pattern } : {}),
-        ...(def.enum ? { enum: [...def.enum] } : {}),
-        ...(def.default !== undefined ? { default: def.default } : {}),
-      };
-    }
-  }
 }
 
 function parameter(def: ParamDef): Schema {
@@ -43,6 +18,7 @@ function parameter(def: ParamDef): Schema {
     required: def.in === 'path' ? true : def.required === true,
     description: def.description,
     schema: paramSchema(def),
+    ...(def.example === undefined ? {} : { example: def.type === 'integer' ? Number(def.example) : def.example }),
   };
 }
 
@@ -52,6 +28,9 @@ const errorResponse = (description: string, headers?: Record<string, unknown>): 
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
 
+const allowHeader = { Allow: { description: 'The methods this API answers: `GET, HEAD`.', schema: { type: 'string' } } };
+const retryHeader = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
+
 const rateHeaders = {
   'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
   'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
@@ -59,11 +38,13 @@ const rateHeaders = {
 };
 
 const ERROR_TEXT: Record<number, string> = {
-  400: 'A required parameter is missing (`missing_parameter`) or malformed (`invalid_parameter`); `details.parameter` names it.',
+  400: 'A required parameter is missing (`missing_parameter`) or malformed (`invalid_parameter`): outside the form, '
+    + 'bounds or values its schema declares, or given twice. `details.parameter` names it.',
   401: 'Missing or invalid API key (`unauthorized`); send `Authorization: Bearer <key>` or `X-API-Key: <key>`.',
   403: 'Forbidden (`forbidden`).',
-  404: 'Not found (`not_found`).',
-  405: 'Method not allowed; only GET and HEAD (`method_not_allowed`).',
+  404: 'Not found (`not_found`), also when a path parameter is not of the form its schema declares.',
+  405: 'Method not allowed (`method_not_allowed`): every path answers GET and HEAD only, as `Allow` says.',
+  416: 'The `Range` lies outside the file (`invalid_parameter`); `Content-Range` gives the size.',
   429: 'Over the rate limit (`rate_limited`); retry after `Retry-After` seconds.',
   500: 'Internal error (`internal`).',
   503: 'A dependency is unavailable or the catalog is not built yet (`unavailable`); answered within 2 s, retry after `Retry-After` seconds.',
@@ -83,22 +64,40 @@ function responses(e: Endpoint): Schema {
   }
   if (e.otherResponse) {
     const r = e.otherResponse;
-    out[String(r.status)] = {
-      description: r.description,
-      ...(r.status === 302 ? { headers: { Location: { schema: { type: 'string' }, description: 'The deep link.' } } } : {}),
-      ...(r.contentType ? { content: { [r.contentType]: { schema: { type: 'string', format: 'binary' } } } } : {}),
-    };
+    const content = r.contentTypes
+      ? { content: Object.fromEntries(r.contentTypes.map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) }
+      : {};
+    const headersOf = (h?: Record<string, string>) => (h
+      ? { headers: Object.fromEntries(Object.entries(h).map(([name, description]) => [name, { schema: { type: 'string' }, description }])) }
+      : {});
+    out[String(r.status)] = { description: r.description, ...headersOf(r.headers), ...content };
+    for (const more of e.moreResponses ?? []) {
+      out[String(more.status)] = { description: more.description, ...headersOf(more.headers), ...(more.withBody ? content : {}) };
+    }
   }
-  const statuses = new Set(e.errors);
-  if (isV1) for (const s of [401, 405, 429, 500, 503]) statuses.add(s);
-  for (const status of [...statuses].sort((a, b) => a - b)) {
-    out[String(status)] = status === 429
-      ? errorResponse(ERROR_TEXT[429]!, { 'Retry-After': { $ref: '#/components/headers/Retry-After' }, ...rateHeaders })
-      : status === 401
-        ? errorResponse(ERROR_TEXT[401]!, { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer`' } })
-        : errorResponse(ERROR_TEXT[status] ?? 'Error', isV1 ? rateHeaders : undefined);
+  for (const status of errorStatuses(e)) {
+    const headers = {
+      ...(isV1 ? rateHeaders : {}),
+      ...(status === 429 || status === 503 ? retryHeader : {}),
+      ...(status === 405 ? allowHeader : {}),
+      ...(status === 401 ? { 'WWW-Authenticate': { schema: { type: 'string' }, description: '`Bearer`' } } : {}),
+    };
+    out[String(status)] = errorResponse(ERROR_TEXT[status] ?? 'Error', Object.keys(headers).length > 0 ? headers : undefined);
   }
   return out;
+}
+
+/**
+ * The error statuses of an endpoint: its own (`errors`), those its parameters imply (a query
+ * parameter can be refused with 400, a path parameter not of its form is 404), 405 everywhere,
+ * and under /v1 the key, rate limit and outage answers.
+ */
+function errorStatuses(e: Endpoint): number[] {
+  const statuses = new Set([...e.errors, 405]);
+  if (e.params.some((d) => d.in === 'query')) statuses.add(400);
+  if (e.params.some((d) => d.in === 'path')) statuses.add(404);
+  if (e.path.startsWith('/v1')) for (const s of [401, 429, 500, 503]) statuses.add(s);
+  return [...statuses].sort((a, b) => a - b);
 }
 
 function security(e: Endpoint): Schema[] {
@@ -128,27 +127,36 @@ export function buildOpenApi(list: readonly Endpoint[], info: OpenApiInfo): Reco
       },
     };
   }
+  // The probes and metrics answer GET and HEAD only, like every other path (405 with `Allow`).
+  const method405 = { '405': errorResponse(ERROR_TEXT[405]!, allowHeader) };
   paths['/healthz'] = {
     get: {
       operationId: 'healthz', summary: 'Liveness: 200 while the process runs', tags: ['Operations'], security: [],
-      responses: { '200': { description: 'Alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } } },
+      responses: {
+        '200': { description: 'Alive', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+        ...method405,
+      },
     },
   };
   paths['/readyz'] = {
     get: {
-      operationId: 'readyz', summary: 'Readiness: 200 once the read models are built', tags: ['Operations'], security: [],
+      operationId: 'readyz', summary: 'Readiness: 200 once the read models are built and every critical component runs', tags: ['Operations'], security: [],
       description: 'Also 503 while a server the process needs (`mongodb`, `opensearch`, `kafka`) or a background loop is down; '
         + 'the body names each. `redis` is reported but never makes it 503: the rate limit fails open to per-process counters.',
       responses: {
         '200': { description: 'Ready', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
-        '503': errorResponse('Not ready yet, or a dependency is down (`unavailable`); the message names what.'),
+        ...method405,
+        '503': errorResponse('Not ready (`unavailable`): the catalog is still being built, or `details.components` names what is not running.', retryHeader),
       },
     },
   };
   paths['/metrics'] = {
     get: {
       operationId: 'metrics', summary: 'Prometheus metrics', tags: ['Operations'], security: [],
-      responses: { '200': { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } } },
+      responses: {
+        '200': { description: 'Prometheus text exposition', content: { 'text/plain': { schema: { type: 'string' } } } },
+        ...method405,
+      },
     },
   };
 

@@ -192,7 +192,16 @@ export const schemas: Record<string, Schema> = {
       ['sorted_by'],
     )),
   }),
-  Health: obj({ status: s() }),
+  Health: obj(
+    {
+      status: s(),
+      components: {
+        ...arr(obj({ name: s(), state: s() })),
+        description: '`/readyz`: each background loop and dependency of the process with its state.',
+      },
+    },
+    ['components'],
+  ),
   // History, changes and alerts.
   Change: obj({
     id: { ...s(), description: 'Unique and stable: deduplicate on it.' },

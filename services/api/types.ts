@@ -96,7 +96,9 @@ export interface Endpoint {
   /** Component schema of the JSON 200 body. */
   response?: string;
   /** The success response of an endpoint that does not answer JSON 200 (redirect, file, text). */
-  otherResponse?: { status: number; description: string; contentType?: string };
+  otherResponse?: { status: number; description: string; contentTypes?: string[]; headers?: Record<string, string> };
+  /** Further non-error answers (a partial file, not modified), with the body of `otherResponse`. */
+  moreResponses?: Array<{ status: number; description: string; headers?: Record<string, string>; withBody: boolean }>;
   /** Documented error statuses; every /v1 endpoint also has 401, 429, 500 and 503. */
   errors: number[];
   /** `required` (default for /v1), `optional` (GET /v1/snapshots) or `none`. */

@@ -60,7 +60,7 @@ const TAG_BYTES = 16;
  */
 export const MAX_LINK_TOKEN_CHARS = Math.ceil(((1 + TAG_BYTES + MAX_WEB_URL_BYTES) * Math.log(256)) / Math.log(58));
 /** Base58, Bitcoin alphabet (no 0, O, I, l): the OpenAPI `pattern` of `link_token`. */
-export const LINK_TOKEN_PATTERN = '^[1-9A-HJ-NP-Za-km-z]+$';
+export const LINK_TOKEN_PATTERN = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
 /**
  * bs58 builds its string one character at a time, which V8 keeps as a chain of ~100 pieces

@@ -40,9 +40,15 @@ export interface ResponseValidator {
   check(method: string, path: string, status: number, contentType: string | null, body: unknown): void;
 }
 
-export function responseValidator(doc: Json): ResponseValidator {
+/** ajv with the formats the document uses (`date`, `date-time`, `uri`). */
+export function createAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
+  return ajv;
+}
+
+export function responseValidator(doc: Json): ResponseValidator {
+  const ajv = createAjv();
   const components = doc.components as Json;
   ajv.addSchema({ $id: 'openapi', components: { schemas: toJsonSchema(components.schemas) } });
   const paths = doc.paths as Record<string, Json>;

@@ -1,6 +1,6 @@
 /** /v1/rankings, /v1/trending and /v1/featured: positions per country joined with list items. */
 import type { FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
-import type { TrendingDoc } from '../../../contracts/readModels.ts';
+import type { FeaturedDoc, TrendingDoc } from '../../../contracts/readModels.ts';
 import { changeOf, compareTrending, trendingKey } from '../../../projections/trending.ts';
 import { int, reqStr, str } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
@@ -57,13 +57,36 @@ export async function getTrending(input: HandlerInput): Promise<unknown> {
   return { total: entries.length, limit, offset, country, date: day, results };
 }
 
+/**
+ * Spec 4.5: featured is one answer of about 10-20 items. The crawler's selections hold 10-20
+ * items each, and the read model keeps them whole (the releases export them so); the cut is
+ * made here, by position, so that both selections together still fit one answer.
+ */
+export const FEATURED_MAX = 20;
+
+/**
+ * The refs one answer shows: with both periods the first FEATURED_MAX / 2 of each, a shorter
+ * selection leaving its room to the other; with one period its first FEATURED_MAX. Daily first.
+ */
+export function featuredRefs(
+  doc: Pick<FeaturedDoc, 'daily' | 'weekly'>, period: FeaturedPeriod | undefined,
+): Array<{ ref: FeaturedItemRef; period: FeaturedPeriod }> {
+  const daily = period === 'weekly' ? [] : doc.daily;
+  const weekly = period === 'daily' ? [] : doc.weekly;
+  const half = FEATURED_MAX / 2;
+  const dailyCount = Math.min(daily.length, Math.max(half, FEATURED_MAX - weekly.length));
+  const weeklyCount = Math.min(weekly.length, FEATURED_MAX - dailyCount);
+  return [
+    ...daily.slice(0, dailyCount).map((ref) => ({ ref, period: 'daily' as const })),
+    ...weekly.slice(0, weeklyCount).map((ref) => ({ ref, period: 'weekly' as const })),
+  ];
+}
+
 export async function getFeatured({ params, catalog }: HandlerInput): Promise<unknown> {
   const country = reqStr(params, 'country');
   const period = str(params, 'period') as FeaturedPeriod | undefined;
   const doc = await catalog.get('featured', country);
-  const picked: Array<{ ref: FeaturedItemRef; period: FeaturedPeriod }> = [];
-  if (doc && period !== 'weekly') picked.push(...doc.daily.map((ref) => ({ ref, period: 'daily' as const })));
-  if (doc && period !== 'daily') picked.push(...doc.weekly.map((ref) => ({ ref, period: 'weekly' as const })));
+  const picked = doc ? featuredRefs(doc, period) : [];
   const items = await listItems(catalog, picked.map((p) => p.ref.mediaId));
   const results = [];
   for (const { ref, period: p } of picked) {

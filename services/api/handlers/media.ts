@@ -5,7 +5,7 @@ import type { LinkOffer, LinksDoc } from '../../../contracts/readModels.ts';
 import { eventsUntilEndOfDay, foldStream } from '../../../projections/fold.ts';
 import { linksKey, linksProjection } from '../../../projections/links.ts';
 import { compareStrings } from '../../../projections/offerOrder.ts';
-import { reqStr, str } from '../params.ts';
+import { int, reqStr, str } from '../params.ts';
 import { linkItem, mediaDetail } from '../present.ts';
 import type { HandlerInput } from '../types.ts';
 import { loadGenres, notFound, requireMedia } from './common.ts';
@@ -75,10 +75,10 @@ export async function getSeasons(input: HandlerInput): Promise<unknown> {
 
 export async function getEpisodes(input: HandlerInput): Promise<unknown> {
   const { id, seasons } = await tvSeasons(input);
-  // The season travels as a path string of 1-6 digits (checked by its definition, endpoints.ts).
-  const raw = reqStr(input.params, 'season');
-  const season = seasons.find((s) => s.seasonNumber === Number(raw));
-  if (!season) throw notFound(`Media '${id}' has no season '${raw}'.`);
+  // Its form (a non-negative integer, else 404) is checked with the parameter (endpoints.ts).
+  const number = int(input.params, 'season');
+  const season = seasons.find((s) => s.seasonNumber === number);
+  if (!season) throw notFound(`Media '${id}' has no season ${number}.`);
   return {
     media_id: id,
     season_number: season.seasonNumber,
