@@ -12,7 +12,7 @@
  * `unavailable` of a call that outlived its deadline or met an open breaker.
  */
 import { AppError, isAppError } from '../../contracts/errors.ts';
-import { supervise, type Health, type Supervised } from './health.ts';
+import { Alarm, supervise, type Health, type Supervised } from './health.ts';
 import type { Logger } from './logger.ts';
 
 export interface DependencyCheck {
@@ -179,8 +179,8 @@ export function watchDependencies(
 ): WatchedDependencies {
   const checkEveryMs = options.checkEveryMs ?? 1000;
   const dependencies = new Map(checks.map((c) => [c.name, new Dependency(c, health, logger, options)]));
-  let wake: (() => void) | null = null;
-  for (const d of dependencies.values()) d.onFailure = () => wake?.();
+  const alarm = new Alarm();
+  for (const d of dependencies.values()) d.onFailure = () => alarm.wake();
   const loop =
     dependencies.size === 0
       ? { stop: async () => {} }
@@ -189,18 +189,11 @@ export function watchDependencies(
           'dependency-checks',
           logger,
           async (signal) => {
-            signal.addEventListener('abort', () => wake?.(), { once: true });
+            signal.addEventListener('abort', () => alarm.wake(), { once: true });
             while (!signal.aborted) {
               await Promise.all([...dependencies.values()].map((d) => d.check()));
               if (signal.aborted) break;
-              await new Promise<void>((resolve) => {
-                const timer = setTimeout(resolve, checkEveryMs);
-                wake = () => {
-                  clearTimeout(timer);
-                  resolve();
-                };
-              });
-              wake = null;
+              await alarm.sleep(checkEveryMs);
             }
           },
           // Reported, but a dead check loop alone does not take the process out of rotation.

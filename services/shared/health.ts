@@ -132,6 +132,32 @@ function describe(error: unknown): string {
   return String(error);
 }
 
+/** A pause that something else can cut short: a loop's sleep that a stop or an event ends at once. */
+export class Alarm {
+  private ring: (() => void) | null = null;
+
+  /** Resolves after `ms`, or as soon as `wake()` is called. */
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.settle(resolve), ms);
+      this.ring = () => {
+        clearTimeout(timer);
+        this.settle(resolve);
+      };
+    });
+  }
+
+  /** Ends the sleep in progress, if any. */
+  wake(): void {
+    this.ring?.();
+  }
+
+  private settle(resolve: () => void): void {
+    this.ring = null;
+    resolve();
+  }
+}
+
 export interface SuperviseOptions {
   /** First pause after a failure, in ms; doubles per consecutive failure. Default 500. */
   minBackoffMs?: number;
@@ -161,7 +187,7 @@ export function supervise(
   const { minBackoffMs = 500, maxBackoffMs = 30_000, healthyAfterMs = 60_000 } = options;
   health.register(name, 'loop', { critical: options.critical ?? true });
   const abort = new AbortController();
-  let wake: (() => void) | null = null;
+  const alarm = new Alarm();
   const loop = (async () => {
     let failures = 0;
     while (!abort.signal.aborted) {
@@ -178,14 +204,7 @@ export function supervise(
         health.set(name, 'backing_off', err);
         health.restarted(name);
         logger.error({ err, component: name, retryInMs: pause }, `${name} failed; restarting in ${(pause / 1000).toFixed(1)} s`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, pause);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        wake = null;
+        await alarm.sleep(pause);
       }
     }
     health.set(name, 'stopped');
@@ -193,7 +212,7 @@ export function supervise(
   return {
     async stop() {
       abort.abort();
-      (wake as (() => void) | null)?.();
+      alarm.wake();
       await loop;
     },
   };
