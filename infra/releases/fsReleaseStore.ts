@@ -14,7 +14,7 @@
  * planted symlink ever reach a file outside the release.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, readFileSync } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { AppError, isAppError } from '../../contracts/errors.ts';
@@ -187,10 +187,18 @@ async function removeOrphanedStaging(dir: string, version: string): Promise<void
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
     return (err as { code?: unknown }).code === 'EPERM';
+  }
+  // A killed builder whose parent died too can linger as a zombie where nothing reaps orphans
+  // (a container whose first process is not an init): signal 0 still reaches it, but it builds
+  // nothing. Linux says so in /proc; elsewhere the signal's answer stands.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
   }
 }
 

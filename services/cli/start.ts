@@ -44,15 +44,15 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({ LINK_TOKEN_KEYS: config.linkTokenKeys ?? undefined }, { development: options.sample }) });
   const signingKey = await loadSigningKey(config.downloadSigningKey, config.dataDir, { development: options.sample });
   const adapters = await openAdapters(config, logger);
-  // Every loop and dependency of this process, for /readyz, /metrics and `marquee status`.
-  const health = new Health(() => clock.now());
-  logger.info(adapters.engines, 'engines');
   const sample = await sampleLoadState(adapters, config.sampleDays);
   if (sample.kind === 'partial' && !options.sample) {
     // Serving it would pass a partial catalog for the whole one; only --sample finishes it.
     await adapters.close();
     throw new AppError('forbidden', `the sample load of ${config.dataDir} stopped at day ${sample.fromDay} of ${sample.days}: finish it with \`marquee start --sample\``);
   }
+  logger.info(adapters.engines, 'engines');
+  // Every loop and dependency of this process, for /readyz, /metrics and `marquee status`.
+  const health = new Health(() => clock.now());
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;

@@ -281,7 +281,7 @@ describe('marquee start and marquee status (e2e)', function () {
       PORT: String(port), LOG_LEVEL: 'info', SAMPLE_TITLES: '40', SAMPLE_COUNTRIES: 'US', SAMPLE_DAYS: '1',
     });
     let log = '';
-    const server = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
+    const server = spawn(process.execPath, [bin, 'start', '--sample'], { env, cwd: root });
     server.stdout.on('data', (d) => (log += d));
     server.stderr.on('data', (d) => (log += d));
     try {

@@ -245,13 +245,15 @@ describe('the snapshot endpoints over HTTP', function () {
         `/v1/snapshots/file/2026-W46/country=US/links.parquet?expires=${expires}&sig=${sig}`,
         `/v1/snapshots/file/2026-W47/country=US/links.parquet?expires=${expires}`,
         `/v1/snapshots/file/2026-W47/country=US/links.parquet`,
-        `/v1/snapshots/file/2026-W47/country=US/links.parquet?expires=${expires}&sig=${sig}&sig=${sig}`,
       ];
       for (const path of cases) {
         const reply = await get(path);
         assert.equal(reply.status, 403, path);
         assert.equal(reply.json.code, 'forbidden', path);
       }
+      // A repeated parameter is a malformed request (400, as anywhere in /v1), never a pass.
+      const doubled = await get(`/v1/snapshots/file/2026-W47/country=US/links.parquet?expires=${expires}&sig=${sig}&sig=${sig}`);
+      assert.deepEqual([doubled.status, doubled.json.code], [400, 'invalid_parameter']);
       nowMs = START + 3600_000 + 1000;
       const expired = await get(url);
       assert.equal(expired.status, 403);
