@@ -1,6 +1,6 @@
 /**
  * Webhooks end to end: created with the CLI, delivered by the worker the scheduler runs to a
- * receiver (a local HTTP server) that checks every signature, stopped for a while and then
+ * receiver (a local HTTP server) that checks every signature, stopped for a minute and then
  * given every change it missed, in order; the delivery log, replay from a cursor, failure
  * after the retry window, and one deliverer per webhook with two workers.
  */
@@ -103,7 +103,7 @@ describe('webhooks (e2e)', function () {
     await catalog?.close();
   });
 
-  it('delivers signed batches in feed order, and after the receiver was down every missed change, in order', async () => {
+  it('delivers signed batches in feed order, and after the receiver was down a minute every missed change, in order', async () => {
     const created = await marquee(['webhooks', 'create', '--url', `http://127.0.0.1:${hooks.port}/all`, '--country', 'us'], env);
     assert.equal(created.code, 0, created.stderr);
     const id = /^id: (wh_[0-9a-f]+)$/m.exec(created.stdout)?.[1] as string;
@@ -126,8 +126,9 @@ describe('webhooks (e2e)', function () {
     }
     assert.equal(new Set(hooks.received.filter((r) => r.path === '/all').map((r) => r.body.delivery_id)).size, hooks.received.filter((r) => r.path === '/all').length);
 
-    // The receiver goes away; a crawl day brings new changes it must not miss.
+    // The receiver goes away for a minute; a crawl day brings new changes it must not miss.
     await hooks.stop();
+    const stoppedAt = Date.now();
     const before = hooks.ids('/all').length;
     await catalog.crawlDay(2);
     const later = await followFeed(catalog, 'US', feed.cursor);
@@ -136,7 +137,7 @@ describe('webhooks (e2e)', function () {
       const [latest] = await listDeliveries(catalog.adapters.readStore, id, 1);
       return (latest?.attempts.filter((a) => a.status === null).length ?? 0) >= 3;
     });
-    await new Promise((r) => setTimeout(r, 2000));
+    await new Promise((r) => setTimeout(r, Math.max(0, 60_000 - (Date.now() - stoppedAt))));
     assert.equal(hooks.ids('/all').length, before);
     await hooks.start();
     const all = [...feed.changes, ...later.changes].map((c) => c.id);
