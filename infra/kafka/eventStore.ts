@@ -196,17 +196,45 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
     return tailReady;
   }
 
+  /**
+   * The partition's end offset, asked once for every caller waiting: a lookup already in flight
+   * may have been answered before a caller's own append completed, so a caller joins the next
+   * lookup, never the running one. Under many concurrent reads (ingest loading its streams) that
+   * is one round trip per round, not one per read.
+   */
+  let endInFlight: Promise<number> | null = null;
+  let endNext: Promise<number> | null = null;
+
+  async function lookUpEnd(): Promise<number> {
+    try {
+      const [partition] = await (await admin()).fetchTopicOffsets(topic);
+      return Number(partition?.high ?? 0);
+    } catch (err) {
+      throw kafkaError(err, `reading the end of ${topic}`);
+    }
+  }
+
+  function endOffset(): Promise<number> {
+    if (endInFlight === null) {
+      endInFlight = lookUpEnd().finally(() => {
+        endInFlight = null;
+      });
+      return endInFlight;
+    }
+    if (endNext === null) {
+      endNext = endInFlight.catch(() => 0).then(() => {
+        endNext = null;
+        return endOffset();
+      });
+    }
+    return endNext;
+  }
+
   /** Waits until the index holds everything committed to the log before this call. */
   async function sync(): Promise<void> {
     ensureOpen();
     await tail();
-    let end: number;
-    try {
-      const [partition] = await (await admin()).fetchTopicOffsets(topic);
-      end = Number(partition?.high ?? 0);
-    } catch (err) {
-      throw kafkaError(err, `reading the end of ${topic}`);
-    }
+    const end = await endOffset();
     try {
       await index.reached(end, syncTimeoutMs);
     } catch (err) {
