@@ -374,6 +374,12 @@ export function eventStoreSuite(
         const count = 60;
         const prefix = `${uniqueName('race')}-`;
         const head = await store.headPosition();
+        // A projection following the log live while the race runs: nothing may ever appear
+        // behind a position it has been handed, so it must end with exactly the final order.
+        const live: RecordedEvent[] = [];
+        const subscription = store.subscribeAll(async (batch) => {
+          live.push(...batch);
+        }, { after: head, idleMs: 10 });
         const children = ['one', 'two'].map((worker) => spawnTs('test/fixtures/appendWorker.ts', [controlDir, worker, String(count), '3', fixture.spec, prefix]));
         try {
           // A worker that died starting up fails the test now, with its stderr, not at the timeout.
@@ -389,6 +395,12 @@ export function eventStoreSuite(
         const everything = await store.readAll({ after: head, limit: 100_000 });
         assert.equal(everything.length, 2 * count + 2);
         assertPositionsAfter(everything.map((e) => e.position), head, 2 * count + 2);
+        try {
+          await waitFor('the live subscription', () => live.length >= everything.length);
+        } finally {
+          await subscription.stop();
+        }
+        assert.deepEqual(live.map((e) => [e.position, e.streamId, e.revision]), everything.map((e) => [e.position, e.streamId, e.revision]));
         const all = everything.filter((e) => e.streamId.startsWith(prefix));
         assert.equal(all.length, 2 * count);
         for (const worker of ['one', 'two']) {
