@@ -21,7 +21,7 @@
  *   commit), checked in call order.
  */
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Kafka, Message, Producer } from 'kafkajs';
+import type { ConfigResourceTypes, Consumer, Kafka, Message, Producer } from 'kafkajs';
 import { AppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import {
@@ -79,6 +79,12 @@ interface Job {
 /** Retries of the writer's requests: short first backoff, still about 5 s in all. */
 export const TRANSACTION_RETRY = { initialRetryTime: 5, maxRetryTime: 1000, retries: 12 };
 
+/**
+ * kafkajs' ConfigResourceTypes.TOPIC. The enum lives in a CommonJS module whose named exports
+ * Node's ESM loader cannot all detect, so it is the protocol's number, typed as the enum.
+ */
+const TOPIC_RESOURCE = 2 as ConfigResourceTypes;
+
 /** Broker answers that mean a newer writer took the partition over (this one is a zombie). */
 const FENCED = new Set(['INVALID_PRODUCER_EPOCH', 'PRODUCER_FENCED', 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED']);
 
@@ -117,7 +123,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
   const adminClient = connectedOnUse(() => kafka.admin(), 'connecting the admin client');
   const admin = () => adminClient.get();
 
-  /** Creates the log topic if missing, and refuses one with several partitions (no total order). */
+  /** Creates the log topic if missing, and refuses one with several partitions (no total order) or a retention limit. */
   function ensureTopic(): Promise<void> {
     if (topicReady === null) {
       topicReady = (async () => {
@@ -140,6 +146,16 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
           const partitions = await client.fetchTopicOffsets(topic);
           if (partitions.length !== 1) {
             throw new AppError('internal', `the event log topic ${topic} has ${partitions.length} partitions; its global order needs exactly one`);
+          }
+          // A topic made by hand (or by auto-creation) keeps the broker's 7 days by default: the
+          // log would silently lose its oldest events, which every replay starts from.
+          const described = await client.describeConfigs({
+            includeSynonyms: false,
+            resources: [{ type: TOPIC_RESOURCE, name: topic, configNames: ['retention.ms', 'retention.bytes', 'cleanup.policy'] }],
+          });
+          const config = new Map((described.resources[0]?.configEntries ?? []).map((e) => [e.configName, e.configValue]));
+          if (config.get('retention.ms') !== '-1' || config.get('retention.bytes') !== '-1' || config.get('cleanup.policy') !== 'delete') {
+            throw new AppError('internal', `the event log topic ${topic} must keep every event (retention.ms=-1, retention.bytes=-1, cleanup.policy=delete), has ${JSON.stringify(Object.fromEntries(config))}`);
           }
         } catch (err) {
           throw kafkaError(err, `creating the event log topic ${topic}`);

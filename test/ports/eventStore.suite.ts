@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { isAppError } from '../../contracts/errors.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import type { AppendResult, EventStore } from '../../contracts/ports.ts';
-import { spawnTs, succeeded } from '../fixtures/child.ts';
+import { printed, spawnTs, succeeded } from '../fixtures/child.ts';
 import { openEventStoreSpec } from '../fixtures/eventStoreSpec.ts';
 import { genreEvent, uniqueName, waitFor } from './support.ts';
 
@@ -382,9 +382,7 @@ export function eventStoreSuite(
         }, { after: head, idleMs: 10 });
         const children = ['one', 'two'].map((worker) => spawnTs('test/fixtures/appendWorker.ts', [controlDir, worker, String(count), '3', fixture.spec, prefix]));
         try {
-          // A worker that died starting up fails the test now, with its stderr, not at the timeout.
-          const startupFailed = Promise.race(children.map((c) => c.exited.then(() => succeeded(c))));
-          await Promise.race([waitFor('both workers ready', () => children.every((c) => c.lines.includes('ready')), 60_000), startupFailed]);
+          await Promise.all(children.map((c) => printed(c, 'ready', 60_000)));
           writeFileSync(join(controlDir, 'go'), '');
           await Promise.all(children.map(succeeded));
         } finally {
@@ -435,7 +433,7 @@ export function eventStoreSuite(
         const head = await store.headPosition();
         const zombie = spawnTs('test/fixtures/zombieWorker.ts', [controlDir, fixture.spec, stream, 'stale']);
         try {
-          await waitFor('the zombie to append', () => zombie.lines.includes('owner'), 60_000);
+          await printed(zombie, 'owner', 60_000);
           zombie.process.kill('SIGSTOP');
           const taken = await store.append(stream, [genreEvent(200)], 0);
           assert.equal(taken.nextExpectedRevision, 1);

@@ -10,11 +10,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { isAppError } from '../../contracts/errors.ts';
 import { kafkaEventStore, type KafkaEventStore } from '../../infra/kafka/eventStore.ts';
-import { spawnTs, succeeded } from '../fixtures/child.ts';
+import { printed, spawnTs, succeeded } from '../fixtures/child.ts';
 import { eventStoreSuite } from './eventStore.suite.ts';
 import { describeWithServer } from './requireServer.ts';
-import { genreEvent, uniqueName, waitFor } from './support.ts';
+import { genreEvent, uniqueName } from './support.ts';
 
 describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
   const brokers = url.split(',');
@@ -42,6 +44,26 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     }, { positions: 'increasing' });
   });
 
+  it('refuses a log topic that would lose events or has no single order', async function () {
+    this.timeout(30_000);
+    const prefix = `${topicPrefix}bad-`;
+    const store = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      // Made by hand with the broker's defaults: 7 days of retention.
+      await admin.createTopics({ topics: [{ topic: store.topic, numPartitions: 1 }] });
+      await assert.rejects(store.append(uniqueName('s'), [genreEvent(1)], 'any'), (err) => isAppError(err, 'internal') && /retention\.ms=-1/.test(err.message));
+      await admin.deleteTopics({ topics: [store.topic] });
+      await admin.createTopics({ topics: [{ topic: store.topic, numPartitions: 2, configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
+      await assert.rejects(store.headPosition(), (err) => isAppError(err, 'internal') && /2 partitions/.test(err.message));
+    } finally {
+      await store.close();
+      await admin.deleteTopics({ topics: [store.topic] }).catch(() => {});
+      await admin.disconnect();
+    }
+  });
+
   describe('fencing', function () {
     this.timeout(90_000);
     let controlDir: string;
@@ -59,7 +81,7 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
         const head = await store.headPosition();
         const zombie = spawnTs('test/fixtures/zombieWorker.ts', [controlDir, spec, stream, 'in-transaction']);
         try {
-          await waitFor('the zombie to hold an open transaction', () => zombie.lines.includes('in-transaction'), 60_000);
+          await printed(zombie, 'in-transaction', 60_000);
           zombie.process.kill('SIGSTOP');
           // 'any': no revision check can refuse this one; only the epoch decides.
           const taken = await store.append(stream, [genreEvent(200)], 'any');
