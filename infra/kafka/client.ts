@@ -56,3 +56,36 @@ export function kafkaError(err: unknown, what: string): AppError {
   const message = err instanceof Error ? err.message : String(err);
   return new AppError('unavailable', `Kafka: ${what} failed: ${message}`, { cause: err, retriable: true });
 }
+
+/** A kafkajs client (admin, producer, consumer) connected on first use. */
+export interface ConnectedOnUse<T> {
+  /** The connected client; rejects with `unavailable` when connecting fails. */
+  get(): Promise<T>;
+  /** Forgets the client and hands it back (if it was being connected), for disconnecting. */
+  take(): Promise<T> | null;
+}
+
+/** Connects once; a failed connect is forgotten so the next call tries again. */
+export function connectedOnUse<T extends { connect(): Promise<void> }>(make: () => T, what: string): ConnectedOnUse<T> {
+  let ready: Promise<T> | null = null;
+  return {
+    get() {
+      if (ready === null) {
+        const client = make();
+        const connecting = client.connect().then(() => client);
+        ready = connecting;
+        connecting.catch(() => {
+          if (ready === connecting) ready = null;
+        });
+      }
+      return ready.catch((err) => {
+        throw kafkaError(err, what);
+      });
+    },
+    take() {
+      const taken = ready;
+      ready = null;
+      return taken;
+    },
+  };
+}

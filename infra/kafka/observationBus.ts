@@ -19,13 +19,13 @@
  * client, or a stream's records would be split over two partitions and lose their order:
  * librdkafka tools need `-X partitioner=murmur2_random` (kcat's default is CRC32).
  */
-import type { Admin, Kafka, Message, Producer } from 'kafkajs';
+import type { Admin, Kafka, Message } from 'kafkajs';
 import { Partitioners } from 'kafkajs';
 import { encodeObservation } from '../../contracts/codec.ts';
 import { AppError } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { systemClock, type Clock, type Consumer, type ObservationBus } from '../../contracts/ports.ts';
-import { createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
+import { connectedOnUse, createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
 import { startConsumer } from './consumer.ts';
 import { deadLetterMessage, payloadBytes, readDeadLetters } from './deadLetters.ts';
 import { streamKeyOf, topicNames, type TopicNames } from './topics.ts';
@@ -95,7 +95,7 @@ const NOT_READY = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE',
  * CreateTopics before it serves the new partitions (and kafkajs' `waitForLeaders` gives up on
  * UNKNOWN_TOPIC_OR_PARTITION instead of waiting), so the first produce or fetch would fail.
  */
-async function waitUntilServed(admin: Admin, names: readonly string[], timeoutMs: number): Promise<void> {
+export async function waitUntilServed(admin: Admin, names: readonly string[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (const topic of names) {
     for (;;) {
@@ -124,8 +124,6 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
   const kafka: Kafka = createKafka(options);
 
   let closed = false;
-  let adminReady: Promise<Admin> | null = null;
-  let producerReady: Promise<Producer> | null = null;
   const created = new Map<string, Promise<void>>();
   const active = new Set<Consumer>();
 
@@ -133,37 +131,18 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
     if (closed) throw new AppError('closed', 'the Kafka observation bus is closed');
   }
 
-  /** Connects once; a failed connect is forgotten so the next call tries again. */
-  function admin(): Promise<Admin> {
-    if (adminReady === null) {
-      const client = kafka.admin();
-      adminReady = client.connect().then(() => client);
-      adminReady.catch(() => {
-        adminReady = null;
-      });
-    }
-    return adminReady.catch((err) => {
-      throw kafkaError(err, 'connecting the admin client');
-    });
-  }
-
-  function producer(): Promise<Producer> {
-    if (producerReady === null) {
-      const client = kafka.producer({
-        idempotent: true,
-        maxInFlightRequests: 1,
-        allowAutoTopicCreation: false,
-        createPartitioner: Partitioners.DefaultPartitioner,
-      });
-      producerReady = client.connect().then(() => client);
-      producerReady.catch(() => {
-        producerReady = null;
-      });
-    }
-    return producerReady.catch((err) => {
-      throw kafkaError(err, 'connecting the producer');
-    });
-  }
+  const adminClient = connectedOnUse(() => kafka.admin(), 'connecting the admin client');
+  const admin = () => adminClient.get();
+  const producerClient = connectedOnUse(
+    () => kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    }),
+    'connecting the producer',
+  );
+  const producer = () => producerClient.get();
 
   async function ensureTopics(names: readonly string[]): Promise<void> {
     const missing = names.filter((n) => !created.has(n));
@@ -329,9 +308,7 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
       if (closed) return;
       await Promise.all([...active].map((c) => c.stop()));
       closed = true;
-      const [a, p] = [adminReady, producerReady];
-      adminReady = null;
-      producerReady = null;
+      const [a, p] = [adminClient.take(), producerClient.take()];
       await Promise.all([
         a?.then((c) => c.disconnect()).catch(() => {}),
         p?.then((c) => c.disconnect()).catch(() => {}),

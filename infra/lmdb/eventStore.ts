@@ -142,12 +142,8 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   const store: EventStore = {
     appendMany,
 
-    async append(stream: string, batch: DomainEvent[], expectedRevision: ExpectedRevision) {
-      const [result] = await appendMany([{ stream, events: batch, expectedRevision }]);
-      if (result === undefined) throw new AppError('internal', 'append returned no result');
-      if (result instanceof Error) throw result;
-      return result;
-    },
+    append: (stream: string, batch: DomainEvent[], expectedRevision: ExpectedRevision) =>
+      appendOne(appendMany, { stream, events: batch, expectedRevision }),
 
     async readStream(stream, readOptions = {}) {
       const from = readOptions.fromRevision ?? 0;
@@ -200,13 +196,26 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   return store;
 }
 
-function matches(current: number, expected: ExpectedRevision): boolean {
+/** `append` as one request of `appendMany`: its result, or its error thrown. */
+export async function appendOne(
+  appendMany: (requests: AppendRequest[]) => Promise<Array<AppendResult | AppError>>,
+  request: AppendRequest,
+): Promise<AppendResult> {
+  const [result] = await appendMany([request]);
+  if (result === undefined) throw new AppError('internal', 'append returned no result');
+  if (result instanceof Error) throw result;
+  return result;
+}
+
+/** Whether a stream at `current` (-1: missing) satisfies an expected revision; shared by the adapters that check revisions themselves. */
+export function matches(current: number, expected: ExpectedRevision): boolean {
   if (expected === 'any') return true;
   if (expected === 'no_stream') return current === -1;
   return current === expected;
 }
 
-function conflict(stream: string, expected: ExpectedRevision, actual: number): AppError {
+/** The `wrong_expected_revision` error of a refused append. */
+export function conflict(stream: string, expected: ExpectedRevision, actual: number): AppError {
   return new AppError(
     'wrong_expected_revision',
     `stream ${stream} is at revision ${actual}, expected ${String(expected)}`,

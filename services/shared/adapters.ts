@@ -30,9 +30,14 @@ export interface Adapters {
 
 /** The event store the configuration selects (a projection worker needs only the two stores). */
 export async function openEventStore(config: Config): Promise<{ eventStore: EventStore; engine: string }> {
-  if (config.eventStoreUrl) {
+  if (config.eventStore === 'eventstoredb' && config.eventStoreUrl) {
     const { eventStoreDbEventStore } = await import('../../infra/eventstoredb/eventStore.ts');
     return { eventStore: eventStoreDbEventStore({ connectionString: config.eventStoreUrl }), engine: `EventStoreDB ${redact(config.eventStoreUrl)}` };
+  }
+  if (config.eventStore === 'kafka' && config.kafkaBrokers) {
+    const { kafkaEventStore } = await import('../../infra/kafka/eventStore.ts');
+    const eventStore = kafkaEventStore({ brokers: config.kafkaBrokers, topicPrefix: config.kafkaTopicPrefix });
+    return { eventStore, engine: `Kafka ${config.kafkaBrokers.join(',')} topic ${eventStore.topic}` };
   }
   return { eventStore: lmdbEventStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
 }

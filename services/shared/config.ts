@@ -18,6 +18,12 @@ export interface Config {
   ingestGroup: string;
   /** EventStoreDB connection string; unset = LMDB. `EVENTSTORE_URL`. */
   eventStoreUrl: string | null;
+  /**
+   * Engine of the event log. `EVENT_STORE` = `lmdb` | `kafka` | `eventstoredb`; unset =
+   * `eventstoredb` when `EVENTSTORE_URL` is set, else `lmdb`. `kafka` needs `KAFKA_BROKERS` and
+   * keeps the log in `<KAFKA_TOPIC_PREFIX>events`.
+   */
+  eventStore: EventStoreEngine;
   /** MongoDB URL; unset = LMDB read models. `MONGODB_URL`. */
   mongodbUrl: string | null;
   /** MongoDB database name. `MONGODB_DB`, default `marquee`. */
@@ -56,6 +62,19 @@ export interface Config {
   ingestMaxFutureSkewHours: number;
 }
 
+export type EventStoreEngine = 'lmdb' | 'kafka' | 'eventstoredb';
+
+/** `EVENT_STORE`, checked against the servers it needs. */
+function eventStoreEngine(value: string | undefined, brokers: string | null, eventStoreUrl: string | null): EventStoreEngine {
+  const engine = value === undefined || value.trim() === '' ? (eventStoreUrl ? 'eventstoredb' : 'lmdb') : value.trim();
+  if (engine !== 'lmdb' && engine !== 'kafka' && engine !== 'eventstoredb') {
+    throw new Error(`EVENT_STORE must be lmdb, kafka or eventstoredb, got "${value}"`);
+  }
+  if (engine === 'kafka' && brokers === null) throw new Error('EVENT_STORE=kafka needs KAFKA_BROKERS');
+  if (engine === 'eventstoredb' && eventStoreUrl === null) throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_URL');
+  return engine;
+}
+
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
@@ -70,13 +89,15 @@ function url(value: string | undefined): string | null {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
   const brokers = url(env.KAFKA_BROKERS);
+  const eventStoreUrl = url(env.EVENTSTORE_URL);
   return {
     port,
     dataDir: resolve(env.DATA_DIR ?? './data'),
     kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX || 'marquee.',
     ingestGroup: env.INGEST_GROUP || 'ingest',
-    eventStoreUrl: url(env.EVENTSTORE_URL),
+    eventStoreUrl,
+    eventStore: eventStoreEngine(env.EVENT_STORE, brokers, eventStoreUrl),
     mongodbUrl: url(env.MONGODB_URL),
     mongodbDb: env.MONGODB_DB ?? 'marquee',
     opensearchUrl: url(env.OPENSEARCH_URL),

@@ -50,6 +50,7 @@ export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     LOG_FORMAT: 'json',
     KAFKA_BROKERS: '',
     EVENTSTORE_URL: '',
+    EVENT_STORE: '',
     MONGODB_URL: '',
     OPENSEARCH_URL: '',
     REDIS_URL: '',

@@ -12,14 +12,21 @@
  * for different streams in any order.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isAppError } from '../../contracts/errors.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import type { AppendResult, EventStore } from '../../contracts/ports.ts';
+import { printed, spawnTs, succeeded } from '../fixtures/child.ts';
+import { openEventStoreSpec } from '../fixtures/eventStoreSpec.ts';
 import { genreEvent, uniqueName, waitFor } from './support.ts';
 
 export interface EventStoreFixture {
   store: EventStore;
   cleanup(): Promise<void>;
+  /** How a child process opens the same log as `store` (test/fixtures/eventStoreSpec.ts). */
+  spec: string;
 }
 
 export interface EventStoreSuiteOptions {
@@ -28,6 +35,7 @@ export interface EventStoreSuiteOptions {
 }
 
 const isConflict = (err: unknown) => isAppError(err, 'wrong_expected_revision');
+const genreId = (event: RecordedEvent) => (event.data as { genre: { id: number } }).genre.id;
 
 export function eventStoreSuite(
   name: string,
@@ -348,6 +356,97 @@ export function eventStoreSuite(
           { after: head, idleMs: 10 },
         );
         await assert.rejects(subscription.done, /projection failed/);
+      });
+    });
+
+    describe('across processes', function () {
+      // Each case starts children that load tsx and connect: seconds on a busy two-core machine.
+      this.timeout(90_000);
+      let controlDir: string;
+      beforeEach(() => {
+        controlDir = mkdtempSync(join(tmpdir(), 'marquee-es-ctl-'));
+      });
+      afterEach(() => {
+        rmSync(controlDir, { recursive: true, force: true });
+      });
+
+      it('never duplicates or skips a revision when two processes append to the same streams at once, and every reader sees one order', async () => {
+        const count = 60;
+        const prefix = `${uniqueName('race')}-`;
+        const head = await store.headPosition();
+        // A projection following the log live while the race runs: nothing may ever appear
+        // behind a position it has been handed, so it must end with exactly the final order.
+        const live: RecordedEvent[] = [];
+        const subscription = store.subscribeAll(async (batch) => {
+          live.push(...batch);
+        }, { after: head, idleMs: 10 });
+        const children = ['one', 'two'].map((worker) => spawnTs('test/fixtures/appendWorker.ts', [controlDir, worker, String(count), '3', fixture.spec, prefix]));
+        try {
+          await Promise.all(children.map((c) => printed(c, 'ready', 60_000)));
+          writeFileSync(join(controlDir, 'go'), '');
+          await Promise.all(children.map(succeeded));
+        } finally {
+          for (const c of children) c.process.kill('SIGKILL');
+        }
+
+        // Everything after head: the race, and one warm-up event of each worker before it.
+        const everything = await store.readAll({ after: head, limit: 100_000 });
+        assert.equal(everything.length, 2 * count + 2);
+        assertPositionsAfter(everything.map((e) => e.position), head, 2 * count + 2);
+        try {
+          await waitFor('the live subscription', () => live.length >= everything.length);
+        } finally {
+          await subscription.stop();
+        }
+        assert.deepEqual(live.map((e) => [e.position, e.streamId, e.revision]), everything.map((e) => [e.position, e.streamId, e.revision]));
+        const all = everything.filter((e) => e.streamId.startsWith(prefix));
+        assert.equal(all.length, 2 * count);
+        for (const worker of ['one', 'two']) {
+          const ids = all.filter((e) => e.metadata.producer === worker).map(genreId).sort((a, b) => a - b);
+          assert.deepEqual(ids, Array.from({ length: count }, (_, i) => i), `events of worker ${worker}`);
+        }
+        // The appends really raced: the producers alternate somewhere in the global order, or one
+        // worker had an append refused (a conflict, or on Kafka a fenced write) because of the other.
+        const switches = all.filter((e, i) => i > 0 && e.metadata.producer !== all[i - 1]?.metadata.producer).length;
+        const refused = children.map((c) => /^done (\d+) (\d+)$/.exec(c.lines.at(-1) ?? '')).reduce((n, m) => n + Number(m?.[1] ?? 0) + Number(m?.[2] ?? 0), 0);
+        assert.ok(switches > 1 || refused > 0, `the two workers did not overlap (${switches} switches, ${refused} refused appends)`);
+        for (const stream of [0, 1, 2].map((n) => `${prefix}shared-${n}`)) {
+          const events = await store.readStream(stream);
+          assert.deepEqual(events.map((e) => e.revision), events.map((_, i) => i), `revisions of ${stream}`);
+          assert.equal(await store.streamRevision(stream), events.length - 1);
+          // Per stream, the global order is the revision order.
+          assert.deepEqual(all.filter((e) => e.streamId === stream).map((e) => [e.revision, e.position]), events.map((e) => [e.revision, e.position]));
+        }
+
+        // A second reader of the same log, built on its own, computes the very same order.
+        const peer = await openEventStoreSpec(fixture.spec);
+        try {
+          const seen = (await peer.readAll({ after: head, limit: 100_000 })).filter((e) => e.streamId.startsWith(prefix));
+          assert.deepEqual(seen.map((e) => [e.position, e.streamId, e.revision, genreId(e)]), all.map((e) => [e.position, e.streamId, e.revision, genreId(e)]));
+        } finally {
+          await peer.close();
+        }
+      });
+
+      it('refuses the append a writer decided before it was paused and another process appended (a zombie)', async () => {
+        const stream = uniqueName('zombie');
+        const head = await store.headPosition();
+        const zombie = spawnTs('test/fixtures/zombieWorker.ts', [controlDir, fixture.spec, stream, 'stale']);
+        try {
+          await printed(zombie, 'owner', 60_000);
+          zombie.process.kill('SIGSTOP');
+          const taken = await store.append(stream, [genreEvent(200)], 0);
+          assert.equal(taken.nextExpectedRevision, 1);
+        } finally {
+          zombie.process.kill('SIGCONT');
+          writeFileSync(join(controlDir, 'go'), '');
+        }
+        await succeeded(zombie);
+        const result = zombie.lines.find((l) => l.startsWith('result ')) ?? '(none)';
+        // Refused by the revision check, or (Kafka) by the fencing of its old producer epoch.
+        assert.match(result, /^result (wrong_expected_revision fenced=false|unavailable fenced=true)$/);
+        assert.deepEqual((await store.readStream(stream)).map((e) => [e.revision, genreId(e)]), [[0, 100], [1, 200]]);
+        assert.deepEqual((await store.readAll({ after: head, limit: 100_000 })).filter((e) => e.streamId === stream).map(genreId), [100, 200]);
       });
     });
   });

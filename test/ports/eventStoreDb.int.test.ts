@@ -31,7 +31,7 @@ describeWithServer(
       'eventStoreDbEventStore',
       async () => {
         const store = eventStoreDbEventStore({ connectionString: url });
-        return { store, cleanup: () => store.close() };
+        return { store, spec: `esdb:${url}`, cleanup: () => store.close() };
       },
       { positions: 'increasing' },
     );

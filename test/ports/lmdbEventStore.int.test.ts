@@ -20,6 +20,7 @@ eventStoreSuite('lmdbEventStore', async () => {
   const store = lmdbEventStore({ dataDir });
   return {
     store,
+    spec: `lmdb:${dataDir}`,
     async cleanup() {
       await store.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -91,35 +92,7 @@ describe('lmdbEventStore across processes', function () {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('keeps positions gapless and revisions checked when two processes append to the same streams', async () => {
-    const count = 150;
-    const children = ['one', 'two'].map((name) => spawnTs(worker, [dataDir, name, String(count), '3']));
-    await waitFor('both workers ready', () => children.every((c) => c.lines.includes('ready')), 30_000);
-    writeFileSync(join(dataDir, 'go'), '');
-    await Promise.all(children.map(succeeded));
-
-    const store = lmdbEventStore({ dataDir });
-    try {
-      const all = await store.readAll({ limit: 10_000 });
-      assert.equal(all.length, 2 * count);
-      assert.deepEqual(all.map((e) => e.position), Array.from({ length: 2 * count }, (_, i) => i + 1));
-      assert.equal(await store.headPosition(), 2 * count);
-      for (const name of ['one', 'two']) {
-        const ids = all.filter((e) => e.metadata.producer === name).map((e) => (e.data as { genre: { id: number } }).genre.id);
-        assert.deepEqual(ids.sort((a, b) => a - b), Array.from({ length: count }, (_, i) => i), `events of worker ${name}`);
-      }
-      // The appends really interleaved: the producers alternate somewhere in the global order.
-      const switches = all.filter((e, i) => i > 0 && e.metadata.producer !== all[i - 1]?.metadata.producer).length;
-      assert.ok(switches > 1, `the two workers did not overlap (${switches} switches)`);
-      for (const stream of ['shared-0', 'shared-1', 'shared-2']) {
-        const events = await store.readStream(stream);
-        assert.deepEqual(events.map((e) => e.revision), events.map((_, i) => i), `revisions of ${stream}`);
-        assert.equal(await store.streamRevision(stream), events.length - 1);
-      }
-    } finally {
-      await store.close();
-    }
-  });
+  // Two processes racing on the same streams: the suite's `across processes` cases.
 
   it('delivers to a subscription events that another process appends', async () => {
     const store = lmdbEventStore({ dataDir });

@@ -1,0 +1,129 @@
+/**
+ * The local view of the Kafka event log that every Kafka event store process keeps: the events
+ * in log order, each stream's events by revision, and how far into the partition it has read.
+ * It is rebuilt from the partition at start (the log is the only truth), fed by the process's
+ * read_committed tail consumer and, for the writer, by its own committed transactions.
+ *
+ * Applying is idempotent by offset: the writer applies its records when its commit returns and
+ * the tail consumer meets the same records later, or the other way round; whichever comes
+ * second is skipped, so both feeds can run without coordination.
+ */
+import type { RecordedEvent } from '../../contracts/events.ts';
+
+/** What one event record of the log holds (its JSON value); the position is offset + 1. */
+export type LoggedEvent = Omit<RecordedEvent, 'position'>;
+
+export interface EventLogIndex {
+  /** The next offset not yet reflected: data records and transaction markers both count. */
+  readonly nextOffset: number;
+  /** Position of the newest event, 0 when empty. */
+  readonly head: number;
+  /** Applies one committed record at `offset` (skipped if already applied). */
+  apply(offset: number, event: LoggedEvent): void;
+  /** Moves `nextOffset` past `offset` (a batch read up to a marker, or aborted records). */
+  advance(offsetReached: number): void;
+  /** Last revision of a stream, -1 when missing. */
+  revision(stream: string): number;
+  readStream(stream: string, fromRevision: number): RecordedEvent[];
+  readAll(after: number, limit: number): RecordedEvent[];
+  /** Resolves once `nextOffset >= offset`; rejects on `timeoutMs` or `fail`. */
+  reached(offset: number, timeoutMs: number): Promise<void>;
+  /** Rejects every wait, now and later: the tail consumer is gone. */
+  fail(error: Error): void;
+}
+
+export function eventLogIndex(): EventLogIndex {
+  const log: RecordedEvent[] = [];
+  const streams = new Map<string, RecordedEvent[]>();
+  let nextOffset = 0;
+  let failure: Error | null = null;
+  const waiters = new Set<{ offset: number; resolve: () => void; reject: (err: Error) => void }>();
+
+  function wake(): void {
+    for (const w of waiters) {
+      if (nextOffset >= w.offset) {
+        waiters.delete(w);
+        w.resolve();
+      }
+    }
+  }
+
+  return {
+    get nextOffset() {
+      return nextOffset;
+    },
+    get head() {
+      return log[log.length - 1]?.position ?? 0;
+    },
+
+    apply(offset, event) {
+      if (offset < nextOffset) return;
+      const recorded = { ...event, position: offset + 1 } as RecordedEvent;
+      log.push(recorded);
+      let events = streams.get(event.streamId);
+      if (events === undefined) streams.set(event.streamId, (events = []));
+      // Kept as recorded, not renumbered: a duplicate or missing revision in the log must show.
+      events.push(recorded);
+      nextOffset = offset + 1;
+      wake();
+    },
+
+    advance(offsetReached) {
+      if (offsetReached + 1 <= nextOffset) return;
+      nextOffset = offsetReached + 1;
+      wake();
+    },
+
+    revision(stream) {
+      const events = streams.get(stream);
+      return events?.[events.length - 1]?.revision ?? -1;
+    },
+
+    readStream(stream, fromRevision) {
+      const events = streams.get(stream) ?? [];
+      const start = events.findIndex((e) => e.revision >= fromRevision);
+      return start === -1 ? [] : events.slice(start);
+    },
+
+    readAll(after, limit) {
+      // Binary search for the first position > after: positions increase along the log.
+      let lo = 0;
+      let hi = log.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((log[mid] as RecordedEvent).position <= after) lo = mid + 1;
+        else hi = mid;
+      }
+      return log.slice(lo, lo + limit);
+    },
+
+    reached(offset, timeoutMs) {
+      if (failure) return Promise.reject(failure);
+      if (nextOffset >= offset) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const waiter = {
+          offset,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          reject: (err: Error) => {
+            clearTimeout(timer);
+            reject(err);
+          },
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(waiter);
+          reject(new Error(`the event log was read up to offset ${nextOffset}, not ${offset}, within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(waiter);
+      });
+    },
+
+    fail(error) {
+      failure = error;
+      for (const w of waiters) w.reject(error);
+      waiters.clear();
+    },
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * The EventStore behaviour suite on the real Kafka (KAFKA_BROKERS), plus what only Kafka's
+ * transactions give: a writer paused between sending its records and committing them is fenced
+ * by the writer that takes the log over, and none of its records ever become visible.
+ *
+ * Every run uses its own topic prefix, so runs never see each other's events; the tests of one
+ * run share one log and keep apart by unique stream names (the suite is written for that).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
+import { isAppError } from '../../contracts/errors.ts';
+import { kafkaEventStore, type KafkaEventStore } from '../../infra/kafka/eventStore.ts';
+import { printed, spawnTs, succeeded } from '../fixtures/child.ts';
+import { eventStoreSuite } from './eventStore.suite.ts';
+import { describeWithServer } from './requireServer.ts';
+import { genreEvent, uniqueName } from './support.ts';
+
+describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
+  const brokers = url.split(',');
+  const topicPrefix = `test-eventlog-${process.pid}-${Date.now().toString(36)}.`;
+  const spec = `kafka:${url}#${topicPrefix}`;
+  const open = (): KafkaEventStore => kafkaEventStore({ brokers, topicPrefix });
+
+  after(async function () {
+    this.timeout(30_000);
+    const store = open();
+    try {
+      await store.deleteTopic();
+    } finally {
+      await store.close();
+    }
+  });
+
+  describe('suite', function () {
+    // Each store joins its own reader group and reads the run's log from its start.
+    this.timeout(30_000);
+    // Positions are offsets + 1: increasing, since every commit marker takes an offset.
+    eventStoreSuite('kafkaEventStore', async () => {
+      const store = open();
+      return { store, spec, cleanup: () => store.close() };
+    }, { positions: 'increasing' });
+  });
+
+  it('refuses a log topic that would lose events or has no single order', async function () {
+    this.timeout(30_000);
+    const prefix = `${topicPrefix}bad-`;
+    const store = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      // Made by hand with the broker's defaults: 7 days of retention.
+      await admin.createTopics({ topics: [{ topic: store.topic, numPartitions: 1 }] });
+      await assert.rejects(store.append(uniqueName('s'), [genreEvent(1)], 'any'), (err) => isAppError(err, 'internal') && /retention\.ms=-1/.test(err.message));
+      await admin.deleteTopics({ topics: [store.topic] });
+      await admin.createTopics({ topics: [{ topic: store.topic, numPartitions: 2, configEntries: [{ name: 'retention.ms', value: '-1' }] }] });
+      await assert.rejects(store.headPosition(), (err) => isAppError(err, 'internal') && /2 partitions/.test(err.message));
+    } finally {
+      await store.close();
+      await admin.deleteTopics({ topics: [store.topic] }).catch(() => {});
+      await admin.disconnect();
+    }
+  });
+
+  describe('fencing', function () {
+    this.timeout(90_000);
+    let controlDir: string;
+    beforeEach(() => {
+      controlDir = mkdtempSync(join(tmpdir(), 'marquee-kafka-zombie-'));
+    });
+    afterEach(() => {
+      rmSync(controlDir, { recursive: true, force: true });
+    });
+
+    it('aborts the open transaction of a writer paused mid-commit once another process takes the log over', async () => {
+      const store = open();
+      try {
+        const stream = uniqueName('zombie');
+        const head = await store.headPosition();
+        const zombie = spawnTs('test/fixtures/zombieWorker.ts', [controlDir, spec, stream, 'in-transaction']);
+        try {
+          await printed(zombie, 'in-transaction', 60_000);
+          zombie.process.kill('SIGSTOP');
+          // 'any': no revision check can refuse this one; only the epoch decides.
+          const taken = await store.append(stream, [genreEvent(200)], 'any');
+          assert.equal(taken.nextExpectedRevision, 1);
+        } finally {
+          zombie.process.kill('SIGCONT');
+          writeFileSync(join(controlDir, 'go'), '');
+        }
+        await succeeded(zombie);
+        assert.ok(zombie.lines.includes('result unavailable fenced=true'), `zombie said ${zombie.lines.join(' | ')}`);
+        const ids = (e: { data: unknown }) => (e.data as { genre: { id: number } }).genre.id;
+        assert.deepEqual((await store.readStream(stream)).map((e) => [e.revision, ids(e)]), [[0, 100], [1, 200]]);
+        assert.deepEqual((await store.readAll({ after: head, limit: 100_000 })).filter((e) => e.streamId === stream).map(ids), [100, 200]);
+        // A fresh reader of the log agrees: the aborted records are nowhere.
+        const peer = open();
+        try {
+          assert.deepEqual((await peer.readStream(stream)).map(ids), [100, 200]);
+        } finally {
+          await peer.close();
+        }
+      } finally {
+        await store.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,23 @@
+/** The event store engine is chosen once, in the configuration, and refused without its server. */
+import assert from 'node:assert/strict';
+import { loadConfig } from '../../services/shared/config.ts';
+
+describe('loadConfig: EVENT_STORE', () => {
+  it('defaults to LMDB, or to EventStoreDB when EVENTSTORE_URL is set', () => {
+    assert.equal(loadConfig({}).eventStore, 'lmdb');
+    assert.equal(loadConfig({ KAFKA_BROKERS: '127.0.0.1:9092' }).eventStore, 'lmdb');
+    assert.equal(loadConfig({ EVENTSTORE_URL: 'esdb://127.0.0.1:2113?tls=false' }).eventStore, 'eventstoredb');
+  });
+
+  it('selects the Kafka event log with EVENT_STORE=kafka and KAFKA_BROKERS', () => {
+    const config = loadConfig({ EVENT_STORE: 'kafka', KAFKA_BROKERS: '127.0.0.1:9092' });
+    assert.equal(config.eventStore, 'kafka');
+    assert.deepEqual(config.kafkaBrokers, ['127.0.0.1:9092']);
+  });
+
+  it('refuses an engine without its server, and an unknown engine', () => {
+    assert.throws(() => loadConfig({ EVENT_STORE: 'kafka' }), /EVENT_STORE=kafka needs KAFKA_BROKERS/);
+    assert.throws(() => loadConfig({ EVENT_STORE: 'eventstoredb' }), /needs EVENTSTORE_URL/);
+    assert.throws(() => loadConfig({ EVENT_STORE: 'postgres' }), /EVENT_STORE must be lmdb, kafka or eventstoredb/);
+  });
+});
