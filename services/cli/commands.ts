@@ -17,11 +17,10 @@ import { catchUp } from '../../projections/runner.ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '../api/keys.ts';
 import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
-import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
 import { buildRelease } from '../snapshot/build.ts';
-import { openAdapters, type Adapters } from '../shared/adapters.ts';
+import { openAdapters, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -395,7 +394,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   return withAdapters(ctx, async (adapters) => {
     // The release reads the read models: bring them up to date first.
     await createPipeline(adapters, ctx.logger).projections.catchUp();
-    const releases = fsReleaseStore({ dir: join(ctx.config.dataDir, 'releases') });
+    const { releases, close: closeReleases } = await openReleaseStore(ctx.config);
     const linkTokens = createLinkTokens({ keys });
     let bar: ReturnType<typeof progress> | null = null;
     const result = await buildRelease({
@@ -409,7 +408,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
         bar ??= progress('snapshot build', p.total, 'files');
         bar.update(p.done, p.total, p.file);
       },
-    });
+    }).finally(closeReleases);
     (bar as ReturnType<typeof progress> | null)?.stop();
     const m = result.manifest;
     if (!result.created) {

@@ -9,16 +9,14 @@
  * `DOWNLOAD_SIGNING_KEY` are set: the development link key ships in the repository, so a server
  * that accepted it would redirect wherever a stranger's token says.
  */
-import { join } from 'node:path';
 import { redisClient } from '../../infra/redis/client.ts';
-import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
-import { openAdapters } from '../shared/adapters.ts';
+import { openAdapters, openReleaseStore } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { Health, publishHealth } from '../shared/health.ts';
@@ -60,7 +58,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
   const dependencies = watchDependencies(health, checks, logger);
-  const releases = fsReleaseStore({ dir: join(config.dataDir, 'releases') });
+  const { releases, engine: releasesEngine, close: closeReleases } = await openReleaseStore(config);
+  logger.info({ releases: releasesEngine }, 'release store');
   const snapshots = createSnapshotRoutes({ releases, signingKey, publicBaseUrl: config.publicBaseUrl, clock });
   const api = await startApi({
     snapshots,
@@ -101,6 +100,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await api.close();
     await dependencies.stop();
     redis?.disconnect();
+    closeReleases();
     await adapters.close();
   });
 
