@@ -49,6 +49,15 @@ describe('marquee start on the real engines (e2e)', function () {
   let secondDataDir: string;
   let env: NodeJS.ProcessEnv;
   let base: string;
+  /** The bucket prefix this test's processes write their releases under, read directly. */
+  const testReleases = () =>
+    s3ReleaseStore({
+      endpoint: process.env.RELEASES_S3_URL as string,
+      bucket: 'marquee-releases',
+      prefix: `${id}/`,
+      accessKeyId: process.env.RELEASES_S3_ACCESS_KEY as string,
+      secretAccessKey: process.env.RELEASES_S3_SECRET_KEY as string,
+    });
 
   before(async function () {
     if (missing.length > 0) {
@@ -87,13 +96,7 @@ describe('marquee start on the real engines (e2e)', function () {
     if (missing.length > 0) return;
     rmSync(dataDir, { recursive: true, force: true });
     rmSync(secondDataDir, { recursive: true, force: true });
-    const releases = s3ReleaseStore({
-      endpoint: process.env.RELEASES_S3_URL as string,
-      bucket: 'marquee-releases',
-      prefix: `${id}/`,
-      accessKeyId: process.env.RELEASES_S3_ACCESS_KEY as string,
-      secretAccessKey: process.env.RELEASES_S3_SECRET_KEY as string,
-    });
+    const releases = testReleases();
     await releases.prune(0).catch(() => undefined);
     releases.close();
     const mongo = new MongoClient(process.env.MONGODB_URL as string);
@@ -189,13 +192,7 @@ describe('marquee start on the real engines (e2e)', function () {
     const { pathname, search } = new URL(signed.download_url);
 
     // It lives in the bucket, not in the first process's data directory.
-    const releases = s3ReleaseStore({
-      endpoint: process.env.RELEASES_S3_URL as string,
-      bucket: 'marquee-releases',
-      prefix: `${id}/`,
-      accessKeyId: process.env.RELEASES_S3_ACCESS_KEY as string,
-      secretAccessKey: process.env.RELEASES_S3_SECRET_KEY as string,
-    });
+    const releases = testReleases();
     try {
       assert.equal((await releases.latest())?.version, listing.latest);
     } finally {
