@@ -16,7 +16,8 @@ import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
-import { openAdapters, openReleaseStore } from '../shared/adapters.ts';
+import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
+import { moveLegacyApiKeys } from '../api/keys.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { Health, publishHealth } from '../shared/health.ts';
@@ -58,6 +59,9 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
   const dependencies = watchDependencies(health, checks, logger);
+  const { apiKeys } = await openApiKeyStore(config);
+  const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
+  if (movedKeys > 0) logger.info(`${movedKeys} API keys moved from the read models to the key store`);
   const { releases, engine: releasesEngine, close: closeReleases } = await openReleaseStore(config);
   logger.info({ releases: releasesEngine }, 'release store');
   const snapshots = createSnapshotRoutes({ releases, signingKey, publicBaseUrl: config.publicBaseUrl, clock });
@@ -67,6 +71,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     // The API's reads go through the breakers (an outage answers 503 within 2 s); the
     // pipeline keeps the bare adapters, whose long batches a request deadline must not cut.
     readStore: guarded(adapters.readStore, dependencies.get('mongodb')),
+    apiKeys: guarded(apiKeys, dependencies.get('mongodb')),
     search: guarded(adapters.search, dependencies.get('opensearch')),
     eventStore: adapters.eventStore,
     linkTokens,
@@ -101,6 +106,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await dependencies.stop();
     redis?.disconnect();
     closeReleases();
+    await apiKeys.close();
     await adapters.close();
   });
 

@@ -4,7 +4,8 @@
  * when selected, so an embedded run never loads a driver it does not use.
  */
 import { join } from 'node:path';
-import type { EventStore, ObservationBus, ReadStore, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
+import type { ApiKeyStore, EventStore, ObservationBus, ReadStore, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
@@ -49,6 +50,15 @@ export async function openReadStore(config: Config): Promise<{ readStore: ReadSt
     };
   }
   return { readStore: lmdbReadStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+/** The API key store the configuration selects: beside the read models (MongoDB or LMDB), in a port of its own. */
+export async function openApiKeyStore(config: Config): Promise<{ apiKeys: ApiKeyStore; engine: string }> {
+  if (config.mongodbUrl) {
+    const { mongoApiKeyStore } = await import('../../infra/mongo/apiKeyStore.ts');
+    return { apiKeys: await mongoApiKeyStore({ url: config.mongodbUrl, database: config.mongodbDb }), engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}` };
+  }
+  return { apiKeys: lmdbApiKeyStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
 }
 
 /**
