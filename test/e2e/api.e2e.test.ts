@@ -124,6 +124,16 @@ describe('the /v1 API over HTTP', function () {
       assert.equal(r.status, 200);
     });
 
+    it('records when a key was last used, in the key store', async () => {
+      const { key: fresh, doc } = await createApiKey(apiKeys, 'fresh', clock);
+      assert.equal((await apiKeys.findByHash(doc.hash))?.lastUsedAt, null);
+      assert.equal((await call('/v1/locales', { key: fresh })).status, 200);
+      const expected = clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const deadline = Date.now() + 2000;
+      while ((await apiKeys.findByHash(doc.hash))?.lastUsedAt !== expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.equal((await apiKeys.findByHash(doc.hash))?.lastUsedAt, expected);
+    });
+
     it('refuses a revoked key within a second of its revocation', async () => {
       const { key: doomed } = await createApiKey(apiKeys, 'doomed', clock);
       assert.equal((await call('/v1/locales', { key: doomed })).status, 200);

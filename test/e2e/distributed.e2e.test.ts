@@ -167,6 +167,15 @@ describe('marquee start on the real engines (e2e)', function () {
       assert.ok(counters.length > 0, 'rate-limit counters are kept in Redis');
 
       await servesTheReleaseFromS3OnTwoProcesses(auth);
+
+      // The key lives in MongoDB's key store, and its use was recorded there by the API process.
+      const keys = new MongoClient(process.env.MONGODB_URL as string);
+      const stored = await keys.db(`marquee_${id}`).collection('api_keys').findOne({ name: 'dist' });
+      await keys.close();
+      assert.ok(stored, 'the key is a document of api_keys');
+      const listed = await marquee(['keys', 'list'], env);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /dist +created \S+ {2}last used \d{4}-\d\d-\d\dT/);
     } finally {
       assert.equal(await stop(server), 0, `graceful stop:\n${first.log().slice(-3000)}`);
     }
