@@ -47,6 +47,8 @@ export interface S3ReleaseStoreOptions {
   /** Static credentials; unset = the SDK's default chain (AWS_ACCESS_KEY_ID, profiles, roles). */
   accessKeyId?: string;
   secretAccessKey?: string;
+  /** A request whose socket stays silent this long fails (a frozen server must not hang a build forever). Default 30 000. */
+  requestTimeoutMs?: number;
   /** Size of one multipart part; files up to this size are one PUT. Default 8 MiB (S3's minimum part is 5 MiB). */
   partBytes?: number;
 }
@@ -54,6 +56,8 @@ export interface S3ReleaseStoreOptions {
 export interface S3ReleaseStore extends ReleaseStore {
   /** Creates the bucket when it does not exist (development and tests; production buckets are provisioned). */
   ensureBucket(): Promise<void>;
+  /** One cheap round trip (HEAD of the bucket), for the dependency watch; rejects when the server does not answer. */
+  ping(): Promise<void>;
   /** Closes the client's connections. */
   close(): void;
 }
@@ -97,6 +101,7 @@ export function s3ReleaseStore(options: S3ReleaseStoreOptions): S3ReleaseStore {
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: 3,
+    requestHandler: { connectionTimeout: 3000, requestTimeout: options.requestTimeoutMs ?? 30_000 },
   });
   const bucket = options.bucket;
   const prefix = options.prefix ?? '';
@@ -265,6 +270,9 @@ export function s3ReleaseStore(options: S3ReleaseStoreOptions): S3ReleaseStore {
         const name = (err as { name?: string })?.name;
         if (name !== 'BucketAlreadyOwnedByYou' && name !== 'BucketAlreadyExists') throw ioError(err, `creating bucket ${bucket}`);
       }
+    },
+    async ping() {
+      await client.send(new HeadBucketCommand({ Bucket: bucket }));
     },
     close() {
       client.destroy();

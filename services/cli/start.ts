@@ -56,15 +56,16 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
   // Each server behind a breaker, checked every second: /readyz names the ones that are down.
+  const { releases, engine: releasesEngine, dependency: releasesDependency, close: closeReleases } = await openReleaseStore(config);
+  logger.info({ releases: releasesEngine }, 'release store');
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
+  if (releasesDependency) checks.push(releasesDependency);
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
   const dependencies = watchDependencies(health, checks, logger);
   const { apiKeys } = await openApiKeyStore(config);
   const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
   if (movedKeys > 0) logger.info(`${movedKeys} API keys moved from the read models to the key store`);
-  const { releases, engine: releasesEngine, close: closeReleases } = await openReleaseStore(config);
-  logger.info({ releases: releasesEngine }, 'release store');
-  const snapshots = createSnapshotRoutes({ releases, signingKey, publicBaseUrl: config.publicBaseUrl, clock });
+  const snapshots = createSnapshotRoutes({ releases: guarded(releases, dependencies.get('s3')), signingKey, publicBaseUrl: config.publicBaseUrl, clock });
   const api = await startApi({
     snapshots,
     port: config.port,

@@ -65,7 +65,9 @@ export async function openApiKeyStore(config: Config): Promise<{ apiKeys: ApiKey
  * The release store the configuration selects: object storage shared by every process
  * (`RELEASES_S3_URL`), or this process's `$DATA_DIR/releases`.
  */
-export async function openReleaseStore(config: Config): Promise<{ releases: ReleaseStore; engine: string; close(): void }> {
+export async function openReleaseStore(
+  config: Config,
+): Promise<{ releases: ReleaseStore; engine: string; dependency?: DependencyCheck; close(): void }> {
   const s3 = config.releasesS3;
   if (s3 === null) {
     const dir = join(config.dataDir, 'releases');
@@ -81,7 +83,13 @@ export async function openReleaseStore(config: Config): Promise<{ releases: Rele
   });
   // A missing bucket is created (development, CI); a provisioned one costs one HEAD.
   await store.ensureBucket();
-  return { releases: store, engine: `S3 ${redact(s3.url)}/${s3.bucket}/${s3.prefix}`, close: () => store.close() };
+  return {
+    releases: store,
+    engine: `S3 ${redact(s3.url)}/${s3.bucket}/${s3.prefix}`,
+    // Not critical: the catalog API answers without it; only snapshot files answer 503.
+    dependency: { name: 's3', critical: false, check: () => store.ping() },
+    close: () => store.close(),
+  };
 }
 
 export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {

@@ -214,6 +214,8 @@ describe('marquee start on the real engines (e2e)', function () {
     const second = await startUntilReady([], { ...env, DATA_DIR: secondDataDir, PORT: String(port2) }, base2);
     try {
       assert.match(second.log(), /S3 http/);
+      const ready = (await (await fetch(`${base2}/readyz`)).json()) as { components: Array<{ name: string; state: string }> };
+      assert.ok(ready.components.some((c) => c.name === 's3' && c.state === 'running'), JSON.stringify(ready.components));
       const bodies: Buffer[] = [];
       for (const b of [base, base2]) {
         const res = await fetch(`${b}${pathname}${search}`, { headers: auth });

@@ -57,6 +57,7 @@ function embeddedEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pro
     KAFKA_BROKERS: '',
     EVENTSTORE_URL: '',
     MONGODB_URL: '',
+    RELEASES_S3_URL: '',
     OPENSEARCH_URL: '',
     REDIS_URL: '',
     ...extra,

@@ -51,6 +51,7 @@ export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     KAFKA_BROKERS: '',
     EVENTSTORE_URL: '',
     MONGODB_URL: '',
+    RELEASES_S3_URL: '',
     OPENSEARCH_URL: '',
     REDIS_URL: '',
     LINK_TOKEN_KEYS: '',
