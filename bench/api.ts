@@ -73,6 +73,7 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
   const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
   const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
   const { lmdbReadStore } = await import('../infra/lmdb/readStore.ts');
+  const { lmdbApiKeyStore } = await import('../infra/lmdb/apiKeyStore.ts');
   const { inProcessSearchIndex } = await import('../infra/search/inProcessSearch.ts');
   const { createPipeline, refillSearch } = await import('../services/cli/pipeline.ts');
   const { crawlDate } = await import('../services/crawler/catalog.ts');
@@ -109,10 +110,11 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
   }
   const indexed = await refillSearch(adapters);
   const buildMs = Date.now() - started;
-  const { key } = await createApiKey(readStore, 'bench', systemClock);
+  const apiKeys = lmdbApiKeyStore({ dataDir });
+  const { key } = await createApiKey(apiKeys, 'bench', systemClock);
   const api = await startApi({
     port: 0,
-    readStore, search, eventStore, clock: systemClock,
+    readStore, apiKeys, search, eventStore, clock: systemClock,
     linkTokens: createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] }),
     rateLimit: { perMinute: 10_000_000 },
   });

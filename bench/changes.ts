@@ -23,7 +23,7 @@ import { positionOfChangeKey } from '../projections/changes.ts';
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { crawl } from '../services/crawler/crawl.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../services/links/linkTokens.ts';
-import { openAdapters } from '../services/shared/adapters.ts';
+import { openAdapters, openApiKeyStore } from '../services/shared/adapters.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { silentLogger } from '../services/shared/logger.ts';
 
@@ -41,14 +41,16 @@ const country = countries[0] as string;
 const startDate = '2026-11-02';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-changes-'));
-const adapters = await openAdapters(loadConfig({ DATA_DIR: dataDir }), silentLogger);
+const config = loadConfig({ DATA_DIR: dataDir });
+const adapters = await openAdapters(config, silentLogger);
+const { apiKeys } = await openApiKeyStore(config);
 const pipeline = createPipeline(adapters, silentLogger);
 const linkTokens = createLinkTokens({ keys: linkKeysFromEnv({}) });
 const api = await startApi({
-  port: 0, readStore: adapters.readStore, search: adapters.search, eventStore: adapters.eventStore, linkTokens,
+  port: 0, readStore: adapters.readStore, apiKeys, search: adapters.search, eventStore: adapters.eventStore, linkTokens,
   clock: systemClock, rateLimit: { perMinute: 100_000_000 },
 });
-const key = (await createApiKey(adapters.readStore, 'bench', systemClock)).key;
+const key = (await createApiKey(apiKeys, 'bench', systemClock)).key;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function page(since: string | null): Promise<{ results: Array<{ id: string }>; next_cursor: string; has_more: boolean }> {
@@ -147,6 +149,7 @@ try {
   }));
 } finally {
   await api.close();
+  await apiKeys.close();
   await adapters.close();
   await closeLmdb(dataDir);
   rmSync(dataDir, { recursive: true, force: true });

@@ -322,3 +322,44 @@ export interface ReleaseWriter {
   publish(meta: { publishedAt: string; countries: string[]; schemaVersion?: number }): Promise<ReleaseManifest>;
   abort(): Promise<void>;
 }
+
+// ---------------------------------------------------------------------------------------------
+// ApiKeyStore
+
+/**
+ * An API key as stored: never the key itself, only its SHA-256 (`hash`, the identity) and the
+ * first characters for listing. Account data, not derived from events: it has a port of its
+ * own instead of riding on a read model with a made-up position.
+ */
+export interface ApiKeyRecord {
+  /** `key_` + the first 12 hex digits of the hash: how a person names it. */
+  id: string;
+  name: string;
+  hash: string;
+  /** First characters of the key, for listing without revealing it. */
+  prefix: string;
+  /** RFC 3339 UTC times, second precision. */
+  createdAt: string;
+  revokedAt: string | null;
+  /** The last request seen with this key, recorded at most about once a minute. */
+  lastUsedAt: string | null;
+}
+
+export interface ApiKeyStore {
+  /** Stores a new key; a hash already stored is refused (`forbidden`) and the stored key kept. */
+  create(key: ApiKeyRecord): Promise<void>;
+  findByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Every key, revoked ones included, oldest first (then by id). */
+  list(): Promise<ApiKeyRecord[]>;
+  /**
+   * Revokes a key at `at`; revoking twice keeps the first time. Returns the key as stored
+   * afterwards, or null when no key has that hash.
+   */
+  revoke(hash: string, at: string): Promise<ApiKeyRecord | null>;
+  /**
+   * Records a use at `at`, only moving `lastUsedAt` forward (a late or repeated touch is a
+   * no-op); an unknown hash is ignored. Callers throttle it: it is a write.
+   */
+  touch(hash: string, at: string): Promise<void>;
+  close(): Promise<void>;
+}

@@ -2,6 +2,7 @@
  * Read-model documents, shaped for the queries of the /v1 API and the snapshot files.
  * Keys are noted per model; logical names are the `name` of the projection that builds them.
  */
+import type { ApiKeyRecord } from './ports.ts';
 import type {
   CollectionItemRef,
   ContentType,
@@ -120,16 +121,11 @@ export interface TrendingDoc {
   entries: TrendingEntry[];
 }
 
-/** `api_keys` (account data written by the CLI, not derived from events), key: sha256 hex of the key. */
-export interface ApiKeyDoc {
-  id: string;
-  name: string;
-  hash: string;
-  /** First characters of the key, for listing without revealing it. */
-  prefix: string;
-  createdAt: string;
-  revokedAt: string | null;
-}
+/**
+ * `api_keys` read-model collection, key: sha256 hex of the key. Where API keys were kept before
+ * they had a port of their own (ApiKeyStore); read only to move them there once.
+ */
+export type ApiKeyDoc = Omit<ApiKeyRecord, 'lastUsedAt'>;
 
 /** Logical read-model names. */
 export const READ_MODELS = {

@@ -4,6 +4,7 @@
 #   opensearch  OpenSearch 2.19 single node   :9200   (Maven Central integ-test zip)
 #   ferretdb    FerretDB 1.24, MongoDB wire   :27017  (Go module proxy, SQLite backend)
 #   redis       Redis 7 from Debian           :6379
+#   versitygw   versitygw 1.8, S3 API         :7070   (Go module proxy, posix backend)
 #
 # Usage:
 #   servers.sh up [NAME...]      install what is missing, start, wait until healthy (default: all)
@@ -23,10 +24,11 @@ source "$HERE/kafka.sh"
 source "$HERE/opensearch.sh"
 source "$HERE/ferretdb.sh"
 source "$HERE/redis.sh"
+source "$HERE/versitygw.sh"
 
-ALL=(kafka opensearch ferretdb redis)
+ALL=(kafka opensearch ferretdb redis versitygw)
 # Seconds to wait for health after start; OpenSearch takes 20-60 s on 2 cores.
-declare -A TIMEOUT=([kafka]=120 [opensearch]=240 [ferretdb]=30 [redis]=20)
+declare -A TIMEOUT=([kafka]=120 [opensearch]=240 [ferretdb]=30 [redis]=20 [versitygw]=30)
 
 check_names() {
   local name
@@ -106,6 +108,9 @@ case "$cmd" in
     echo "export OPENSEARCH_URL=http://127.0.0.1:$OPENSEARCH_PORT"
     echo "export MONGODB_URL=mongodb://127.0.0.1:$FERRETDB_PORT"
     echo "export REDIS_URL=redis://127.0.0.1:$REDIS_PORT"
+    echo "export RELEASES_S3_URL=http://127.0.0.1:$VERSITYGW_PORT"
+    echo "export RELEASES_S3_ACCESS_KEY=$VERSITYGW_ACCESS_KEY"
+    echo "export RELEASES_S3_SECRET_KEY=$VERSITYGW_SECRET_KEY"
     ;;
   *)
     sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2

@@ -20,6 +20,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 import type { ReleaseFile, ReleaseManifest, ReleaseStore, ReleaseWriter } from '../../contracts/ports.ts';
 import { RELEASE_VERSION_PATTERN, isReleasePath } from '../../contracts/snapshotSchema.ts';
+import { byVersionDesc, checkRange, releaseManifest } from './manifest.ts';
 
 export interface FsReleaseStoreOptions {
   /** Root directory of the releases; created when missing. */
@@ -40,11 +41,6 @@ function ioError(err: unknown, what: string): AppError {
 
 function isMissing(err: unknown): boolean {
   return (err as { code?: unknown })?.code === 'ENOENT' || (err as { code?: unknown })?.code === 'ENOTDIR';
-}
-
-/** Newest first: labels `YYYY-Www` order like the weeks they name. */
-function byVersionDesc(a: ReleaseManifest, b: ReleaseManifest): number {
-  return a.version < b.version ? 1 : a.version > b.version ? -1 : 0;
 }
 
 export function fsReleaseStore(options: FsReleaseStoreOptions): ReleaseStore {
@@ -134,12 +130,13 @@ export function fsReleaseStore(options: FsReleaseStoreOptions): ReleaseStore {
     async read(version, path, range) {
       const { handle, entry } = await openEntry(version, path);
       if (range !== undefined) {
-        const { start, end } = range;
-        if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || end < start || end >= entry.sizeBytes) {
+        try {
+          checkRange(entry, range);
+        } catch (err) {
           await handle.close();
-          throw new AppError('invalid_parameter', `Range ${start}-${end} is outside ${path} (${entry.sizeBytes} bytes).`);
+          throw err;
         }
-        return handle.createReadStream({ start, end, autoClose: true });
+        return handle.createReadStream({ start: range.start, end: range.end, autoClose: true });
       }
       return handle.createReadStream({ autoClose: true });
     },
@@ -254,13 +251,7 @@ function stagingWriter(root: string, version: string, staging: string): ReleaseW
     },
     async publish(meta) {
       ensureWritable();
-      const manifest: ReleaseManifest = {
-        version,
-        publishedAt: meta.publishedAt,
-        countries: [...meta.countries].sort(),
-        files: [...files.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
-        ...(meta.schemaVersion === undefined ? {} : { schemaVersion: meta.schemaVersion }),
-      };
+      const manifest = releaseManifest(version, meta, files.values());
       const target = join(root, version);
       try {
         const handle = await open(join(staging, MANIFEST), 'wx');

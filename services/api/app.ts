@@ -76,7 +76,13 @@ export function createApp(deps: ApiDeps): ApiApp {
   const memory = deps.rateLimit?.redis ? undefined : new ExpiringMap();
   if (memory) app.rateLimitStore = memory;
   const v1 = chain([
-    authenticate(createKeyLookup(deps.readStore, deps.keyCacheMs ?? 1000)),
+    authenticate(
+      createKeyLookup(deps.apiKeys, {
+        ttlMs: deps.keyCacheMs ?? 1000,
+        clock: deps.clock,
+        onTouchError: (err) => deps.logger?.warn({ err }, 'recording the last use of an API key failed'),
+      }),
+    ),
     rateLimiter({
       max: deps.rateLimit?.perMinute ?? perMinuteFromEnv('RATE_LIMIT_PER_MINUTE', 60),
       windowMs: deps.rateLimit?.windowMs ?? 60_000,

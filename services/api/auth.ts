@@ -5,11 +5,11 @@
  */
 import type Koa from 'koa';
 import { AppError, isAppError } from '../../contracts/errors.ts';
-import type { ApiKeyDoc } from '../../contracts/readModels.ts';
+import type { ApiKeyRecord } from '../../contracts/ports.ts';
 
 export interface AuthState {
   /** The key document of a valid key. */
-  key: ApiKeyDoc | null;
+  key: ApiKeyRecord | null;
   /** Why the request is refused when it needs a key; null when a valid key was given. */
   refusal: AppError | null;
   /** Whether a key was presented at all. */
@@ -27,7 +27,7 @@ export function presentedKey(ctx: Koa.Context): string | undefined {
   return x === '' ? undefined : x;
 }
 
-export function authenticate(lookup: (key: string) => Promise<ApiKeyDoc | null>): Koa.Middleware {
+export function authenticate(lookup: (key: string) => Promise<ApiKeyRecord | null>): Koa.Middleware {
   return async (ctx, next) => {
     const key = presentedKey(ctx);
     let state: AuthState;
@@ -41,7 +41,7 @@ export function authenticate(lookup: (key: string) => Promise<ApiKeyDoc | null>)
           : `An API key is required. ${HOW}`),
       };
     } else {
-      let doc: ApiKeyDoc | null;
+      let doc: ApiKeyRecord | null;
       try {
         doc = await lookup(key);
       } catch (err) {

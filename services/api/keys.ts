@@ -1,16 +1,17 @@
 /**
  * API keys: `mk_live_` + 32 lowercase hex characters, stored only as their SHA-256 hash in the
- * `api_keys` collection (key = hash). The plain key is returned once, at creation (CLI).
- * These are account data, not derived from events, so their write position is a clock value.
+ * ApiKeyStore (contracts/ports.ts). The plain key is returned once, at creation (CLI).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
-import type { Clock, ReadStore } from '../../contracts/ports.ts';
+import type { ApiKeyRecord, ApiKeyStore, Clock, ReadStore } from '../../contracts/ports.ts';
 import { API_KEYS_COLLECTION, type ApiKeyDoc } from '../../contracts/readModels.ts';
 
 export const API_KEY_PATTERN = /^mk_live_[0-9a-f]{32}$/;
 /** Characters kept for listing: `mk_live_` and the first 4 hex digits. */
 const PREFIX_LENGTH = 12;
+/** Last use is written at most this often per key (and process): the hot path stays a cache hit. */
+export const LAST_USE_INTERVAL_MS = 60_000;
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
@@ -20,33 +21,28 @@ export function isWellFormedApiKey(key: string): boolean {
   return API_KEY_PATTERN.test(key);
 }
 
-/** A position that moves forward with time and past the stored one, so the write is never skipped. */
-function nextPosition(clock: Clock, stored: number): number {
-  return Math.max(clock.now().getTime(), stored + 1);
+function rfc3339Seconds(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export async function createApiKey(
-  readStore: ReadStore,
-  name: string,
-  clock: Clock,
-): Promise<{ key: string; doc: ApiKeyDoc }> {
+export async function createApiKey(keys: ApiKeyStore, name: string, clock: Clock): Promise<{ key: string; doc: ApiKeyRecord }> {
   const key = `mk_live_${randomBytes(16).toString('hex')}`;
   const hash = hashApiKey(key);
-  const doc: ApiKeyDoc = {
+  const doc: ApiKeyRecord = {
     id: `key_${hash.slice(0, 12)}`,
     name,
     hash,
     prefix: key.slice(0, PREFIX_LENGTH),
-    createdAt: clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    createdAt: rfc3339Seconds(clock.now()),
     revokedAt: null,
+    lastUsedAt: null,
   };
-  await readStore.writeBatch<ApiKeyDoc>(API_KEYS_COLLECTION, [{ key: hash, doc, position: nextPosition(clock, 0) }]);
+  await keys.create(doc);
   return { key, doc };
 }
 
-export async function listApiKeys(readStore: ReadStore): Promise<ApiKeyDoc[]> {
-  const rows = await readStore.scan<ApiKeyDoc>(API_KEYS_COLLECTION);
-  return rows.map((r) => r.doc).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+export async function listApiKeys(keys: ApiKeyStore): Promise<ApiKeyRecord[]> {
+  return keys.list();
 }
 
 /**
@@ -54,62 +50,102 @@ export async function listApiKeys(readStore: ReadStore): Promise<ApiKeyDoc[]> {
  * key. Revoking twice keeps the first revocation time. Throws `not_found` or, for a prefix
  * that matches several keys, `invalid_parameter`.
  */
-export async function revokeApiKey(
-  readStore: ReadStore,
-  keyOrPrefix: string,
-  clock: Clock = { now: () => new Date() },
-): Promise<ApiKeyDoc> {
-  let matches: Array<{ doc: ApiKeyDoc; position: number }>;
+export async function revokeApiKey(keys: ApiKeyStore, keyOrPrefix: string, clock: Clock = { now: () => new Date() }): Promise<ApiKeyRecord> {
+  let matches: ApiKeyRecord[];
   if (isWellFormedApiKey(keyOrPrefix)) {
-    const stored = await readStore.get<ApiKeyDoc>(API_KEYS_COLLECTION, hashApiKey(keyOrPrefix));
+    const stored = await keys.findByHash(hashApiKey(keyOrPrefix));
     matches = stored ? [stored] : [];
   } else {
-    const rows = await readStore.scan<ApiKeyDoc>(API_KEYS_COLLECTION);
-    matches = rows.filter((r) => r.doc.id === keyOrPrefix || r.doc.prefix.startsWith(keyOrPrefix));
-    const byId = matches.find((r) => r.doc.id === keyOrPrefix);
+    matches = (await keys.list()).filter((k) => k.id === keyOrPrefix || k.prefix.startsWith(keyOrPrefix));
+    const byId = matches.find((k) => k.id === keyOrPrefix);
     if (byId) matches = [byId];
   }
   if (matches.length === 0) throw new AppError('not_found', `No API key matches '${keyOrPrefix}'.`);
   if (matches.length > 1) {
     throw new AppError('invalid_parameter', `'${keyOrPrefix}' matches ${matches.length} API keys; give more characters.`);
   }
-  const [match] = matches as [{ doc: ApiKeyDoc; position: number }];
-  if (match.doc.revokedAt !== null) return match.doc;
-  const doc: ApiKeyDoc = { ...match.doc, revokedAt: clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z') };
-  await readStore.writeBatch<ApiKeyDoc>(API_KEYS_COLLECTION, [
-    { key: doc.hash, doc, position: nextPosition(clock, match.position) },
-  ]);
-  return doc;
+  const [match] = matches as [ApiKeyRecord];
+  const revoked = await keys.revoke(match.hash, rfc3339Seconds(clock.now()));
+  if (revoked === null) throw new AppError('not_found', `No API key matches '${keyOrPrefix}'.`);
+  return revoked;
+}
+
+/**
+ * Moves the keys kept in the `api_keys` read-model collection (before keys had a port of their
+ * own) into the key store, once: a key already there is left as it is. Returns how many moved.
+ */
+export async function moveLegacyApiKeys(readStore: ReadStore, keys: ApiKeyStore): Promise<number> {
+  const legacy = await readStore.scan<ApiKeyDoc>(API_KEYS_COLLECTION);
+  let moved = 0;
+  for (const { doc } of legacy) {
+    if ((await keys.findByHash(doc.hash)) !== null) continue;
+    await keys.create({ ...doc, lastUsedAt: null }).catch((err: unknown) => {
+      // Another process moved it first.
+      if ((err as { code?: string }).code !== 'forbidden') throw err;
+    });
+    moved += 1;
+  }
+  return moved;
+}
+
+export interface KeyLookupOptions {
+  /** How long an answer is reused, in ms, capped at 1 s. Default 1000. */
+  ttlMs?: number;
+  /** Where time comes from for last-use records. Default the system clock. */
+  clock?: Clock;
+  /** Called when recording a last use fails (the request itself goes on). */
+  onTouchError?: (err: unknown) => void;
 }
 
 /**
  * Looks up a presented key per request, reusing an answer for at most `ttlMs` (capped at 1 s,
- * so a revocation is refused at once for practical purposes). Returns the key document when
- * the key is well formed, known and not revoked; null otherwise. Store failures are `unavailable`.
+ * so a revocation is refused at once for practical purposes). Returns the key when it is well
+ * formed, known and not revoked; null otherwise. Store failures are `unavailable`.
+ * A valid key's last use is recorded at most once a minute, in the background: a cache hit
+ * costs no write and a request never waits for one.
  */
-export function createKeyLookup(readStore: ReadStore, ttlMs = 1000): (key: string) => Promise<ApiKeyDoc | null> {
-  const ttl = Math.min(Math.max(ttlMs, 0), 1000);
+export function createKeyLookup(keys: ApiKeyStore, options: KeyLookupOptions = {}): (key: string) => Promise<ApiKeyRecord | null> {
+  const ttl = Math.min(Math.max(options.ttlMs ?? 1000, 0), 1000);
+  const clock = options.clock ?? { now: () => new Date() };
   // Keyed by the presented key itself, so a cached answer costs no SHA-256 per request; the
   // hash is only computed to read the store on a miss.
-  const cache = new Map<string, { doc: ApiKeyDoc | null; until: number }>();
+  const cache = new Map<string, { doc: ApiKeyRecord | null; until: number }>();
+  /** Hash -> when this process last recorded a use (ms of `clock`); only valid keys get here. */
+  const touched = new Map<string, number>();
+
+  function recordUse(doc: ApiKeyRecord): void {
+    const now = clock.now();
+    const last = touched.get(doc.hash);
+    if (last !== undefined && now.getTime() - last < LAST_USE_INTERVAL_MS) return;
+    touched.set(doc.hash, now.getTime());
+    keys.touch(doc.hash, rfc3339Seconds(now)).catch((err: unknown) => {
+      // Tried again with the next request rather than a minute later.
+      touched.delete(doc.hash);
+      options.onTouchError?.(err);
+    });
+  }
+
   return async (key) => {
     if (!isWellFormedApiKey(key)) return null;
     const now = Date.now();
     const hit = cache.get(key);
-    if (hit && hit.until > now) return hit.doc;
-    const hash = hashApiKey(key);
+    if (hit && hit.until > now) {
+      if (hit.doc) recordUse(hit.doc);
+      return hit.doc;
+    }
     let stored;
     try {
-      stored = await readStore.get<ApiKeyDoc>(API_KEYS_COLLECTION, hash);
+      stored = await keys.findByHash(hashApiKey(key));
     } catch (err) {
       throw asUnavailable(err, 'The key store');
     }
-    const doc = stored && stored.doc.revokedAt === null ? stored.doc : null;
+    const doc = stored && stored.revokedAt === null ? stored : null;
     if (ttl > 0) {
       // Bounded: expired answers are swept when the cache grows, so random keys cannot pile up.
       if (cache.size >= 10_000) for (const [k, v] of cache) if (v.until <= now) cache.delete(k);
       if (cache.size < 10_000) cache.set(key, { doc, until: now + ttl });
     }
+    if (doc) recordUse(doc);
     return doc;
   };
 }

@@ -1,7 +1,7 @@
 /** The dependencies of the API and the shape of one endpoint definition. */
 import type Koa from 'koa';
 import type { Platform } from '../../contracts/domain.ts';
-import type { Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
 import type { Dependency } from '../shared/dependencies.ts';
 import type { Health } from '../shared/health.ts';
 import type { Catalog } from './catalog.ts';
@@ -53,6 +53,8 @@ export interface RateLimitOptions {
 
 export interface ApiDeps {
   readStore: ReadStore;
+  /** Where API keys are looked up (and their last use recorded). */
+  apiKeys: ApiKeyStore;
   search: SearchIndex;
   linkTokens: LinkTokenCodec;
   clock: Clock;

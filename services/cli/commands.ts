@@ -9,19 +9,18 @@ import { pathToFileURL } from 'node:url';
 import type { parseArgs } from 'node:util';
 import type { EventType } from '../../contracts/events.ts';
 import { isIsoDate } from '../../contracts/ids.ts';
-import type { Clock } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
 import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
 import { dropParked, listParked, retryParked, type ParkedDocument } from '../../projections/parking.ts';
 import { catchUp } from '../../projections/runner.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '../api/keys.ts';
+import { createApiKey, listApiKeys, moveLegacyApiKeys, revokeApiKey } from '../api/keys.ts';
 import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
-import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
 import { buildRelease } from '../snapshot/build.ts';
-import { openAdapters, type Adapters } from '../shared/adapters.ts';
+import { openAdapters, openApiKeyStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -360,29 +359,44 @@ async function deadLettersCommand(ctx: CommandContext): Promise<number> {
 async function keysCommand(ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = ctx.args;
   return withAdapters(ctx, async ({ readStore }) => {
-    if (sub === 'create') {
-      const { values } = ctx.parse({ args: rest, options: { name: { type: 'string' } } });
-      if (!values.name) throw new UsageError('keys create needs --name NAME');
-      const { key, doc } = await createApiKey(readStore, values.name, ctx.clock);
-      console.log(`created key "${doc.name}" (${doc.prefix}…); it is shown only this once:`);
-      console.log(key);
-      return 0;
+    const { apiKeys } = await openApiKeyStore(ctx.config);
+    try {
+      // Keys created before the key store existed are in the read models: moved on first use.
+      await moveLegacyApiKeys(readStore, apiKeys);
+      return await keysSubcommand(sub, rest, apiKeys, ctx);
+    } finally {
+      await apiKeys.close();
     }
-    if (sub === 'revoke') {
-      const target = rest[0];
-      if (!target) throw new UsageError('keys revoke needs the key or its prefix');
-      const revoked = await revokeApiKey(readStore, target, ctx.clock);
-      console.log(`revoked key "${revoked.name}" (${revoked.prefix}…)`);
-      return 0;
-    }
-    if (sub === 'list') {
-      const keys = await listApiKeys(readStore);
-      if (keys.length === 0) console.log('no keys yet: marquee keys create --name NAME');
-      for (const k of keys) console.log(`${k.prefix}…  ${k.name.padEnd(20)} created ${k.createdAt}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`);
-      return 0;
-    }
-    throw new UsageError('keys create --name NAME | keys revoke KEY | keys list');
   });
+}
+
+async function keysSubcommand(sub: string | undefined, rest: string[], apiKeys: ApiKeyStore, ctx: CommandContext): Promise<number> {
+  if (sub === 'create') {
+    const { values } = ctx.parse({ args: rest, options: { name: { type: 'string' } } });
+    if (!values.name) throw new UsageError('keys create needs --name NAME');
+    const { key, doc } = await createApiKey(apiKeys, values.name, ctx.clock);
+    console.log(`created key "${doc.name}" (${doc.prefix}…); it is shown only this once:`);
+    console.log(key);
+    return 0;
+  }
+  if (sub === 'revoke') {
+    const target = rest[0];
+    if (!target) throw new UsageError('keys revoke needs the key or its prefix');
+    const revoked = await revokeApiKey(apiKeys, target, ctx.clock);
+    console.log(`revoked key "${revoked.name}" (${revoked.prefix}…)`);
+    return 0;
+  }
+  if (sub === 'list') {
+    const keys = await listApiKeys(apiKeys);
+    if (keys.length === 0) console.log('no keys yet: marquee keys create --name NAME');
+    for (const k of keys) {
+      console.log(
+        `${k.prefix}…  ${k.name.padEnd(20)} created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`,
+      );
+    }
+    return 0;
+  }
+  throw new UsageError('keys create --name NAME | keys revoke KEY | keys list');
 }
 
 async function snapshotCommand(ctx: CommandContext): Promise<number> {
@@ -395,7 +409,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   return withAdapters(ctx, async (adapters) => {
     // The release reads the read models: bring them up to date first.
     await createPipeline(adapters, ctx.logger).projections.catchUp();
-    const releases = fsReleaseStore({ dir: join(ctx.config.dataDir, 'releases') });
+    const { releases, close: closeReleases } = await openReleaseStore(ctx.config);
     const linkTokens = createLinkTokens({ keys });
     let bar: ReturnType<typeof progress> | null = null;
     const result = await buildRelease({
@@ -409,7 +423,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
         bar ??= progress('snapshot build', p.total, 'files');
         bar.update(p.done, p.total, p.file);
       },
-    });
+    }).finally(closeReleases);
     (bar as ReturnType<typeof progress> | null)?.stop();
     const m = result.manifest;
     if (!result.created) {

@@ -9,16 +9,15 @@
  * `DOWNLOAD_SIGNING_KEY` are set: the development link key ships in the repository, so a server
  * that accepted it would redirect wherever a stranger's token says.
  */
-import { join } from 'node:path';
 import { redisClient } from '../../infra/redis/client.ts';
-import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { startApi } from '../api/server.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
-import { openAdapters } from '../shared/adapters.ts';
+import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
+import { moveLegacyApiKeys } from '../api/keys.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { Health, publishHealth } from '../shared/health.ts';
@@ -57,17 +56,23 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
   // Each server behind a breaker, checked every second: /readyz names the ones that are down.
+  const { releases, engine: releasesEngine, dependency: releasesDependency, close: closeReleases } = await openReleaseStore(config);
+  logger.info({ releases: releasesEngine }, 'release store');
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
+  if (releasesDependency) checks.push(releasesDependency);
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
   const dependencies = watchDependencies(health, checks, logger);
-  const releases = fsReleaseStore({ dir: join(config.dataDir, 'releases') });
-  const snapshots = createSnapshotRoutes({ releases, signingKey, publicBaseUrl: config.publicBaseUrl, clock });
+  const { apiKeys } = await openApiKeyStore(config);
+  const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
+  if (movedKeys > 0) logger.info(`${movedKeys} API keys moved from the read models to the key store`);
+  const snapshots = createSnapshotRoutes({ releases: guarded(releases, dependencies.get('s3')), signingKey, publicBaseUrl: config.publicBaseUrl, clock });
   const api = await startApi({
     snapshots,
     port: config.port,
     // The API's reads go through the breakers (an outage answers 503 within 2 s); the
     // pipeline keeps the bare adapters, whose long batches a request deadline must not cut.
     readStore: guarded(adapters.readStore, dependencies.get('mongodb')),
+    apiKeys: guarded(apiKeys, dependencies.get('mongodb')),
     search: guarded(adapters.search, dependencies.get('opensearch')),
     eventStore: adapters.eventStore,
     linkTokens,
@@ -101,6 +106,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await api.close();
     await dependencies.stop();
     redis?.disconnect();
+    closeReleases();
+    await apiKeys.close();
     await adapters.close();
   });
 

@@ -3,10 +3,13 @@
  * inbox, the in-process index) unless a server URL is set. Server adapters are imported only
  * when selected, so an embedded run never loads a driver it does not use.
  */
-import type { EventStore, ObservationBus, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import { join } from 'node:path';
+import type { ApiKeyStore, EventStore, ObservationBus, ReadStore, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import type { Config } from './config.ts';
 import type { DependencyCheck } from './dependencies.ts';
@@ -52,6 +55,46 @@ export async function openReadStore(config: Config): Promise<{ readStore: ReadSt
     };
   }
   return { readStore: lmdbReadStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+/** The API key store the configuration selects: beside the read models (MongoDB or LMDB), in a port of its own. */
+export async function openApiKeyStore(config: Config): Promise<{ apiKeys: ApiKeyStore; engine: string }> {
+  if (config.mongodbUrl) {
+    const { mongoApiKeyStore } = await import('../../infra/mongo/apiKeyStore.ts');
+    return { apiKeys: await mongoApiKeyStore({ url: config.mongodbUrl, database: config.mongodbDb }), engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}` };
+  }
+  return { apiKeys: lmdbApiKeyStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+/**
+ * The release store the configuration selects: object storage shared by every process
+ * (`RELEASES_S3_URL`), or this process's `$DATA_DIR/releases`.
+ */
+export async function openReleaseStore(
+  config: Config,
+): Promise<{ releases: ReleaseStore; engine: string; dependency?: DependencyCheck; close(): void }> {
+  const s3 = config.releasesS3;
+  if (s3 === null) {
+    const dir = join(config.dataDir, 'releases');
+    return { releases: fsReleaseStore({ dir }), engine: `files ${dir}`, close() {} };
+  }
+  const { s3ReleaseStore } = await import('../../infra/releases/s3ReleaseStore.ts');
+  const store = s3ReleaseStore({
+    endpoint: s3.url,
+    bucket: s3.bucket,
+    prefix: s3.prefix,
+    region: s3.region,
+    ...(s3.accessKeyId && s3.secretAccessKey ? { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } : {}),
+  });
+  // A missing bucket is created (development, CI); a provisioned one costs one HEAD.
+  await store.ensureBucket();
+  return {
+    releases: store,
+    engine: `S3 ${redact(s3.url)}/${s3.bucket}/${s3.prefix}`,
+    // Not critical: the catalog API answers without it; only snapshot files answer 503.
+    dependency: { name: 's3', critical: false, check: () => store.ping() },
+    close: () => store.close(),
+  };
 }
 
 export async function openAdapters(config: Config, logger: Logger): Promise<Adapters> {

@@ -58,6 +58,23 @@ export interface Config {
   sampleCountries: string[] | null;
   /** Releases kept. `RELEASES_KEEP`, default 8. */
   releasesKeep: number;
+  /**
+   * Where releases live: S3-compatible object storage when `RELEASES_S3_URL` is set (every API
+   * process then serves every release), else `$DATA_DIR/releases`. Path-style addressing.
+   */
+  releasesS3: {
+    /** Endpoint of the S3 API. `RELEASES_S3_URL` (`https://s3.amazonaws.com` for AWS itself). */
+    url: string;
+    /** `RELEASES_S3_BUCKET`, default `marquee-releases`. */
+    bucket: string;
+    /** Key prefix inside the bucket. `RELEASES_S3_PREFIX`, default none. */
+    prefix: string;
+    /** `RELEASES_S3_REGION`, default `us-east-1`. */
+    region: string;
+    /** `RELEASES_S3_ACCESS_KEY` / `RELEASES_S3_SECRET_KEY`; unset = the AWS SDK's default credential chain. */
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+  } | null;
   /** How far ahead of the clock an observation's `observedAt` may be before it is dead-lettered, in hours. `INGEST_MAX_FUTURE_SKEW_HOURS`, default 24. */
   ingestMaxFutureSkewHours: number;
 }
@@ -115,7 +132,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleTitles: env.SAMPLE_TITLES ? int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES') : null,
     sampleCountries: env.SAMPLE_COUNTRIES ? env.SAMPLE_COUNTRIES.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) : null,
     releasesKeep: int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'),
+    releasesS3: releasesS3(env),
     ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
+  };
+}
+
+function releasesS3(env: NodeJS.ProcessEnv): Config['releasesS3'] {
+  const endpoint = url(env.RELEASES_S3_URL);
+  if (endpoint === null) return null;
+  const accessKeyId = url(env.RELEASES_S3_ACCESS_KEY);
+  const secretAccessKey = url(env.RELEASES_S3_SECRET_KEY);
+  // Half a key pair would silently fall back to other credentials: refuse it at start.
+  if ((accessKeyId === null) !== (secretAccessKey === null)) {
+    throw new Error('RELEASES_S3_ACCESS_KEY and RELEASES_S3_SECRET_KEY must be set together');
+  }
+  return {
+    url: endpoint,
+    bucket: env.RELEASES_S3_BUCKET || 'marquee-releases',
+    prefix: env.RELEASES_S3_PREFIX ?? '',
+    region: env.RELEASES_S3_REGION || 'us-east-1',
+    accessKeyId,
+    secretAccessKey,
   };
 }
 

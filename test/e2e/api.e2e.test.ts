@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { AppError } from '../../contracts/errors.ts';
-import type { Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { createApiKey, revokeApiKey } from '../../services/api/keys.ts';
@@ -29,6 +30,7 @@ describe('the /v1 API over HTTP', function () {
   let dir: string;
   let eventStore: EventStore;
   let readStore: ReadStore;
+  let apiKeys: ApiKeyStore;
   let search: SearchIndex;
   let linkTokens: LinkTokenCodec;
   let api: RunningApi;
@@ -38,7 +40,7 @@ describe('the /v1 API over HTTP', function () {
 
   function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     // The suite makes far more than 60 calls with one key; the limit has its own tests below.
-    return { readStore, search, linkTokens, clock, eventStore, rateLimit: { perMinute: 100_000 }, ...overrides };
+    return { readStore, apiKeys, search, linkTokens, clock, eventStore, rateLimit: { perMinute: 100_000 }, ...overrides };
   }
 
   async function start(overrides: Partial<ApiDeps> = {}): Promise<RunningApi> {
@@ -68,10 +70,11 @@ describe('the /v1 API over HTTP', function () {
     dir = mkdtempSync(join(tmpdir(), 'marquee-api-e2e-'));
     eventStore = lmdbEventStore({ dataDir: dir, clock });
     readStore = lmdbReadStore({ dataDir: dir });
+    apiKeys = lmdbApiKeyStore({ dataDir: dir });
     search = inProcessSearchIndex();
     linkTokens = await testLinkTokens();
     await seedCatalog(eventStore, readStore, search);
-    key = (await createApiKey(readStore, 'e2e', clock)).key;
+    key = (await createApiKey(apiKeys, 'e2e', clock)).key;
     api = await startApi({ port: 0, ...deps() });
     const served = await fetch(`${api.url}/v1/openapi`, { headers: { authorization: `Bearer ${key}` } });
     validator = responseValidator((await served.json()) as Record<string, unknown>);
@@ -81,6 +84,7 @@ describe('the /v1 API over HTTP', function () {
     for (const running of [api, ...extra]) await running?.close();
     await search?.close();
     await readStore?.close();
+    await apiKeys?.close();
     await eventStore?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -120,10 +124,20 @@ describe('the /v1 API over HTTP', function () {
       assert.equal(r.status, 200);
     });
 
+    it('records when a key was last used, in the key store', async () => {
+      const { key: fresh, doc } = await createApiKey(apiKeys, 'fresh', clock);
+      assert.equal((await apiKeys.findByHash(doc.hash))?.lastUsedAt, null);
+      assert.equal((await call('/v1/locales', { key: fresh })).status, 200);
+      const expected = clock.now().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const deadline = Date.now() + 2000;
+      while ((await apiKeys.findByHash(doc.hash))?.lastUsedAt !== expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      assert.equal((await apiKeys.findByHash(doc.hash))?.lastUsedAt, expected);
+    });
+
     it('refuses a revoked key within a second of its revocation', async () => {
-      const { key: doomed } = await createApiKey(readStore, 'doomed', clock);
+      const { key: doomed } = await createApiKey(apiKeys, 'doomed', clock);
       assert.equal((await call('/v1/locales', { key: doomed })).status, 200);
-      await revokeApiKey(readStore, doomed, clock);
+      await revokeApiKey(apiKeys, doomed, clock);
       const deadline = Date.now() + 1500;
       let status = 200;
       while (status === 200 && Date.now() < deadline) status = (await call('/v1/locales', { key: doomed })).status;
@@ -498,7 +512,7 @@ describe('the /v1 API over HTTP', function () {
       assert.equal(r.headers.get('ratelimit-remaining'), '0');
       const retry = Number(r.headers.get('retry-after'));
       assert.ok(retry >= 1 && retry <= 60, `retry-after ${retry}`);
-      const { key: other } = await createApiKey(readStore, 'other', clock);
+      const { key: other } = await createApiKey(apiKeys, 'other', clock);
       assert.equal((await call('/v1/locales', { base: limited, key: other })).status, 200);
     });
 
@@ -508,7 +522,6 @@ describe('the /v1 API over HTTP', function () {
           const value = Reflect.get(target, prop, receiver);
           if (typeof value !== 'function') return value;
           return (...args: unknown[]) => {
-            if (args[0] === 'api_keys') return (value as (...a: unknown[]) => unknown).apply(target, args);
             if (prop === 'getAlias') throw new Error('connection refused');
             return Promise.reject(new AppError('unavailable', 'mongo is down'));
           };
@@ -520,7 +533,7 @@ describe('the /v1 API over HTTP', function () {
         assert.equal(r.status, 503, path);
         assert.deepEqual(r.body, { error: 'The service is temporarily unavailable; try again shortly.', code: 'unavailable' });
       }
-      const keyStoreDown = await start({ readStore: new Proxy(readStore, { get: () => () => Promise.reject(new Error('down')) }) });
+      const keyStoreDown = await start({ apiKeys: new Proxy(apiKeys, { get: () => () => Promise.reject(new Error('down')) }) });
       assert.equal((await call('/v1/locales', { base: keyStoreDown })).status, 503);
     });
 

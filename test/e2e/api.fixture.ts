@@ -9,8 +9,9 @@ import { streams } from '../../contracts/ids.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock, EventStore, ReadStore, SearchDocument, SearchIndex } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock, EventStore, ReadStore, SearchDocument, SearchIndex } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import type { GenresDoc } from '../../contracts/readModels.ts';
 import { defaultCollectionName } from '../../projections/collections.ts';
@@ -232,6 +233,7 @@ export async function seedCatalog(eventStore: EventStore, readStore: ReadStore, 
 export interface FixtureStores {
   eventStore: EventStore;
   readStore: ReadStore;
+  apiKeys: ApiKeyStore;
   close(): Promise<void>;
 }
 
@@ -239,10 +241,13 @@ export function openFixtureStores(prefix: string, clock: Clock): FixtureStores {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const eventStore = lmdbEventStore({ dataDir: dir, clock });
   const readStore = lmdbReadStore({ dataDir: dir });
+  const apiKeys = lmdbApiKeyStore({ dataDir: dir });
   return {
     eventStore,
     readStore,
+    apiKeys,
     async close() {
+      await apiKeys.close();
       await readStore.close();
       await eventStore.close();
       rmSync(dir, { recursive: true, force: true });

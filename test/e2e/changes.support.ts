@@ -14,7 +14,7 @@ import type { LinkTokenCodec } from '../../services/api/types.ts';
 import { createPipeline, type Pipeline } from '../../services/cli/pipeline.ts';
 import { crawlDate, observedAtFor } from '../../services/crawler/catalog.ts';
 import { crawl } from '../../services/crawler/crawl.ts';
-import { openAdapters, type Adapters } from '../../services/shared/adapters.ts';
+import { openAdapters, openApiKeyStore, type Adapters } from '../../services/shared/adapters.ts';
 import { loadConfig } from '../../services/shared/config.ts';
 import { createLogger } from '../../services/shared/logger.ts';
 import { responseValidator, type ResponseValidator } from './api.openapi.ts';
@@ -53,13 +53,14 @@ export async function crawledCatalog(options: { titles: number; countries: strin
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'warn' });
   const logger = createLogger({ level: 'warn' });
   const adapters = await openAdapters(config, logger);
+  const { apiKeys } = await openApiKeyStore(config);
   const pipeline = createPipeline(adapters, logger);
   const linkTokens = await testLinkTokens();
   const api = await startApi({
-    port: 0, readStore: adapters.readStore, search: adapters.search, eventStore: adapters.eventStore, linkTokens, clock,
+    port: 0, readStore: adapters.readStore, apiKeys, search: adapters.search, eventStore: adapters.eventStore, linkTokens, clock,
     rateLimit: { perMinute: 10_000_000 },
   });
-  const key = (await createApiKey(adapters.readStore, 'changes', clock)).key;
+  const key = (await createApiKey(apiKeys, 'changes', clock)).key;
   const served = await fetch(`${api.url}/v1/openapi`, { headers: { authorization: `Bearer ${key}` } });
   const validator = responseValidator((await served.json()) as Record<string, unknown>);
 
@@ -81,6 +82,7 @@ export async function crawledCatalog(options: { titles: number; countries: strin
     async close() {
       await api.close();
       await pipeline.stop();
+      await apiKeys.close();
       await adapters.close();
       await closeLmdb(dataDir);
       rmSync(dataDir, { recursive: true, force: true });

@@ -70,7 +70,7 @@ describe('hostile requests to the API', function () {
 
   function deps(overrides: Partial<ApiDeps> = {}): ApiDeps {
     return {
-      readStore: stores.readStore, eventStore: stores.eventStore, search: timedIndex(search, timings), linkTokens, clock,
+      readStore: stores.readStore, apiKeys: stores.apiKeys, eventStore: stores.eventStore, search: timedIndex(search, timings), linkTokens, clock,
       rateLimit: { perMinute: 100_000, goPerMinute: 100_000 },
       ...overrides,
     };
@@ -102,7 +102,7 @@ describe('hostile requests to the API', function () {
     await search.upsert([...movieDocuments(), ...showDocuments()]);
     linkTokens = await testLinkTokens();
     await seedCatalog(stores.eventStore, stores.readStore, search);
-    key = (await createApiKey(stores.readStore, 'hostile', clock)).key;
+    key = (await createApiKey(stores.apiKeys, 'hostile', clock)).key;
     api = await startApi({ port: 0, ...deps() });
     // The first requests of a process compile the HTTP and search paths: not what is measured here.
     // A running server has served such requests before; the cold start is reported apart.

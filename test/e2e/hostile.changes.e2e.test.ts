@@ -11,6 +11,7 @@ import type { ChangeDoc } from '../../contracts/changeModels.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
 import { closeLmdb } from '../../infra/lmdb/env.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { changeKey } from '../../projections/changes.ts';
@@ -51,9 +52,10 @@ describe('hostile requests to the change feed (e2e)', function () {
     }
     await readStore.setCheckpoint('changes_v1', FEED);
     await readStore.setCheckpoint('availability_history_v1', FEED);
-    api = await startApi({ port: 0, readStore, eventStore, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 1_000_000 } });
-    key = (await createApiKey(readStore, 'hostile', clock)).key;
-    closers.push(() => api.close(), () => search.close(), () => eventStore.close(), () => readStore.close());
+    const apiKeys = lmdbApiKeyStore({ dataDir: dir });
+    api = await startApi({ port: 0, readStore, apiKeys, eventStore, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 1_000_000 } });
+    key = (await createApiKey(apiKeys, 'hostile', clock)).key;
+    closers.push(() => api.close(), () => search.close(), () => eventStore.close(), () => apiKeys.close(), () => readStore.close());
   });
 
   after(async () => {

@@ -1,13 +1,13 @@
 /**
  * Dependencies going down under a running `marquee start`: Redis stopped, OpenSearch frozen
- * (SIGSTOP), MongoDB (FerretDB) stopped, Kafka frozen. During each outage every `/v1` answer
+ * (SIGSTOP), MongoDB (FerretDB) stopped, Kafka frozen, the release store (versitygw) frozen. During each outage every `/v1` answer
  * comes within 2 s and is a 503 `unavailable` or the documented fail-open (the rate limit
  * counting per process while Redis is down), never a 500 and never a hang; `/readyz` names the
  * dependency; a concurrent `/healthz` answers within 100 ms; and once the server is back the
  * process recovers by itself.
  *
- * Redis and FerretDB run privately on a free port (started and killed here); OpenSearch and
- * Kafka are the shared servers of infra/local/servers.sh, frozen for a few seconds only and
+ * Redis and FerretDB run privately on a free port (started and killed here); OpenSearch, Kafka
+ * and versitygw are the shared servers of infra/local/servers.sh, frozen for a few seconds only and
  * always resumed in a `finally`.
  */
 import assert from 'node:assert/strict';
@@ -72,6 +72,7 @@ async function startMarquee(env: NodeJS.ProcessEnv): Promise<Marquee> {
     KAFKA_BROKERS: '',
     EVENTSTORE_URL: '',
     MONGODB_URL: '',
+    RELEASES_S3_URL: '',
     OPENSEARCH_URL: '',
     REDIS_URL: '',
     LOG_FORMAT: 'json',
@@ -439,6 +440,56 @@ describe('hostile: dependencies down (e2e)', function () {
         await waitForComponent(app.base, 'kafka', 'running', 30_000);
         console.log(`      kafka running again ${Date.now() - resumed} ms after SIGCONT`);
         await waitFor('/readyz to answer 200 again', async () => (await get(`${app.base}/readyz`)).status === 200, 30_000);
+      } finally {
+        assert.equal(await app.stop(), 0, app.log().slice(-2000));
+      }
+    });
+  });
+  describeWithServer('the release store (versitygw) frozen (SIGSTOP)', 'RELEASES_S3_URL', (url) => {
+    const prefix = `deps-${process.pid}-${Date.now().toString(36)}/`;
+    let dir: string;
+
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'marquee-deps-s3-'));
+    });
+
+    after(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('answers a snapshot file 503 within 2 s while frozen, stays ready (not critical), names s3 in /readyz, and recovers after SIGCONT', async () => {
+      const app = await startMarquee({ DATA_DIR: dir, RELEASES_S3_URL: url, RELEASES_S3_PREFIX: prefix });
+      try {
+        // The weekly release is built into the bucket right after ready.
+        let listing: Reply | null = null;
+        await waitFor('the first release', async () => (listing = await get(`${app.base}/v1/snapshots`, app.key)).status === 200, 60_000);
+        const path = (listing as unknown as { body: { files?: Array<{ path: string }> } }).body.files?.[0]?.path ?? '';
+        const signed = (await (await fetch(`${app.base}/v1/snapshots/download?path=${encodeURIComponent(path)}`, { headers: { authorization: `Bearer ${app.key}` } })).json()) as { download_url: string };
+        const { pathname, search } = new URL(signed.download_url);
+        const file = `${app.base}${pathname}${search}`;
+        assert.equal((await get(file, app.key)).status, 200);
+        const pid = pidFrom(join(serversDir, 'versitygw/versitygw.pid'));
+
+        const outage = frozen(pid, async () => {
+          const files: Reply[] = [];
+          await hammer(3000, async () => {
+            const reply = await get(file, app.key);
+            assertOutageAnswer('a snapshot file with versitygw frozen', reply, [503]);
+            files.push(reply);
+            assertOutageAnswer('/v1/providers with versitygw frozen', await get(`${app.base}/v1/providers?country=US`, app.key), [200]);
+          });
+          report('snapshot files with versitygw frozen', files);
+          const ready = await waitForComponent(app.base, 's3', 'down');
+          // Not critical: the catalog is served, only release files are not.
+          assert.equal(ready.status, 200);
+          return files;
+        });
+        assertResponsive(await probeHealthzDuring(app.base, outage));
+
+        const resumed = Date.now();
+        await waitForComponent(app.base, 's3', 'running', 30_000);
+        console.log(`      s3 running again ${Date.now() - resumed} ms after SIGCONT`);
+        assert.equal((await get(file, app.key)).status, 200);
       } finally {
         assert.equal(await app.stop(), 0, app.log().slice(-2000));
       }

@@ -11,10 +11,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CollectionObserved, Observation } from '../../contracts/observations.ts';
-import type { ConsumeOptions, EventStore, ObservationRecord, ReadStore } from '../../contracts/ports.ts';
+import type { ApiKeyStore, ConsumeOptions, EventStore, ObservationRecord, ReadStore } from '../../contracts/ports.ts';
 import { kafkaObservationBus, type KafkaObservationBus } from '../../infra/kafka/observationBus.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbInbox, type LmdbInbox } from '../../infra/lmdb/inbox.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { startApi, type RunningApi } from '../../services/api/server.ts';
@@ -56,6 +57,7 @@ function embeddedEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.Pro
     KAFKA_BROKERS: '',
     EVENTSTORE_URL: '',
     MONGODB_URL: '',
+    RELEASES_S3_URL: '',
     OPENSEARCH_URL: '',
     REDIS_URL: '',
     ...extra,
@@ -67,6 +69,7 @@ describe('hostile input to ingest (e2e)', function () {
   let dataDir: string;
   let eventStore: EventStore;
   let readStore: ReadStore;
+  let apiKeys: ApiKeyStore;
   let inbox: LmdbInbox;
   let health: Health;
   let api: RunningApi;
@@ -75,10 +78,11 @@ describe('hostile input to ingest (e2e)', function () {
     dataDir = mkdtempSync(join(tmpdir(), 'marquee-hostile-ingest-'));
     eventStore = lmdbEventStore({ dataDir });
     readStore = lmdbReadStore({ dataDir });
+    apiKeys = lmdbApiKeyStore({ dataDir });
     inbox = lmdbInbox({ dataDir, pollMs: 5 });
     health = new Health();
     api = await startApi({
-      readStore, search: inProcessSearchIndex(), linkTokens: await testLinkTokens(), clock: { now: () => new Date() },
+      readStore, apiKeys, search: inProcessSearchIndex(), linkTokens: await testLinkTokens(), clock: { now: () => new Date() },
       eventStore, health, ready: () => true,
     });
   });
@@ -87,6 +91,7 @@ describe('hostile input to ingest (e2e)', function () {
     await api.close();
     await inbox.close();
     await eventStore.close();
+    await apiKeys.close();
     await readStore.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -17,9 +17,10 @@ import { parseArgs } from 'node:util';
 import { Client } from '@opensearch-project/opensearch';
 import { LOCALES, type CollectionBody } from '../../contracts/domain.ts';
 import type { DomainEvent } from '../../contracts/events.ts';
-import type { Clock, SearchDocument } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock, SearchDocument } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { toIndexed } from '../../infra/opensearch/mapping.ts';
 import { openSearchIndex } from '../../infra/opensearch/searchIndex.ts';
@@ -66,17 +67,20 @@ describe('hostile input to the projections', function () {
   describe('a collection slug no read store can take as a key (2,100 characters)', function () {
     let dir: string;
     let adapters: Adapters;
+    let apiKeys: ApiKeyStore;
     let api: RunningApi;
 
     beforeEach(async function () {
       dir = mkdtempSync(join(tmpdir(), 'marquee-hostile-projections-'));
       adapters = await openAdapters(loadConfig({ DATA_DIR: dir }), silentLogger);
-      api = await startApi({ readStore: adapters.readStore, search: adapters.search, linkTokens: await testLinkTokens(), clock });
+      apiKeys = lmdbApiKeyStore({ dataDir: dir });
+      api = await startApi({ readStore: adapters.readStore, apiKeys, search: adapters.search, linkTokens: await testLinkTokens(), clock });
       await warmUp(api.url);
     });
 
     afterEach(async function () {
       await api?.close();
+      await apiKeys?.close();
       await adapters?.close();
       rmSync(dir, { recursive: true, force: true });
     });
@@ -236,7 +240,8 @@ describe('hostile input to the projections', function () {
       }
       const { eventStore, readStore, bus } = adapters;
       const pipeline = createPipeline(adapters, silentLogger);
-      const api = await startApi({ readStore, search: adapters.search, linkTokens: await testLinkTokens(), clock });
+      const apiKeys = lmdbApiKeyStore({ dataDir: dir });
+      const api = await startApi({ readStore, apiKeys, search: adapters.search, linkTokens: await testLinkTokens(), clock });
       await warmUp(api.url);
       const consumer = pipeline.ingest.run({ untilIdle: false, batchSize: 2000, group: 'ingest' });
       pipeline.start();
@@ -285,6 +290,7 @@ describe('hostile input to the projections', function () {
       await pipeline.stop();
       await consumer.stop();
       await api.close();
+      await apiKeys.close();
       assert.ok(want.size > 500, `the crawl indexed ${want.size} titles`);
       assert.deepEqual([...have.keys()].sort(), [...want.keys()].sort());
       for (const [id, entry] of want) assert.deepEqual(have.get(id), entry, id);

@@ -52,6 +52,7 @@ export function embeddedEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
     EVENTSTORE_URL: '',
     EVENT_STORE: '',
     MONGODB_URL: '',
+    RELEASES_S3_URL: '',
     OPENSEARCH_URL: '',
     REDIS_URL: '',
     LINK_TOKEN_KEYS: '',

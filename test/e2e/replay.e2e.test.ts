@@ -32,7 +32,7 @@ describe('marquee replay (e2e)', function () {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'marquee-replay-'));
-    env = { ...process.env, DATA_DIR: dataDir, LOG_FORMAT: 'json', REPLAY_DROP_GRACE_MS: '0', KAFKA_BROKERS: '', MONGODB_URL: '', OPENSEARCH_URL: '', EVENTSTORE_URL: '' };
+    env = { ...process.env, DATA_DIR: dataDir, LOG_FORMAT: 'json', REPLAY_DROP_GRACE_MS: '0', KAFKA_BROKERS: '', MONGODB_URL: '', OPENSEARCH_URL: '', EVENTSTORE_URL: '', RELEASES_S3_URL: '' };
     // A crawler's mistake among good observations: a translation of a title never observed.
     const inbox = lmdbInbox({ dataDir });
     await inbox.publish([

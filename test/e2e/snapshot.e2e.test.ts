@@ -4,9 +4,10 @@ import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, 
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock, EventStore, ReadStore, ReleaseManifest, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock, EventStore, ReadStore, ReleaseManifest, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
 import { SNAPSHOT_FILES, SNAPSHOT_SCHEMA_VERSION } from '../../contracts/snapshotSchema.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
@@ -38,6 +39,7 @@ describe('the snapshot endpoints over HTTP', function () {
   let outside: string;
   let eventStore: EventStore;
   let readStore: ReadStore;
+  let apiKeys: ApiKeyStore;
   let search: SearchIndex;
   let linkTokens: LinkTokenCodec;
   let releases: ReleaseStore;
@@ -91,13 +93,14 @@ describe('the snapshot endpoints over HTTP', function () {
     writeFileSync(outside, 'TOP-SECRET-OUTSIDE-BYTES');
     eventStore = lmdbEventStore({ dataDir: dir, clock });
     readStore = lmdbReadStore({ dataDir: dir });
+    apiKeys = lmdbApiKeyStore({ dataDir: dir });
     search = inProcessSearchIndex();
     linkTokens = await testLinkTokens();
     await seedCatalog(eventStore, readStore, search);
-    key = (await createApiKey(readStore, 'snapshot-e2e', clock)).key;
+    key = (await createApiKey(apiKeys, 'snapshot-e2e', clock)).key;
     releases = fsReleaseStore({ dir: join(dir, 'releases') });
     api = await startApi({
-      port: 0, readStore, search, linkTokens, clock, eventStore,
+      port: 0, readStore, apiKeys, search, linkTokens, clock, eventStore,
       snapshots: createSnapshotRoutes({ releases, signingKey: SIGNING_KEY, publicBaseUrl: 'http://marquee.example', clock }),
       rateLimit: { perMinute: 10_000 },
     });
@@ -105,6 +108,7 @@ describe('the snapshot endpoints over HTTP', function () {
 
   after(async () => {
     await api?.close();
+    await apiKeys?.close();
     await readStore?.close();
     await eventStore?.close();
     rmSync(dir, { recursive: true, force: true });

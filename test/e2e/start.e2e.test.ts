@@ -46,6 +46,7 @@ describe('marquee start (e2e)', function () {
       KAFKA_BROKERS: '',
       EVENTSTORE_URL: '',
       MONGODB_URL: '',
+      RELEASES_S3_URL: '',
       OPENSEARCH_URL: '',
       REDIS_URL: '',
     };

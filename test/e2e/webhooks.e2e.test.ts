@@ -93,7 +93,7 @@ describe('webhooks (e2e)', function () {
 
   before(async () => {
     catalog = await crawledCatalog({ titles: 600, countries: ['US'], days: 2 });
-    env = { ...process.env, DATA_DIR: catalog.dataDir, LOG_LEVEL: 'warn', KAFKA_BROKERS: '', MONGODB_URL: '', OPENSEARCH_URL: '', EVENTSTORE_URL: '' };
+    env = { ...process.env, DATA_DIR: catalog.dataDir, LOG_LEVEL: 'warn', KAFKA_BROKERS: '', MONGODB_URL: '', OPENSEARCH_URL: '', EVENTSTORE_URL: '', RELEASES_S3_URL: '' };
     await hooks.start();
   });
 

@@ -12,7 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { Clock, ReadStore } from '../../contracts/ports.ts';
+import type { ApiKeyStore, Clock, ReadStore } from '../../contracts/ports.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { createApiKey } from '../../services/api/keys.ts';
@@ -49,6 +50,7 @@ async function get(api: RunningApi, path: string, key: string): Promise<Reply> {
 function defineSuite(url: string): void {
   let dir: string;
   let readStore: ReadStore;
+  let apiKeys: ApiKeyStore;
   let linkTokens: LinkTokenCodec;
   /** Reads Redis without a prefix, to see the keys the limiter wrote. */
   let inspector: Redis;
@@ -57,6 +59,7 @@ function defineSuite(url: string): void {
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'marquee-ratelimit-redis-'));
     readStore = lmdbReadStore({ dataDir: dir });
+    apiKeys = lmdbApiKeyStore({ dataDir: dir });
     linkTokens = await testLinkTokens();
     inspector = new Redis(url, { maxRetriesPerRequest: 1 });
     await inspector.ping();
@@ -70,6 +73,7 @@ function defineSuite(url: string): void {
 
   after(async () => {
     inspector?.disconnect();
+    await apiKeys?.close();
     await readStore?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -82,6 +86,7 @@ function defineSuite(url: string): void {
       const api = await startApi({
         port: 0,
         readStore,
+        apiKeys,
         search: inProcessSearchIndex(),
         linkTokens,
         clock,
@@ -107,7 +112,7 @@ function defineSuite(url: string): void {
 
   it('shares one count per key across two instances: the 6th request of 5 per minute gets 429 rate_limited with Retry-After', async () => {
     const [a, b] = await twoInstances(uniquePrefix(), 5);
-    const { key } = await createApiKey(readStore, 'redis-shared', clock);
+    const { key } = await createApiKey(apiKeys, 'redis-shared', clock);
     const order = [a, b, a, b, a, b];
     const replies: Reply[] = [];
     for (const api of order) replies.push(await get(api, '/v1/locales', key));
@@ -129,8 +134,8 @@ function defineSuite(url: string): void {
 
   it('counts each API key on its own, even on a shared Redis', async () => {
     const [a, b] = await twoInstances(uniquePrefix(), 5);
-    const { key: first } = await createApiKey(readStore, 'redis-first', clock);
-    const { key: second } = await createApiKey(readStore, 'redis-second', clock);
+    const { key: first } = await createApiKey(apiKeys, 'redis-first', clock);
+    const { key: second } = await createApiKey(apiKeys, 'redis-second', clock);
     for (let i = 0; i < 5; i += 1) assert.equal((await get(i % 2 ? a : b, '/v1/locales', first)).status, 200);
     assert.equal((await get(a, '/v1/locales', first)).status, 429);
 
@@ -142,7 +147,7 @@ function defineSuite(url: string): void {
   it('stores one counter per key in Redis with a TTL of at most 60 s', async () => {
     const prefix = uniquePrefix();
     const [a, b] = await twoInstances(prefix, 5);
-    const { key, doc } = await createApiKey(readStore, 'redis-ttl', clock);
+    const { key, doc } = await createApiKey(apiKeys, 'redis-ttl', clock);
     await get(a, '/v1/locales', key);
     await get(b, '/v1/locales', key);
 
@@ -158,7 +163,7 @@ function defineSuite(url: string): void {
     const prefix = uniquePrefix();
     const windowMs = 1500;
     const [a, b] = await twoInstances(prefix, 2, windowMs);
-    const { key } = await createApiKey(readStore, 'redis-expiry', clock);
+    const { key } = await createApiKey(apiKeys, 'redis-expiry', clock);
     const statuses = [];
     for (const api of [a, b, a]) statuses.push((await get(api, '/v1/locales', key)).status);
     assert.deepEqual(statuses, [200, 200, 429]);

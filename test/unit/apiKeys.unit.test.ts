@@ -2,20 +2,22 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Clock, ReadStore } from '../../contracts/ports.ts';
-import { API_KEYS_COLLECTION } from '../../contracts/readModels.ts';
+import type { ApiKeyStore, Clock, ReadStore } from '../../contracts/ports.ts';
+import { API_KEYS_COLLECTION, type ApiKeyDoc } from '../../contracts/readModels.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
-import { createApiKey, createKeyLookup, hashApiKey, listApiKeys, revokeApiKey } from '../../services/api/keys.ts';
+import { createApiKey, createKeyLookup, hashApiKey, listApiKeys, moveLegacyApiKeys, revokeApiKey } from '../../services/api/keys.ts';
+import { waitFor } from '../ports/support.ts';
 
 describe('API keys', () => {
   let dir: string;
-  let store: ReadStore;
+  let store: ApiKeyStore;
   let now = Date.parse('2026-11-21T08:00:00Z');
   const clock: Clock = { now: () => new Date(now) };
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'marquee-keys-'));
-    store = lmdbReadStore({ dataDir: dir });
+    store = lmdbApiKeyStore({ dataDir: dir });
   });
   afterEach(async () => {
     await store.close();
@@ -29,14 +31,15 @@ describe('API keys', () => {
     assert.equal(doc.prefix, key.slice(0, 12));
     assert.equal(doc.createdAt, '2026-11-21T08:00:00Z');
     assert.equal(doc.revokedAt, null);
-    const stored = await store.scan(API_KEYS_COLLECTION);
-    assert.equal(stored.length, 1);
+    assert.equal(doc.lastUsedAt, null);
+    const stored = await store.list();
+    assert.deepEqual(stored, [doc]);
     assert.equal(JSON.stringify(stored).includes(key), false);
   });
 
   it('looks a key up, and refuses it once revoked', async () => {
     const { key, doc } = await createApiKey(store, 'bob', clock);
-    const lookup = createKeyLookup(store, 0);
+    const lookup = createKeyLookup(store, { ttlMs: 0, clock });
     assert.equal((await lookup(key))?.id, doc.id);
     now += 1000;
     const revoked = await revokeApiKey(store, key, clock);
@@ -54,5 +57,42 @@ describe('API keys', () => {
     assert.deepEqual(listed.map((k) => k.revokedAt !== null), [true, true]);
     await assert.rejects(revokeApiKey(store, 'mk_live_', clock), (err: { code?: string }) => err.code === 'invalid_parameter');
     await assert.rejects(revokeApiKey(store, 'key_nope', clock), (err: { code?: string }) => err.code === 'not_found');
+  });
+
+  it('records the last use at most once a minute per key, without a write on the cached path', async () => {
+    const { key, doc } = await createApiKey(store, 'carol', clock);
+    let touches = 0;
+    const counting: ApiKeyStore = { ...store, touch: (hash, at) => ((touches += 1), store.touch(hash, at)) };
+    const lookup = createKeyLookup(counting, { ttlMs: 1000, clock });
+    const stamp = () => new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const first = stamp();
+    await lookup(key);
+    await waitFor('the first use to be recorded', async () => (await store.findByHash(doc.hash))?.lastUsedAt === first);
+    // 200 requests within the minute: cache hits and misses alike, no further write.
+    for (let i = 0; i < 200; i += 1) {
+      now += 250;
+      await lookup(key);
+    }
+    assert.equal(touches, 1);
+    now += 10_000;
+    await lookup(key);
+    assert.equal(touches, 2, 'a minute after the last record, the next use is recorded');
+    const second = stamp();
+    await waitFor('the new last use', async () => (await store.findByHash(doc.hash))?.lastUsedAt === second);
+    assert.equal((await lookup('mk_live_00000000000000000000000000000000')), null);
+    assert.equal(touches, 2, 'an unknown key records nothing');
+  });
+
+  it('moves the keys kept in the read models before the key store existed, once', async () => {
+    const readStore: ReadStore = lmdbReadStore({ dataDir: dir });
+    try {
+      const legacy: ApiKeyDoc = { id: 'key_0123456789ab', name: 'old', hash: '0123456789ab'.padEnd(64, '0'), prefix: 'mk_live_0123', createdAt: '2026-01-01T00:00:00Z', revokedAt: null };
+      await readStore.writeBatch<ApiKeyDoc>(API_KEYS_COLLECTION, [{ key: legacy.hash, doc: legacy, position: 1 }]);
+      assert.equal(await moveLegacyApiKeys(readStore, store), 1);
+      assert.equal(await moveLegacyApiKeys(readStore, store), 0);
+      assert.deepEqual(await store.findByHash(legacy.hash), { ...legacy, lastUsedAt: null });
+    } finally {
+      await readStore.close();
+    }
   });
 });
