@@ -14,6 +14,7 @@ import type { FeaturedItemRef } from '../../contracts/domain.ts';
 import { MEDIA_ID_PATTERN, streams } from '../../contracts/ids.ts';
 import type { Clock, EventStore, ReadStore, SearchIndex } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { defaultCollectionName } from '../../projections/collections.ts';
@@ -142,6 +143,7 @@ function casesOf(param: Json): Cases {
 describe('hostile requests: the OpenAPI document declares every constraint the API enforces', function () {
   this.timeout(120_000);
   let dir: string;
+  let closeKeys: (() => Promise<void>) | undefined;
   let eventStore: EventStore;
   let readStore: ReadStore;
   let search: SearchIndex;
@@ -181,8 +183,10 @@ describe('hostile requests: the OpenAPI document declares every constraint the A
       { type: 'FeaturedSelectionChanged', data: { country: 'GB', period: 'weekly', items: items(18) }, metadata: { observedAt: '2026-11-20T06:00:00Z', producer: 'test' } },
     ], 'no_stream');
     await catchUp({ projection: featuredProjection, eventStore, readStore, collection: defaultCollectionName(featuredProjection) });
-    key = (await createApiKey(readStore, 'openapi', clock)).key;
-    api = await startApi({ port: 0, readStore, search, linkTokens, clock, eventStore, rateLimit: { perMinute: 1_000_000 } });
+    const apiKeys = lmdbApiKeyStore({ dataDir: dir });
+    closeKeys = () => apiKeys.close();
+    key = (await createApiKey(apiKeys, 'openapi', clock)).key;
+    api = await startApi({ port: 0, readStore, apiKeys, search, linkTokens, clock, eventStore, rateLimit: { perMinute: 1_000_000 } });
     doc = (await (await fetch(`${api.url}/v1/openapi`, { headers: { authorization: `Bearer ${key}` } })).json()) as Json;
     validator = responseValidator(doc);
   });
@@ -190,6 +194,7 @@ describe('hostile requests: the OpenAPI document declares every constraint the A
   after(async () => {
     await api?.close();
     await search?.close();
+    await closeKeys?.();
     await readStore?.close();
     await eventStore?.close();
     rmSync(dir, { recursive: true, force: true });
