@@ -14,7 +14,9 @@
  * Options (defaults): --duration seconds per measured run (10); --connections (50);
  * --days sample days to crawl (2); --seed (42); --data-dir a catalog to build into or reuse
  * (a temp dir, removed afterwards); --profile write a .cpuprofile of the API child there (off);
- * --only comma-separated endpoints to measure (all).
+ * --only comma-separated endpoints to measure (all); --chart N replaces the US chart with one
+ * of N titles (the sample's ranked titles first, then synthetic copies of them with their own
+ * media items), to show that a rankings page costs the page and not the chart (0: the sample's).
  * Prints one JSON line. Goals: lookups >= 0.6x bare; search p99 < 25 ms.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -59,6 +61,7 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     only: { type: 'string' },
     responses: { type: 'string' },
+    chart: { type: 'string', default: '0' },
   },
   allowPositionals: true,
 });
@@ -68,7 +71,51 @@ const START_DATE = '2026-11-14';
 // ---------------------------------------------------------------------------------------------
 // Child: the real API on the sample catalog.
 
-async function serveApi(dataDir: string, days: number, seed: number): Promise<void> {
+/**
+ * Replaces the US chart with one of `titles` rows, stored as the projection lays it out, at a
+ * position above any the projection will write in this run. Synthetic titles copy the list
+ * items of the real ones (so pages weigh the same) under ids `mv9…`/`tv9…` the sample never uses.
+ */
+async function writeSyntheticChart(readStore: import('../contracts/ports.ts').ReadStore, titles: number): Promise<number> {
+  const { resolveCollection } = await import('../services/shared/readModels.ts');
+  const { layoutRanking, mediaItemsProjection, rankingRowPrefix, rankingsProjection } = await import('../projections/index.ts');
+  type RankingEntry = import('../contracts/domain.ts').RankingEntry;
+  type MediaItemDoc = import('../contracts/readModels.ts').MediaItemDoc;
+  type RankingHeadDoc = import('../contracts/readModels.ts').RankingHeadDoc;
+  const rankings = await resolveCollection(readStore, rankingsProjection);
+  const items = await resolveCollection(readStore, mediaItemsProjection);
+  const head = await readStore.get<RankingHeadDoc>(rankings, 'US');
+  if (head === null) throw new Error('the sample has no US chart to extend');
+  const real = (await readStore.scan<RankingEntry>(rankings, { prefix: rankingRowPrefix('US', 'all') })).map((r) => r.doc);
+  const templates = (await readStore.getMany<MediaItemDoc>(items, real.map((e) => e.mediaId))).map((t) => t?.doc ?? null);
+  const position = 2 ** 40;
+  const entries: RankingEntry[] = [];
+  let batch: Array<{ key: string; doc: MediaItemDoc; position: number }> = [];
+  for (let i = 0; i < titles; i += 1) {
+    const rank = i + 1;
+    const score = 1 - i / titles;
+    if (i < real.length) {
+      entries.push({ ...(real[i] as RankingEntry), position: rank, score });
+      continue;
+    }
+    const template = templates[i % real.length];
+    if (!template) continue;
+    const id = `${template.kind === 'movie' ? 'mv' : 'tv'}9${String(i).padStart(7, '0')}`;
+    batch.push({ key: id, doc: { ...template, id, slug: `${template.slug}-${i}`, title: `${template.title} ${i}` }, position });
+    entries.push({ mediaId: id, kind: template.kind, position: rank, score, points: titles - i });
+    if (batch.length >= 10_000) {
+      await readStore.writeBatch(items, batch);
+      batch = [];
+    }
+  }
+  await readStore.writeBatch(items, batch);
+  const laid = layoutRanking('US', { country: 'US', date: head.doc.date, formulaVersion: head.doc.formulaVersion, entries }, head.doc);
+  const writes = [{ key: 'US', doc: laid.document as unknown, position }, ...laid.rows.map((r) => ({ ...r, position }))];
+  for (let at = 0; at < writes.length; at += 20_000) await readStore.writeBatch(rankings, writes.slice(at, at + 20_000));
+  return entries.length;
+}
+
+async function serveApi(dataDir: string, days: number, seed: number, chart: number): Promise<void> {
   const { systemClock } = await import('../contracts/ports.ts');
   const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
   const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
@@ -108,6 +155,7 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
     await pipeline.drain();
   }
   const indexed = await refillSearch(adapters);
+  const chartTitles = chart > 0 ? await writeSyntheticChart(readStore, chart) : null;
   const buildMs = Date.now() - started;
   const { key } = await createApiKey(readStore, 'bench', systemClock);
   const api = await startApi({
@@ -120,7 +168,7 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
     // A normal exit, so --cpu-prof writes its profile.
     void api.close().finally(() => process.exit(0));
   });
-  process.stdout.write(`${JSON.stringify({ url: api.url, key, indexed, buildMs, head: await eventStore.headPosition() })}\n`);
+  process.stdout.write(`${JSON.stringify({ url: api.url, key, indexed, buildMs, chartTitles, head: await eventStore.headPosition() })}\n`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -236,7 +284,7 @@ async function main(): Promise<void> {
   const children: Child[] = [];
   try {
     const api = await spawnChild(
-      ['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed)],
+      ['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed), '--chart', String(opts.chart)],
       opts.profile ? ['--cpu-prof', '--cpu-prof-dir', opts.profile] : [],
     );
     children.push(api);
@@ -250,6 +298,7 @@ async function main(): Promise<void> {
       return { res, bytes };
     };
     const rankings = JSON.parse((await fetchOk('/v1/rankings?country=US&limit=50')).bytes.toString('utf8')) as {
+      total: number;
       results: Array<{ id?: string; mediaId?: string; media?: { id: string; title: string }; title?: string }>;
     };
     const ranked = rankings.results.map((r) => ({ id: r.media?.id ?? r.id ?? r.mediaId ?? '', title: r.media?.title ?? r.title ?? '' }));
@@ -264,6 +313,8 @@ async function main(): Promise<void> {
       media: ids.map((id) => `/v1/media/${id}?country=US`),
       links: ids.map((id) => `/v1/media/${id}/links?country=US`),
       rankings: ['/v1/rankings?country=US&limit=50'],
+      // A page from the middle of the chart: what a page costs where the chart is long.
+      rankings_deep: [`/v1/rankings?country=US&limit=50&offset=${Math.floor(rankings.total / 2)}`],
       search: queries.map((q) => `/v1/search?q=${encodeURIComponent(q)}&country=US`),
     };
 
@@ -323,7 +374,7 @@ async function main(): Promise<void> {
       duration_s: seconds,
       // Shared machines make every figure noisy: the load before the run says how noisy.
       machine: { cpus: cpus().length, loadavg_1m_at_start: loadAtStart },
-      catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, events: api.info.head, build_ms: api.info.buildMs },
+      catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, us_chart_titles: api.info.chartTitles ?? rankings.total, events: api.info.head, build_ms: api.info.buildMs },
       ...results,
       goals: {
         at_least_0_6x_bare: { media: atLeast('media'), links: atLeast('links'), rankings: atLeast('rankings') },
@@ -348,7 +399,7 @@ function exitWithParent(): void {
 
 if (opts.role === 'api') {
   exitWithParent();
-  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed));
+  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed), Number(opts.chart));
 } else if (opts.role === 'bare') {
   exitWithParent();
   serveBare(opts.responses as string);

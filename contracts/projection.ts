@@ -16,6 +16,20 @@ export interface Projection<D = unknown> {
   documentId(event: RecordedEvent): string | null;
   /** `null` document in: none stored yet. `null` out: delete the document. */
   evolve(document: D | null, event: RecordedEvent): D | null;
+  /**
+   * Optional: how a folded document is stored when reading it whole per request would cost
+   * more than the answer (a chart paged by range). Returns the document stored under its id
+   * (what the next fold receives) and further rows the runner writes beside it, at the same
+   * position and in the same batch; `previous` is the document stored before the fold, so rows
+   * it had and the new one lacks can be deleted (a null row). Without it the folded document is
+   * stored as it is.
+   */
+  layout?(id: string, document: D | null, previous: D | null): StoredLayout<D>;
+}
+
+export interface StoredLayout<D> {
+  document: D | null;
+  rows: Array<{ key: string; doc: unknown }>;
 }
 
 export function defineProjection<D>(projection: Projection<D>): Projection<D> {

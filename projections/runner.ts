@@ -119,8 +119,18 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
     }
     // A fold to null is written too: its tombstone keeps a replayed older write from
     // resurrecting the document.
-    writes.push({ key: id, doc, position });
     foldedEvents.set(id, fresh);
+    if (projection.layout === undefined) {
+      writes.push({ key: id, doc, position });
+      return;
+    }
+    const laid = projection.layout(id, doc, current?.doc ?? null);
+    writes.push({ key: id, doc: laid.document, position });
+    // A row that cannot be written is parked with the events of its document: they made it.
+    for (const row of laid.rows) {
+      writes.push({ key: row.key, doc: row.doc as D | null, position });
+      foldedEvents.set(row.key, fresh);
+    }
   });
 
   const outcome = await writeOrPark(options, { writes, foldedEvents, behindParked, checkpoint });

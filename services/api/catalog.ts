@@ -13,7 +13,8 @@ import type {
   MediaDoc,
   MediaItemDoc,
   ProvidersDoc,
-  RankingDoc,
+  RankingHeadDoc,
+  RankingRowDoc,
   SeasonsDoc,
   TrendingDoc,
 } from '../../contracts/readModels.ts';
@@ -29,7 +30,8 @@ export interface CatalogModels {
   genres: GenresDoc;
   collections: CollectionDoc;
   featured: FeaturedDoc;
-  rankings: RankingDoc;
+  /** The header under the country, rows under `${country}:${slice}:${rank}` (projections/rankings.ts). */
+  rankings: RankingHeadDoc | RankingRowDoc;
   trending: TrendingDoc;
   availability_history: HistoryDoc;
   changes: ChangeDoc;
