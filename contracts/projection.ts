@@ -32,6 +32,19 @@ export interface StoredLayout<D> {
   rows: Array<{ key: string; doc: unknown }>;
 }
 
+/**
+ * The writes that store a folded document at `position`: the document itself, or its layout
+ * (the document and its rows, all at that position). The runner and the parked retry both
+ * write through this, so a laid-out model is never stored whole.
+ */
+export function storedWrites<D>(
+  projection: Pick<Projection<D>, 'layout'>, id: string, doc: D | null, previous: D | null, position: number,
+): Array<{ key: string; doc: D | null; position: number }> {
+  if (projection.layout === undefined) return [{ key: id, doc, position }];
+  const laid = projection.layout(id, doc, previous);
+  return [{ key: id, doc: laid.document, position }, ...laid.rows.map((row) => ({ key: row.key, doc: row.doc as D | null, position }))];
+}
+
 export function defineProjection<D>(projection: Projection<D>): Projection<D> {
   return projection;
 }
