@@ -145,7 +145,7 @@ export function createApp(deps: ApiDeps): ApiApp {
         else learn(e.operationId, unstamped);
       }
       ctx.status = 200;
-      ctx.body = rendered.json;
+      ctx.body = rendered.bytes;
       ctx.state.rendered = rendered;
     });
   }

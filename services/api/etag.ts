@@ -28,7 +28,7 @@ export function etagMiddleware(): Koa.Middleware {
       rendered = renderJson(body);
     }
     ctx.set('ETag', rendered.tag);
-    ctx.body = rendered.json;
+    ctx.body = rendered.bytes;
     ctx.type = 'application/json';
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), rendered.tag)) ctx.status = 304;
   };

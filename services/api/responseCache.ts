@@ -23,29 +23,30 @@
 import { hash } from 'node:crypto';
 
 export interface RenderedBody {
-  json: string;
-  /** The strong ETag of `json`, quoted. */
+  /** The JSON text as UTF-8: a hit writes these bytes, with no encoding per request. */
+  bytes: Buffer;
+  /** The strong ETag of the JSON text, quoted. */
   tag: string;
 }
 
 /** JSON text and ETag of a body: a strong hash of the serialized body. */
 export function renderJson(body: unknown): RenderedBody {
-  const json = JSON.stringify(body);
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   // The one-shot hash gives the same digest as createHash without a Hash object per response;
   // SHA-256 stays (it is hardware-accelerated, as fast as SHA-1 or MD5 here), so tags are unchanged.
-  return { json, tag: `"${hash('sha256', json, 'base64url').slice(0, 32)}"` };
+  return { bytes, tag: `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"` };
 }
 
 interface Entry extends RenderedBody {
   stamp: string;
   until: number;
-  bytes: number;
+  size: number;
 }
 
 export interface ResponseCacheOptions {
   /** Answers kept. Default 10,000. */
   maxEntries?: number;
-  /** Total JSON kept, in UTF-16 code units (about bytes). Default 64 MiB. */
+  /** Total bytes of JSON kept. Default 64 MiB. */
   maxBytes?: number;
   /** Age after which an answer is rendered again even with an unchanged stamp. Default 10,000 ms. */
   maxAgeMs?: number;
@@ -89,11 +90,11 @@ export class ResponseCache {
   }
 
   set(key: string, stamp: string, rendered: RenderedBody): void {
-    const bytes = rendered.json.length + key.length;
-    if (bytes > this.#maxBytes / 16) return; // one huge answer must not flush the rest
+    const size = rendered.bytes.length + key.length;
+    if (size > this.#maxBytes / 16) return; // one huge answer must not flush the rest
     this.#drop(key);
-    this.#entries.set(key, { ...rendered, stamp, until: this.#now() + this.#maxAgeMs, bytes });
-    this.#bytes += bytes;
+    this.#entries.set(key, { ...rendered, stamp, until: this.#now() + this.#maxAgeMs, size });
+    this.#bytes += size;
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
       this.#drop(oldest);
@@ -104,6 +105,6 @@ export class ResponseCache {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
     this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
+    this.#bytes -= entry.size;
   }
 }

@@ -118,10 +118,10 @@ describe('rendered answers kept per read-model state', function () {
 
   it('stays bounded, dropping the least recently used answer first', () => {
     const small = new ResponseCache({ maxEntries: 2 });
-    small.set('a', 's', { json: '1', tag: '"a"' });
-    small.set('b', 's', { json: '2', tag: '"b"' });
+    small.set('a', 's', { bytes: Buffer.from('1'), tag: '"a"' });
+    small.set('b', 's', { bytes: Buffer.from('2'), tag: '"b"' });
     assert.ok(small.get('a', 's'));
-    small.set('c', 's', { json: '3', tag: '"c"' });
+    small.set('c', 's', { bytes: Buffer.from('3'), tag: '"c"' });
     assert.equal(small.size, 2);
     assert.equal(small.get('b', 's'), undefined);
     assert.ok(small.get('a', 's'));
