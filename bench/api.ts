@@ -16,20 +16,23 @@
  * (a temp dir, removed afterwards); --profile write a .cpuprofile of the API child there (off);
  * --only comma-separated endpoints to measure (all); --chart N replaces the US chart with one
  * of N titles (the sample's ranked titles first, then synthetic copies of them with their own
- * media items), to show that a rankings page costs the page and not the chart (0: the sample's).
+ * media items), to show that a rankings page costs the page and not the chart (0: the sample's);
+ * --workers N also measures the API served by N processes (node:cluster, as API_WORKERS does)
+ * over the same stores (default the number of cores; 1 skips it).
  * Prints one JSON line. Goals: lookups >= 0.6x bare; search p99 < 25 ms.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Adapters } from '../services/shared/adapters.ts';
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 
 /** The part of autocannon's programmatic API used here (the package ships no types). */
 interface AutocannonResult {
@@ -62,6 +65,8 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     responses: { type: 'string' },
     chart: { type: 'string', default: '0' },
+    workers: { type: 'string' },
+    'worker-port': { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -115,7 +120,37 @@ async function writeSyntheticChart(readStore: import('../contracts/ports.ts').Re
   return entries.length;
 }
 
-async function serveApi(dataDir: string, days: number, seed: number, chart: number): Promise<void> {
+/**
+ * One API worker of `--workers N`: opens the stores the primary built, fills its own search
+ * index from the read model (as API_WORKERS workers do) and listens on the shared port.
+ */
+async function serveApiWorker(dataDir: string, port: number, linkKeyHex: string): Promise<void> {
+  const { systemClock } = await import('../contracts/ports.ts');
+  const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
+  const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
+  const { lmdbReadStore } = await import('../infra/lmdb/readStore.ts');
+  const { inProcessSearchIndex } = await import('../infra/search/inProcessSearch.ts');
+  const { refillSearch } = await import('../services/cli/pipeline.ts');
+  const { startApi } = await import('../services/api/server.ts');
+  const { createLinkTokens } = await import('../services/links/linkTokens.ts');
+  const eventStore = lmdbEventStore({ dataDir });
+  const readStore = lmdbReadStore({ dataDir });
+  const search = inProcessSearchIndex();
+  await refillSearch({
+    eventStore, bus: lmdbInbox({ dataDir }), readStore, search, searchInProcess: true,
+    engines: { events: 'LMDB', observations: 'LMDB inbox', readModels: 'LMDB', search: 'in-process' },
+    close: async () => {},
+  });
+  const api = await startApi({
+    port, readStore, search, eventStore, clock: systemClock,
+    linkTokens: createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(Buffer.from(linkKeyHex, 'hex')) }] }),
+    rateLimit: { perMinute: 10_000_000 },
+  });
+  process.once('SIGTERM', () => void api.close().finally(() => process.exit(0)));
+  process.send?.('listening');
+}
+
+async function serveApi(dataDir: string, days: number, seed: number, chart: number, workers: number): Promise<void> {
   const { systemClock } = await import('../contracts/ports.ts');
   const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
   const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
@@ -129,7 +164,6 @@ async function serveApi(dataDir: string, days: number, seed: number, chart: numb
   const { createApiKey } = await import('../services/api/keys.ts');
   const { startApi } = await import('../services/api/server.ts');
   const { createLinkTokens } = await import('../services/links/linkTokens.ts');
-  const { randomBytes } = await import('node:crypto');
 
   const eventStore = lmdbEventStore({ dataDir });
   const bus = lmdbInbox({ dataDir });
@@ -158,6 +192,21 @@ async function serveApi(dataDir: string, days: number, seed: number, chart: numb
   const chartTitles = chart > 0 ? await writeSyntheticChart(readStore, chart) : null;
   const buildMs = Date.now() - started;
   const { key } = await createApiKey(readStore, 'bench', systemClock);
+  if (workers > 1) {
+    const cluster = (await import('node:cluster')).default;
+    const probe = createServer();
+    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port)));
+    await new Promise((resolve) => probe.close(resolve));
+    const linkKey = randomBytes(32).toString('hex');
+    const forked = Array.from({ length: workers }, () => cluster.fork({ BENCH_API_WORKER: '1', BENCH_PORT: String(port), BENCH_LINK_KEY: linkKey }));
+    await Promise.all(forked.map((w) => new Promise<void>((resolve) => w.once('message', () => resolve()))));
+    process.once('SIGTERM', () => {
+      for (const w of forked) w.process.kill('SIGTERM');
+      process.exit(0);
+    });
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, key, indexed, buildMs, chartTitles, workers, head: await eventStore.headPosition() })}\n`);
+    return;
+  }
   const api = await startApi({
     port: 0,
     readStore, search, eventStore, clock: systemClock,
@@ -366,6 +415,31 @@ async function main(): Promise<void> {
       results.search_1_connection = { rps: unloaded.rps, p50_ms: unloaded.p50_ms, p99_ms: unloaded.p99_ms };
     }
 
+    const workerCount = Number(opts.workers ?? availableParallelism());
+    if (workerCount > 1) {
+      // The same catalog served by N processes, against the same bare server.
+      await api.stop();
+      children.splice(children.indexOf(api), 1);
+      const many = await spawnChild(['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed), '--workers', String(workerCount)]);
+      children.push(many);
+      const manyUrl = many.info.url as string;
+      const manyAuth = { authorization: `Bearer ${many.info.key as string}` };
+      const perWorkers: Record<string, unknown> = {};
+      for (const [name, paths] of Object.entries(endpoints)) {
+        if ((only && !only.includes(name)) || name === 'rankings_deep') continue;
+        await measure(manyUrl, paths, connections, warmupSeconds, manyAuth);
+        const m = await measure(manyUrl, paths, connections, seconds, manyAuth);
+        check(`${name} (${workerCount} workers)`, m);
+        const single = results[name] as { rps: number; bare_rps: number };
+        perWorkers[name] = {
+          rps: m.rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms,
+          ratio_to_bare: Math.round((m.rps / single.bare_rps) * 100) / 100,
+          ratio_to_1_worker: Math.round((m.rps / single.rps) * 100) / 100,
+        };
+      }
+      results[`workers_${workerCount}`] = perWorkers;
+    }
+
     const atLeast = (n: string) => ((results[n] as { ratio_to_bare: number } | undefined)?.ratio_to_bare ?? 0) >= 0.6;
     console.log(JSON.stringify({
       bench: 'api',
@@ -397,9 +471,11 @@ function exitWithParent(): void {
   process.stdin.once('end', () => process.exit(0));
 }
 
-if (opts.role === 'api') {
+if (opts.role === 'api' && process.env.BENCH_API_WORKER === '1') {
+  await serveApiWorker(opts['data-dir'] as string, Number(process.env.BENCH_PORT), process.env.BENCH_LINK_KEY ?? '');
+} else if (opts.role === 'api') {
   exitWithParent();
-  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed), Number(opts.chart));
+  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed), Number(opts.chart), Number(opts.workers ?? 1));
 } else if (opts.role === 'bare') {
   exitWithParent();
   serveBare(opts.responses as string);
