@@ -18,7 +18,8 @@
  * of N titles (the sample's ranked titles first, then synthetic copies of them with their own
  * media items), to show that a rankings page costs the page and not the chart (0: the sample's);
  * --workers N also measures the API served by N processes (node:cluster, as API_WORKERS does)
- * over the same stores (default the number of cores; 1 skips it).
+ * over the same stores (default the number of cores; 1 skips it); --no-cache turns the response
+ * cache off, so every request reads and renders (what a page of a long chart costs).
  * Prints one JSON line. Goals: lookups >= 0.6x bare; search p99 < 25 ms.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -66,6 +67,7 @@ const { values: opts } = parseArgs({
     responses: { type: 'string' },
     chart: { type: 'string', default: '0' },
     workers: { type: 'string' },
+    'no-cache': { type: 'boolean', default: false },
     'worker-port': { type: 'string' },
   },
   allowPositionals: true,
@@ -212,6 +214,7 @@ async function serveApi(dataDir: string, days: number, seed: number, chart: numb
     readStore, search, eventStore, clock: systemClock,
     linkTokens: createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] }),
     rateLimit: { perMinute: 10_000_000 },
+    ...(process.env.BENCH_NO_CACHE === '1' ? { responseCache: false as const } : {}),
   });
   process.once('SIGTERM', () => {
     // A normal exit, so --cpu-prof writes its profile.
@@ -328,6 +331,8 @@ async function main(): Promise<void> {
   const warmupSeconds = Math.min(2, Math.max(1, Math.round(seconds / 5)));
   const ownDir = opts['data-dir'] === undefined;
   const dataDir = opts['data-dir'] ?? mkdtempSync(join(tmpdir(), 'marquee-bench-api-'));
+  // Read by the API children (they inherit the environment).
+  if (opts['no-cache']) process.env.BENCH_NO_CACHE = '1';
   const capturedDir = mkdtempSync(join(tmpdir(), 'marquee-bench-api-bare-'));
   const capturedFile = join(capturedDir, 'responses.json');
   const children: Child[] = [];
@@ -446,6 +451,7 @@ async function main(): Promise<void> {
       node: process.version,
       connections,
       duration_s: seconds,
+      response_cache: !opts['no-cache'],
       // Shared machines make every figure noisy: the load before the run says how noisy.
       machine: { cpus: cpus().length, loadavg_1m_at_start: loadAtStart },
       catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, us_chart_titles: api.info.chartTitles ?? rankings.total, events: api.info.head, build_ms: api.info.buildMs },
