@@ -20,6 +20,7 @@ import type {
 } from '../contracts/readModels.ts';
 import { defaultCollectionName } from '../projections/collections.ts';
 import { GENRES_KEY } from '../projections/genres.ts';
+import { layoutRanking, rankingsProjection } from '../projections/rankings.ts';
 
 export interface SyntheticCatalogOptions {
   /** Titles (70% movies). Default 250000. */
@@ -51,6 +52,7 @@ function rng(seed: number): () => number {
 
 const pad8 = (n: number): string => String(n).padStart(8, '0');
 const col = (name: string): string => defaultCollectionName({ name, version: 1 });
+const rankingsCollection = defaultCollectionName(rankingsProjection);
 
 export async function writeSyntheticCatalog(readStore: ReadStore, options: SyntheticCatalogOptions = {}): Promise<{ titles: number; links: number; countries: string[] }> {
   const titles = options.titles ?? 250_000;
@@ -145,7 +147,10 @@ export async function writeSyntheticCatalog(readStore: ReadStore, options: Synth
       country, date: today, formulaVersion: 1,
       entries: ranked.map((mediaId, i) => ({ mediaId, kind: mediaId.startsWith('mv') ? 'movie' : 'tv_show', position: i + 1, score: 1 - i / ranked.length, points: ranked.length - i })),
     };
-    await readStore.writeBatch<RankingDoc>(col('rankings'), [{ key: country, doc: ranking, position: position++ }]);
+    // Stored as the projection lays it out: a header and a row per rank, at one position.
+    const laid = layoutRanking(country, ranking, null);
+    const at = position++;
+    await readStore.writeBatch(rankingsCollection, [{ key: country, doc: laid.document, position: at }, ...laid.rows.map((r) => ({ ...r, position: at }))]);
     const trending: TrendingDoc = {
       country, date: today,
       entries: ranked.slice(0, 500).map((mediaId, i) => ({ mediaId, kind: mediaId.startsWith('mv') ? 'movie' : 'tv_show', position: i + 1, previousPosition: i % 7 === 0 ? null : i + 3 })),

@@ -14,20 +14,26 @@
  * Options (defaults): --duration seconds per measured run (10); --connections (50);
  * --days sample days to crawl (2); --seed (42); --data-dir a catalog to build into or reuse
  * (a temp dir, removed afterwards); --profile write a .cpuprofile of the API child there (off);
- * --only comma-separated endpoints to measure (all).
+ * --only comma-separated endpoints to measure (all); --chart N replaces the US chart with one
+ * of N titles (the sample's ranked titles first, then synthetic copies of them with their own
+ * media items), to show that a rankings page costs the page and not the chart (0: the sample's);
+ * --workers N also measures the API served by N processes (node:cluster, as API_WORKERS does)
+ * over the same stores (default the number of cores; 1 skips it); --no-cache turns the response
+ * cache off, so every request reads and renders (what a page of a long chart costs).
  * Prints one JSON line. Goals: lookups >= 0.6x bare; search p99 < 25 ms.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Adapters } from '../services/shared/adapters.ts';
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 
 /** The part of autocannon's programmatic API used here (the package ships no types). */
 interface AutocannonResult {
@@ -59,6 +65,10 @@ const { values: opts } = parseArgs({
     profile: { type: 'string' },
     only: { type: 'string' },
     responses: { type: 'string' },
+    chart: { type: 'string', default: '0' },
+    workers: { type: 'string' },
+    'no-cache': { type: 'boolean', default: false },
+    'worker-port': { type: 'string' },
   },
   allowPositionals: true,
 });
@@ -68,7 +78,83 @@ const START_DATE = '2026-11-14';
 // ---------------------------------------------------------------------------------------------
 // Child: the real API on the sample catalog.
 
-async function serveApi(dataDir: string, days: number, seed: number): Promise<void> {
+/**
+ * Replaces the US chart with one of `titles` rows, stored as the projection lays it out, at a
+ * position above any the projection will write in this run. Synthetic titles copy the list
+ * items of the real ones (so pages weigh the same) under ids `mv9…`/`tv9…` the sample never uses.
+ */
+async function writeSyntheticChart(readStore: import('../contracts/ports.ts').ReadStore, titles: number): Promise<number> {
+  const { resolveCollection } = await import('../services/shared/readModels.ts');
+  const { layoutRanking, mediaItemsProjection, rankingRowPrefix, rankingsProjection } = await import('../projections/index.ts');
+  type RankingEntry = import('../contracts/domain.ts').RankingEntry;
+  type MediaItemDoc = import('../contracts/readModels.ts').MediaItemDoc;
+  type RankingHeadDoc = import('../contracts/readModels.ts').RankingHeadDoc;
+  const rankings = await resolveCollection(readStore, rankingsProjection);
+  const items = await resolveCollection(readStore, mediaItemsProjection);
+  const head = await readStore.get<RankingHeadDoc>(rankings, 'US');
+  if (head === null) throw new Error('the sample has no US chart to extend');
+  const real = (await readStore.scan<RankingEntry>(rankings, { prefix: rankingRowPrefix('US', 'all') })).map((r) => r.doc);
+  const templates = (await readStore.getMany<MediaItemDoc>(items, real.map((e) => e.mediaId))).map((t) => t?.doc ?? null);
+  const position = 2 ** 40;
+  const entries: RankingEntry[] = [];
+  let batch: Array<{ key: string; doc: MediaItemDoc; position: number }> = [];
+  for (let i = 0; i < titles; i += 1) {
+    const rank = i + 1;
+    const score = 1 - i / titles;
+    if (i < real.length) {
+      entries.push({ ...(real[i] as RankingEntry), position: rank, score });
+      continue;
+    }
+    const template = templates[i % real.length];
+    if (!template) continue;
+    const id = `${template.kind === 'movie' ? 'mv' : 'tv'}9${String(i).padStart(7, '0')}`;
+    batch.push({ key: id, doc: { ...template, id, slug: `${template.slug}-${i}`, title: `${template.title} ${i}` }, position });
+    entries.push({ mediaId: id, kind: template.kind, position: rank, score, points: titles - i });
+    if (batch.length >= 10_000) {
+      await readStore.writeBatch(items, batch);
+      batch = [];
+    }
+  }
+  await readStore.writeBatch(items, batch);
+  const laid = layoutRanking('US', { country: 'US', date: head.doc.date, formulaVersion: head.doc.formulaVersion, entries }, head.doc);
+  const writes = [{ key: 'US', doc: laid.document as unknown, position }, ...laid.rows.map((r) => ({ ...r, position }))];
+  for (let at = 0; at < writes.length; at += 20_000) await readStore.writeBatch(rankings, writes.slice(at, at + 20_000));
+  return entries.length;
+}
+
+/**
+ * One API worker of `--workers N`: opens the stores the primary built, fills its own search
+ * index from the read model (as API_WORKERS workers do) and listens on the shared port.
+ */
+async function serveApiWorker(dataDir: string, port: number, linkKeyHex: string): Promise<void> {
+  const { systemClock } = await import('../contracts/ports.ts');
+  const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
+  const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
+  const { lmdbReadStore } = await import('../infra/lmdb/readStore.ts');
+  const { inProcessSearchIndex } = await import('../infra/search/inProcessSearch.ts');
+  const { refillSearch } = await import('../services/cli/pipeline.ts');
+  const { startApi } = await import('../services/api/server.ts');
+  const { createLinkTokens } = await import('../services/links/linkTokens.ts');
+  const eventStore = lmdbEventStore({ dataDir });
+  const readStore = lmdbReadStore({ dataDir });
+  const search = inProcessSearchIndex();
+  await refillSearch({
+    eventStore, bus: lmdbInbox({ dataDir }), readStore, search, searchInProcess: true,
+    engines: { events: 'LMDB', observations: 'LMDB inbox', readModels: 'LMDB', search: 'in-process' },
+    close: async () => {},
+  });
+  const { lmdbApiKeyStore } = await import('../infra/lmdb/apiKeyStore.ts');
+  const apiKeys = lmdbApiKeyStore({ dataDir });
+  const api = await startApi({
+    port, readStore, apiKeys, search, eventStore, clock: systemClock,
+    linkTokens: createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(Buffer.from(linkKeyHex, 'hex')) }] }),
+    rateLimit: { perMinute: 10_000_000 },
+  });
+  process.once('SIGTERM', () => void api.close().finally(() => process.exit(0)));
+  process.send?.('listening');
+}
+
+async function serveApi(dataDir: string, days: number, seed: number, chart: number, workers: number): Promise<void> {
   const { systemClock } = await import('../contracts/ports.ts');
   const { lmdbEventStore } = await import('../infra/lmdb/eventStore.ts');
   const { lmdbInbox } = await import('../infra/lmdb/inbox.ts');
@@ -83,7 +169,6 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
   const { createApiKey } = await import('../services/api/keys.ts');
   const { startApi } = await import('../services/api/server.ts');
   const { createLinkTokens } = await import('../services/links/linkTokens.ts');
-  const { randomBytes } = await import('node:crypto');
 
   const eventStore = lmdbEventStore({ dataDir });
   const bus = lmdbInbox({ dataDir });
@@ -109,20 +194,37 @@ async function serveApi(dataDir: string, days: number, seed: number): Promise<vo
     await pipeline.drain();
   }
   const indexed = await refillSearch(adapters);
+  const chartTitles = chart > 0 ? await writeSyntheticChart(readStore, chart) : null;
   const buildMs = Date.now() - started;
   const apiKeys = lmdbApiKeyStore({ dataDir });
   const { key } = await createApiKey(apiKeys, 'bench', systemClock);
+  if (workers > 1) {
+    const cluster = (await import('node:cluster')).default;
+    const probe = createServer();
+    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as AddressInfo).port)));
+    await new Promise((resolve) => probe.close(resolve));
+    const linkKey = randomBytes(32).toString('hex');
+    const forked = Array.from({ length: workers }, () => cluster.fork({ BENCH_API_WORKER: '1', BENCH_PORT: String(port), BENCH_LINK_KEY: linkKey }));
+    await Promise.all(forked.map((w) => new Promise<void>((resolve) => w.once('message', () => resolve()))));
+    process.once('SIGTERM', () => {
+      for (const w of forked) w.process.kill('SIGTERM');
+      process.exit(0);
+    });
+    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${port}`, key, indexed, buildMs, chartTitles, workers, head: await eventStore.headPosition() })}\n`);
+    return;
+  }
   const api = await startApi({
     port: 0,
     readStore, apiKeys, search, eventStore, clock: systemClock,
     linkTokens: createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] }),
     rateLimit: { perMinute: 10_000_000 },
+    ...(process.env.BENCH_NO_CACHE === '1' ? { responseCache: false as const } : {}),
   });
   process.once('SIGTERM', () => {
     // A normal exit, so --cpu-prof writes its profile.
     void api.close().finally(() => process.exit(0));
   });
-  process.stdout.write(`${JSON.stringify({ url: api.url, key, indexed, buildMs, head: await eventStore.headPosition() })}\n`);
+  process.stdout.write(`${JSON.stringify({ url: api.url, key, indexed, buildMs, chartTitles, head: await eventStore.headPosition() })}\n`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -233,12 +335,14 @@ async function main(): Promise<void> {
   const warmupSeconds = Math.min(2, Math.max(1, Math.round(seconds / 5)));
   const ownDir = opts['data-dir'] === undefined;
   const dataDir = opts['data-dir'] ?? mkdtempSync(join(tmpdir(), 'marquee-bench-api-'));
+  // Read by the API children (they inherit the environment).
+  if (opts['no-cache']) process.env.BENCH_NO_CACHE = '1';
   const capturedDir = mkdtempSync(join(tmpdir(), 'marquee-bench-api-bare-'));
   const capturedFile = join(capturedDir, 'responses.json');
   const children: Child[] = [];
   try {
     const api = await spawnChild(
-      ['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed)],
+      ['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed), '--chart', String(opts.chart)],
       opts.profile ? ['--cpu-prof', '--cpu-prof-dir', opts.profile] : [],
     );
     children.push(api);
@@ -252,6 +356,7 @@ async function main(): Promise<void> {
       return { res, bytes };
     };
     const rankings = JSON.parse((await fetchOk('/v1/rankings?country=US&limit=50')).bytes.toString('utf8')) as {
+      total: number;
       results: Array<{ id?: string; mediaId?: string; media?: { id: string; title: string }; title?: string }>;
     };
     const ranked = rankings.results.map((r) => ({ id: r.media?.id ?? r.id ?? r.mediaId ?? '', title: r.media?.title ?? r.title ?? '' }));
@@ -266,6 +371,8 @@ async function main(): Promise<void> {
       media: ids.map((id) => `/v1/media/${id}?country=US`),
       links: ids.map((id) => `/v1/media/${id}/links?country=US`),
       rankings: ['/v1/rankings?country=US&limit=50'],
+      // A page from the middle of the chart: what a page costs where the chart is long.
+      rankings_deep: [`/v1/rankings?country=US&limit=50&offset=${Math.floor(rankings.total / 2)}`],
       search: queries.map((q) => `/v1/search?q=${encodeURIComponent(q)}&country=US`),
     };
 
@@ -317,15 +424,41 @@ async function main(): Promise<void> {
       results.search_1_connection = { rps: unloaded.rps, p50_ms: unloaded.p50_ms, p99_ms: unloaded.p99_ms };
     }
 
+    const workerCount = Number(opts.workers ?? availableParallelism());
+    if (workerCount > 1) {
+      // The same catalog served by N processes, against the same bare server.
+      await api.stop();
+      children.splice(children.indexOf(api), 1);
+      const many = await spawnChild(['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed), '--workers', String(workerCount)]);
+      children.push(many);
+      const manyUrl = many.info.url as string;
+      const manyAuth = { authorization: `Bearer ${many.info.key as string}` };
+      const perWorkers: Record<string, unknown> = {};
+      for (const [name, paths] of Object.entries(endpoints)) {
+        if ((only && !only.includes(name)) || name === 'rankings_deep') continue;
+        await measure(manyUrl, paths, connections, warmupSeconds, manyAuth);
+        const m = await measure(manyUrl, paths, connections, seconds, manyAuth);
+        check(`${name} (${workerCount} workers)`, m);
+        const single = results[name] as { rps: number; bare_rps: number };
+        perWorkers[name] = {
+          rps: m.rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms,
+          ratio_to_bare: Math.round((m.rps / single.bare_rps) * 100) / 100,
+          ratio_to_1_worker: Math.round((m.rps / single.rps) * 100) / 100,
+        };
+      }
+      results[`workers_${workerCount}`] = perWorkers;
+    }
+
     const atLeast = (n: string) => ((results[n] as { ratio_to_bare: number } | undefined)?.ratio_to_bare ?? 0) >= 0.6;
     console.log(JSON.stringify({
       bench: 'api',
       node: process.version,
       connections,
       duration_s: seconds,
+      response_cache: !opts['no-cache'],
       // Shared machines make every figure noisy: the load before the run says how noisy.
       machine: { cpus: cpus().length, loadavg_1m_at_start: loadAtStart },
-      catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, events: api.info.head, build_ms: api.info.buildMs },
+      catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, us_chart_titles: api.info.chartTitles ?? rankings.total, events: api.info.head, build_ms: api.info.buildMs },
       ...results,
       goals: {
         at_least_0_6x_bare: { media: atLeast('media'), links: atLeast('links'), rankings: atLeast('rankings') },
@@ -348,9 +481,11 @@ function exitWithParent(): void {
   process.stdin.once('end', () => process.exit(0));
 }
 
-if (opts.role === 'api') {
+if (opts.role === 'api' && process.env.BENCH_API_WORKER === '1') {
+  await serveApiWorker(opts['data-dir'] as string, Number(process.env.BENCH_PORT), process.env.BENCH_LINK_KEY ?? '');
+} else if (opts.role === 'api') {
   exitWithParent();
-  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed));
+  await serveApi(opts['data-dir'] as string, Number(opts.days), Number(opts.seed), Number(opts.chart), Number(opts.workers ?? 1));
 } else if (opts.role === 'bare') {
   exitWithParent();
   serveBare(opts.responses as string);

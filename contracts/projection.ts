@@ -16,6 +16,33 @@ export interface Projection<D = unknown> {
   documentId(event: RecordedEvent): string | null;
   /** `null` document in: none stored yet. `null` out: delete the document. */
   evolve(document: D | null, event: RecordedEvent): D | null;
+  /**
+   * Optional: how a folded document is stored when reading it whole per request would cost
+   * more than the answer (a chart paged by range). Returns the document stored under its id
+   * (what the next fold receives) and further rows the runner writes beside it, at the same
+   * position and in the same batch; `previous` is the document stored before the fold, so rows
+   * it had and the new one lacks can be deleted (a null row). Without it the folded document is
+   * stored as it is.
+   */
+  layout?(id: string, document: D | null, previous: D | null): StoredLayout<D>;
+}
+
+export interface StoredLayout<D> {
+  document: D | null;
+  rows: Array<{ key: string; doc: unknown }>;
+}
+
+/**
+ * The writes that store a folded document at `position`: the document itself, or its layout
+ * (the document and its rows, all at that position). The runner and the parked retry both
+ * write through this, so a laid-out model is never stored whole.
+ */
+export function storedWrites<D>(
+  projection: Pick<Projection<D>, 'layout'>, id: string, doc: D | null, previous: D | null, position: number,
+): Array<{ key: string; doc: D | null; position: number }> {
+  if (projection.layout === undefined) return [{ key: id, doc, position }];
+  const laid = projection.layout(id, doc, previous);
+  return [{ key: id, doc: laid.document, position }, ...laid.rows.map((row) => ({ key: row.key, doc: row.doc as D | null, position }))];
 }
 
 export function defineProjection<D>(projection: Projection<D>): Projection<D> {

@@ -98,13 +98,32 @@ export interface FeaturedDoc {
   weekly: FeaturedItemRef[];
 }
 
-/** `rankings`, key: country. The latest day's full ranking. */
+/**
+ * The latest day's full ranking of a country, as the rankings projection folds it. It is
+ * stored split (projections/rankings.ts): a page of a 250,000-title chart reads its rows, not
+ * a 9 MB document.
+ */
 export interface RankingDoc {
   country: string;
   date: string;
   formulaVersion: number;
   entries: RankingEntry[];
 }
+
+/** `rankings`, key: country. The chart's header: its day and its length, overall and per kind. */
+export interface RankingHeadDoc {
+  country: string;
+  date: string;
+  formulaVersion: number;
+  total: number;
+  totals: Record<ContentType, number>;
+}
+
+/**
+ * `rankings`, key: `${country}:${kind or 'all'}:${rank, zero-padded}` (rankingRowKey): one row
+ * of the chart, the nth overall or the nth of its kind. `position` stays the overall one.
+ */
+export type RankingRowDoc = RankingEntry;
 
 export interface TrendingEntry {
   mediaId: string;

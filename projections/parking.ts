@@ -24,7 +24,7 @@ import { createHash } from 'node:crypto';
 import { AppError } from '../contracts/errors.ts';
 import type { EventType, RecordedEvent } from '../contracts/events.ts';
 import type { EventStore, ReadStore, StoredDocument } from '../contracts/ports.ts';
-import type { Projection } from '../contracts/projection.ts';
+import { storedWrites, type Projection } from '../contracts/projection.ts';
 
 /** Reserved read-store collection of parked records (like `_health`, never a read model). */
 export const PARKED_COLLECTION = '_parked';
@@ -189,7 +189,7 @@ export async function retryParked(options: RetryOptions): Promise<RetryOutcome[]
         position = parked;
         folded = true;
       }
-      if (folded) await readStore.writeBatch(collection, [{ key: documentId, doc, position }]);
+      if (folded) await readStore.writeBatch(collection, storedWrites(projection, documentId, doc, current?.doc ?? null, position));
       await readStore.writeBatch(PARKED_COLLECTION, [{ key: record.key, doc: null, position: record.position + 1 }]);
       outcomes.push({ documentId, positions, ok: true });
     } catch (err) {

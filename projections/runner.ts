@@ -18,7 +18,7 @@
 import { AppError, isAppError } from '../contracts/errors.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
 import { systemClock, type Clock, type DocumentWrite, type EventStore, type ReadStore, type Subscription, type WriteBatchResult } from '../contracts/ports.ts';
-import type { Projection } from '../contracts/projection.ts';
+import { storedWrites, type Projection } from '../contracts/projection.ts';
 import { BEHIND_PARKED, park, readParked, type ParkedDocument, type Parking } from './parking.ts';
 
 export interface BatchInfo {
@@ -118,9 +118,12 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
       position = event.position;
     }
     // A fold to null is written too: its tombstone keeps a replayed older write from
-    // resurrecting the document.
-    writes.push({ key: id, doc, position });
-    foldedEvents.set(id, fresh);
+    // resurrecting the document. A laid-out document's rows are parked, if their write
+    // fails, with the events that made them.
+    for (const write of storedWrites(projection, id, doc, current?.doc ?? null, position)) {
+      writes.push(write);
+      foldedEvents.set(write.key, fresh);
+    }
   });
 
   const outcome = await writeOrPark(options, { writes, foldedEvents, behindParked, checkpoint });

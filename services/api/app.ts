@@ -8,7 +8,7 @@ import Koa from 'koa';
 import { AppError } from '../../contracts/errors.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { authenticate, requireKey } from './auth.ts';
-import { createCatalog, type ModelName } from './catalog.ts';
+import { createCatalog, trackingCatalog, type ModelName } from './catalog.ts';
 import { endpoints } from './endpoints.ts';
 import { errorMiddleware, methodGuard, notFoundFallback } from './errors.ts';
 import { etagMiddleware } from './etag.ts';
@@ -18,6 +18,7 @@ import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseParams } from './params.ts';
 import { ExpiringMap, rateLimiter } from './rateLimit.ts';
+import { renderJson, ResponseCache } from './responseCache.ts';
 import type { ApiDeps, Endpoint } from './types.ts';
 
 export type { ApiDeps } from './types.ts';
@@ -54,6 +55,8 @@ export interface ApiApp extends Koa {
   rateLimitStore?: ExpiringMap;
   /** The OpenAPI document this app serves. */
   openapi: Record<string, unknown>;
+  /** Rendered answers kept per read-model state; absent when turned off. */
+  responseCache?: ResponseCache;
 }
 
 export function createApp(deps: ApiDeps): ApiApp {
@@ -104,6 +107,17 @@ export function createApp(deps: ApiDeps): ApiApp {
     byAddress: true,
   });
 
+  // Rendered answers per read-model state (responseCache.ts); `responseCache: false` turns it off.
+  const responses = deps.responseCache === false ? undefined : new ResponseCache(deps.responseCache);
+  if (responses) app.responseCache = responses;
+  /** Per endpoint, the read models its answers have read so far: what their stamp covers. */
+  const reads = new Map<string, ModelName[]>();
+  const readsOf = (operationId: string): readonly ModelName[] => reads.get(operationId) ?? [];
+  const learn = (operationId: string, models: ModelName[]): void => {
+    const known = reads.get(operationId) ?? [];
+    reads.set(operationId, [...known, ...models.filter((m) => !known.includes(m))]);
+  };
+
   const router = new Router();
   for (const e of list) {
     router.get(e.path, async (ctx) => {
@@ -112,11 +126,33 @@ export function createApp(deps: ApiDeps): ApiApp {
         throw new AppError('unavailable', 'The catalog is still being built.');
       }
       const params = parseParams(e.params, ctx.query, ctx.params as Record<string, string | undefined>);
-      const body = await e.handler({ params, deps: handlerDeps, catalog, ctx, imageBase });
-      if (body !== undefined) {
-        ctx.status = 200;
-        ctx.body = body;
+      const cacheable = responses !== undefined && (typeof e.cacheable === 'function' ? e.cacheable(params) : e.cacheable === true);
+      if (!cacheable) {
+        const body = await e.handler({ params, deps: handlerDeps, catalog, ctx, imageBase });
+        if (body !== undefined) {
+          ctx.status = 200;
+          ctx.body = body;
+        }
+        return;
       }
+      // Parameters in their definition order: one key per distinct answer.
+      const key = `${e.operationId}\n${JSON.stringify(params)}`;
+      // A copy: another request may learn a model while this one's stamp is being read.
+      const models = [...readsOf(e.operationId)];
+      const stamp = await catalog.stamp(models);
+      let rendered = responses.get(key, stamp);
+      if (rendered === undefined) {
+        const used = new Set<ModelName>();
+        const body = await e.handler({ params, deps: handlerDeps, catalog: trackingCatalog(catalog, used), ctx, imageBase });
+        if (body === undefined) return;
+        rendered = renderJson(body);
+        const unstamped = [...used].filter((m) => !models.includes(m));
+        if (unstamped.length === 0) responses.set(key, stamp, rendered);
+        else learn(e.operationId, unstamped);
+      }
+      ctx.status = 200;
+      ctx.body = rendered.bytes;
+      ctx.state.rendered = rendered;
     });
   }
   router.get('/healthz', (ctx) => {

@@ -13,7 +13,8 @@ import type {
   MediaDoc,
   MediaItemDoc,
   ProvidersDoc,
-  RankingDoc,
+  RankingHeadDoc,
+  RankingRowDoc,
   SeasonsDoc,
   TrendingDoc,
 } from '../../contracts/readModels.ts';
@@ -29,7 +30,8 @@ export interface CatalogModels {
   genres: GenresDoc;
   collections: CollectionDoc;
   featured: FeaturedDoc;
-  rankings: RankingDoc;
+  /** The header under the country, rows under `${country}:${slice}:${rank}` (projections/rankings.ts). */
+  rankings: RankingHeadDoc | RankingRowDoc;
   trending: TrendingDoc;
   availability_history: HistoryDoc;
   changes: ChangeDoc;
@@ -54,6 +56,31 @@ export interface Catalog {
   get<N extends ModelName>(name: N, key: string): Promise<CatalogModels[N] | null>;
   getMany<N extends ModelName>(name: N, keys: string[]): Promise<Array<CatalogModels[N] | null>>;
   scan<N extends ModelName>(name: N, options?: ScanOptions): Promise<Array<StoredDocument<CatalogModels[N]>>>;
+  /**
+   * The state of these read models: each one's live collection and its checkpoint, which the
+   * projection runner moves with every write (responseCache.ts). Equal stamps, same documents.
+   */
+  stamp(names: readonly ModelName[]): Promise<string>;
+}
+
+/** The catalog, noting in `used` each read model a caller reads through it. */
+export function trackingCatalog(catalog: Catalog, used: Set<ModelName>): Catalog {
+  return {
+    collectionOf: catalog.collectionOf,
+    stamp: catalog.stamp,
+    get(name, key) {
+      used.add(name);
+      return catalog.get(name, key);
+    },
+    getMany(name, keys) {
+      used.add(name);
+      return catalog.getMany(name, keys);
+    },
+    scan(name, options) {
+      used.add(name);
+      return catalog.scan(name, options);
+    },
+  };
 }
 
 export function createCatalog(store: ReadStore, options: CatalogOptions = {}): Catalog {
@@ -99,6 +126,14 @@ export function createCatalog(store: ReadStore, options: CatalogOptions = {}): C
     async scan(name, scanOptions) {
       const collection = await collectionOf(name);
       return guarded(() => store.scan<CatalogModels[typeof name]>(collection, scanOptions));
+    },
+    async stamp(names) {
+      let stamp = '';
+      for (const name of names) {
+        const collection = await collectionOf(name);
+        stamp += `${collection}@${await guarded(() => store.getCheckpoint(collection))};`;
+      }
+      return stamp;
     },
   };
 }

@@ -42,7 +42,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       description: 'Overall popularity ranking, combining availability across providers, ratings and recency. '
         + 'With `kind`, the titles of that kind keep their overall position.',
       params: [p.country(), p.limit(50, 200), p.offset(), p.kind()],
-      response: 'Rankings', errors: [400], auth: 'required', needsCatalog: true, handler: getRankings,
+      response: 'Rankings', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: getRankings,
     },
     {
       path: '/v1/trending', operationId: 'getTrending', tag: 'Charts', summary: 'Daily trending titles',
@@ -54,7 +54,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         p.limit(20, 100), p.offset(),
         p.lang('Language (one of /v1/locales); accepted for symmetry with search.'),
       ],
-      response: 'Trending', errors: [400], auth: 'required', needsCatalog: true, handler: getTrending,
+      response: 'Trending', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: getTrending,
     },
     {
       path: '/v1/featured', operationId: 'getFeatured', tag: 'Charts', summary: 'Hand-picked featured media',
@@ -66,7 +66,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         p.lang('Language (one of /v1/locales).'),
         { name: 'period', in: 'query', type: 'string', enum: ['daily', 'weekly'], description: 'Only this selection; default both.' },
       ],
-      response: 'Featured', errors: [400], auth: 'required', needsCatalog: true, handler: getFeatured,
+      response: 'Featured', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: getFeatured,
     },
     {
       path: '/v1/media/:id', operationId: 'getMedia', tag: 'Media', summary: 'Media detail',
@@ -75,7 +75,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         p.lang('Language of the `translation` overlay (one of /v1/locales).'),
         { name: 'country', in: 'query', type: 'country', default: 'US', description: 'Country of the content rating; default `US`.' },
       ],
-      response: 'Media', errors: [400, 404], auth: 'required', needsCatalog: true, handler: getMedia,
+      response: 'Media', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: true, handler: getMedia,
     },
     {
       path: '/v1/media/:id/links', operationId: 'getMediaLinks', tag: 'Media', summary: 'Streaming links in a country',
@@ -84,26 +84,26 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         p.mediaId(), p.country(),
         { name: 'at', in: 'query', type: 'date', description: 'The links as they were at the end of this day (UTC), from the event history.' },
       ],
-      response: 'StreamingLinks', errors: [400, 404], auth: 'required', needsCatalog: true, handler: getLinks,
+      response: 'StreamingLinks', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: (params) => params.at === undefined, handler: getLinks,
     },
     ...changeEndpoints(),
     {
       path: '/v1/media/:id/seasons', operationId: 'getSeasons', tag: 'Media', summary: 'Seasons of a TV show',
       description: '404 for a movie.',
       params: [p.mediaId()],
-      response: 'Seasons', errors: [404], auth: 'required', needsCatalog: true, handler: getSeasons,
+      response: 'Seasons', errors: [404], auth: 'required', needsCatalog: true, cacheable: true, handler: getSeasons,
     },
     {
       path: '/v1/media/:id/seasons/:season/episodes', operationId: 'getEpisodes', tag: 'Media', summary: 'Episodes of a season',
       description: '404 for a movie or an unknown season.',
       params: [p.mediaId(), { name: 'season', in: 'path', type: 'integer', required: true, example: '1', description: 'Season number; any other form: 404.' }],
-      response: 'Episodes', errors: [404], auth: 'required', needsCatalog: true, handler: getEpisodes,
+      response: 'Episodes', errors: [404], auth: 'required', needsCatalog: true, cacheable: true, handler: getEpisodes,
     },
     {
       path: '/v1/collections', operationId: 'listCollections', tag: 'Collections', summary: 'Curated collections of a country',
       description: 'Collections of that country and those shown in every country.',
       params: [p.country()],
-      response: 'Collections', errors: [400], auth: 'required', needsCatalog: true, handler: listCollections,
+      response: 'Collections', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: listCollections,
     },
     {
       path: '/v1/collections/:slug', operationId: 'getCollection', tag: 'Collections', summary: 'A collection and its titles',
@@ -114,7 +114,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         },
         p.country(), p.limit(50, 200), p.offset(),
       ],
-      response: 'CollectionDetail', errors: [400, 404], auth: 'required', needsCatalog: true, handler: getCollection,
+      response: 'CollectionDetail', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: true, handler: getCollection,
     },
     {
       path: '/v1/providers', operationId: 'listProviders', tag: 'Catalog', summary: 'Streaming providers of a country',
@@ -125,7 +125,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         { name: 'hide_children', in: 'query', type: 'boolean', default: false, description: 'Exclude child and add-on providers.' },
         { name: 'parent', in: 'query', type: 'string', description: 'Only the children of this provider id.' },
       ],
-      response: 'Providers', errors: [400], auth: 'required', needsCatalog: true, handler: listProviders,
+      response: 'Providers', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: listProviders,
     },
     {
       path: '/v1/locales', operationId: 'listLocales', tag: 'Catalog', summary: 'Languages with a search index',

@@ -2,8 +2,8 @@
  * ETag for every JSON 200 of /v1: a strong hash of the serialized body, so an unchanged answer
  * costs a client only a 304 when it sends the tag back in `If-None-Match`.
  */
-import { hash } from 'node:crypto';
 import type Koa from 'koa';
+import { renderJson, type RenderedBody } from './responseCache.ts';
 
 /**
  * Weak comparison of If-None-Match (RFC 9110 13.1.2). Not koa's `ctx.fresh`: it treats a request
@@ -20,15 +20,16 @@ export function etagMiddleware(): Koa.Middleware {
   return async (ctx, next) => {
     await next();
     if (ctx.status !== 200 || ctx.body === null || ctx.body === undefined) return;
-    const body = ctx.body as unknown;
-    if (typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
-    const json = JSON.stringify(body);
-    // The one-shot hash gives the same digest as createHash without a Hash object per response;
-    // SHA-256 stays (it is hardware-accelerated, as fast as SHA-1 or MD5 here), so tags are unchanged.
-    const tag = `"${hash('sha256', json, 'base64url').slice(0, 32)}"`;
-    ctx.set('ETag', tag);
-    ctx.body = json;
+    // An answer rendered already (the response cache's, or one the route kept for it).
+    let rendered = ctx.state.rendered as RenderedBody | undefined;
+    if (rendered === undefined) {
+      const body = ctx.body as unknown;
+      if (typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
+      rendered = renderJson(body);
+    }
+    ctx.set('ETag', rendered.tag);
+    ctx.body = rendered.bytes;
     ctx.type = 'application/json';
-    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), tag)) ctx.status = 304;
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), rendered.tag)) ctx.status = 304;
   };
 }

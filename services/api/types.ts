@@ -5,6 +5,7 @@ import type { ApiKeyStore, Clock, EventStore, ReadStore, SearchIndex } from '../
 import type { Dependency } from '../shared/dependencies.ts';
 import type { Health } from '../shared/health.ts';
 import type { Catalog } from './catalog.ts';
+import type { ResponseCacheOptions } from './responseCache.ts';
 import type { ParamDef, ParsedParams } from './params.ts';
 
 /** What the API needs of the link-token codec (services/links/linkTokens.ts). */
@@ -77,6 +78,8 @@ export interface ApiDeps {
   trustProxy?: boolean;
   /** Projection version per read model when no alias exists. Default: the versions in projections/. */
   modelVersions?: Record<string, number>;
+  /** Rendered answers kept per read-model state (responseCache.ts): its bounds, or false for none. Default on. */
+  responseCache?: ResponseCacheOptions | false;
 }
 
 export interface HandlerInput {
@@ -107,6 +110,12 @@ export interface Endpoint {
   auth: 'required' | 'optional' | 'none';
   /** Reads the catalog: answers 503 until the read models are ready. */
   needsCatalog: boolean;
+  /**
+   * The answer is made of its parameters and catalog documents alone (no clock, no event
+   * store, no search index), so it may be kept per read-model state (responseCache.ts); a
+   * function decides per request.
+   */
+  cacheable?: boolean | ((params: ParsedParams) => boolean);
   /** Returns the JSON body, or undefined when it wrote the response on ctx itself. */
   handler(input: HandlerInput): Promise<unknown>;
 }

@@ -11,7 +11,7 @@
  */
 import { redisClient } from '../../infra/redis/client.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
-import { startApi } from '../api/server.ts';
+import { forkApiWorkers, isApiWorker, runApiWorker, serveApi } from './apiWorkers.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
@@ -32,6 +32,7 @@ export interface StartOptions {
 }
 
 export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock, options: StartOptions = { sample: false }): Promise<void> {
+  if (isApiWorker()) return runApiWorker(config, logger, clock, options);
   const startedAt = Date.now();
   // Refused before anything is opened or loaded: one line naming what is missing.
   const unset = unsetSecrets(config);
@@ -66,29 +67,13 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
   if (movedKeys > 0) logger.info(`${movedKeys} API keys moved from the read models to the key store`);
   const snapshots = createSnapshotRoutes({ releases: guarded(releases, dependencies.get('s3')), signingKey, publicBaseUrl: config.publicBaseUrl, clock });
-  const api = await startApi({
-    snapshots,
-    port: config.port,
-    // The API's reads go through the breakers (an outage answers 503 within 2 s); the
-    // pipeline keeps the bare adapters, whose long batches a request deadline must not cut.
-    readStore: guarded(adapters.readStore, dependencies.get('mongodb')),
-    apiKeys: guarded(apiKeys, dependencies.get('mongodb')),
-    search: guarded(adapters.search, dependencies.get('opensearch')),
-    eventStore: adapters.eventStore,
-    linkTokens,
-    clock,
-    logger,
-    imageBase: config.imageBase,
-    rateLimit: {
-      perMinute: config.rateLimitPerMinute,
-      goPerMinute: config.goRateLimitPerMinute,
-      ...(redis ? { redis, redisDependency: dependencies.get('redis') } : {}),
-    },
-    ready: () => ready,
-    health,
-  });
+  // API_WORKERS > 1: the API is served by forked workers (apiWorkers.ts), this process by none.
+  const workers = config.apiWorkers > 1 ? forkApiWorkers(config.apiWorkers, health, () => ready, logger) : null;
+  const api = workers
+    ? { url: `http://127.0.0.1:${config.port}`, close: () => workers.stop() }
+    : await serveApi(config, { adapters, apiKeys, dependencies, redis, snapshots, linkTokens, clock, logger, ready: () => ready, health });
   const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
-  logger.info(`API listening on ${api.url} (GET /readyz answers 503 until the catalog is loaded)`);
+  logger.info(`API listening on ${api.url}${workers ? ` in ${config.apiWorkers} worker processes` : ''} (GET /readyz answers 503 until the catalog is loaded)`);
 
   const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock) });
   const abort = new AbortController();

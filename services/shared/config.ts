@@ -2,12 +2,15 @@
  * Configuration from the environment, read once in each process's `main`. Every other module
  * receives what it needs as arguments. Unset server URLs select the embedded default.
  */
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { AppError } from '../../contracts/errors.ts';
 
 export interface Config {
   /** API port. `PORT`, default 8080. */
   port: number;
+  /** Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`, default 1 (the API in the one `start` process); `auto` = the number of cores. */
+  apiWorkers: number;
   /** Where the embedded engines keep their files. `DATA_DIR`, default `./data`. */
   dataDir: string;
   /** Comma-separated Kafka brokers; unset = the local inbox. `KAFKA_BROKERS`. */
@@ -107,8 +110,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
   const brokers = url(env.KAFKA_BROKERS);
   const eventStoreUrl = url(env.EVENTSTORE_URL);
+  const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : int(env.API_WORKERS, 1, 'API_WORKERS');
   return {
     port,
+    apiWorkers: Math.max(1, apiWorkers),
     dataDir: resolve(env.DATA_DIR ?? './data'),
     kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX || 'marquee.',

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, ReadStore, ReleaseManifest, ReleaseStore, ReleaseWriter } from '../../contracts/ports.ts';
-import type { LinksDoc, RankingDoc, TrendingDoc } from '../../contracts/readModels.ts';
+import type { LinksDoc, RankingHeadDoc, RankingRowDoc, TrendingDoc } from '../../contracts/readModels.ts';
 import {
   CHANGES_FILE,
   LINKS_FILE,
@@ -30,6 +30,7 @@ import {
   mediaProjection,
   providersProjection,
   rankingsProjection,
+  rankingRowPrefix,
   seasonsProjection,
   trendingProjection,
 } from '../../projections/index.ts';
@@ -200,8 +201,13 @@ async function writeCountry(input: BuildReleaseOptions & {
   }
   input.finished(linksPath, (await links.close()).rows);
 
-  const ranking = await readStore.get<RankingDoc>(collections.rankings, country);
-  await write(RANKINGS_FILE, ranking ? rankingRows(ranking.doc) : []);
+  // The chart is stored a row per rank (projections/rankings.ts): the header, then its rows.
+  const ranking = await readStore.get<RankingHeadDoc>(collections.rankings, country);
+  const entries: RankingRowDoc[] = [];
+  if (ranking) {
+    for await (const { doc } of scanAll<RankingRowDoc>(readStore, collections.rankings, { prefix: rankingRowPrefix(country, 'all') })) entries.push(doc);
+  }
+  await write(RANKINGS_FILE, ranking ? rankingRows({ ...ranking.doc, entries }) : []);
 
   const days = trendingDays(input.version, input.clock.now());
   const docs = await readStore.getMany<TrendingDoc>(collections.trending, days.map((day) => trendingKey(country, day)));

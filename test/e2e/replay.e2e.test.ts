@@ -15,6 +15,7 @@ import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import type { Churn } from '../fixtures/offerChurn.ts';
 import { marquee } from './process.ts';
+import { defaultCollectionName, rankingsProjection } from '../../projections/index.ts';
 
 async function scanAll(dataDir: string, collection: string): Promise<StoredDocument[]> {
   const store = lmdbReadStore({ dataDir });
@@ -73,7 +74,7 @@ describe('marquee replay (e2e)', function () {
 
   it('drops the previous collection after the switch unless asked to keep it', async () => {
     const store = lmdbReadStore({ dataDir });
-    const previous = await store.getAlias('rankings') ?? 'rankings_v1';
+    const previous = await store.getAlias('rankings') ?? defaultCollectionName(rankingsProjection);
     const count = await store.count(previous);
     await store.close();
     assert.ok(count > 0);

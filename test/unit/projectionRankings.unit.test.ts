@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { RankingEntry } from '../../contracts/domain.ts';
 import type { TrendingDoc } from '../../contracts/readModels.ts';
 import { foldStream } from '../../projections/fold.ts';
-import { rankingsProjection } from '../../projections/rankings.ts';
+import { layoutRanking, rankingRowKey, rankingsProjection } from '../../projections/rankings.ts';
 import { changeOf, trendingProjection } from '../../projections/trending.ts';
 import { recorded } from './projectionEvents.ts';
 
@@ -26,8 +26,28 @@ describe('rankings projection', () => {
     const ignored = rankingsProjection.evolve(newer, computed('2026-03-01', [entry('z', 1)]));
     assert.deepEqual(ignored, newer);
     const next = rankingsProjection.evolve(newer, computed('2026-03-03', [entry('c', 1)]));
-    assert.deepEqual(next?.entries, [entry('c', 1)]);
+    assert.deepEqual(next !== null && 'entries' in next ? next.entries : null, [entry('c', 1)]);
     assert.equal(next?.date, '2026-03-03');
+  });
+
+  it('is stored as a header and a row per rank, overall and per kind, so a page is a range read', () => {
+    const tv = { ...entry('t', 2), kind: 'tv_show' as const };
+    const chart = rankingsProjection.evolve(null, computed('2026-03-02', [entry('a', 1), tv, entry('c', 3)]));
+    const laid = layoutRanking('US', chart, null);
+    assert.deepEqual(laid.document, { country: 'US', date: '2026-03-02', formulaVersion: 1, total: 3, totals: { movie: 2, tv_show: 1 } });
+    assert.deepEqual(laid.rows.map((r) => r.key), ['US:all:0000001', 'US:movie:0000001', 'US:all:0000002', 'US:tv_show:0000001', 'US:all:0000003', 'US:movie:0000002']);
+    // Key order is rank order past ten and a hundred.
+    assert.ok(rankingRowKey('US', 'all', 9) < rankingRowKey('US', 'all', 10) && rankingRowKey('US', 'all', 99) < rankingRowKey('US', 'all', 100));
+  });
+
+  it('deletes the rows a shorter new chart no longer has, and keeps them when an older day is ignored', () => {
+    const long = rankingsProjection.evolve(null, computed('2026-03-02', [entry('a', 1), entry('b', 2), entry('c', 3)]));
+    const head = layoutRanking('US', long, null).document;
+    const short = rankingsProjection.evolve(head, computed('2026-03-03', [entry('z', 1)]));
+    const laid = layoutRanking('US', short, head);
+    assert.deepEqual(laid.rows.filter((r) => r.doc === null).map((r) => r.key), ['US:all:0000002', 'US:all:0000003', 'US:movie:0000002', 'US:movie:0000003']);
+    const ignored = rankingsProjection.evolve(head, computed('2026-03-01', [entry('y', 1)]));
+    assert.deepEqual(layoutRanking('US', ignored, head), { document: head, rows: [] });
   });
 });
 

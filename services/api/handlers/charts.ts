@@ -1,6 +1,7 @@
 /** /v1/rankings, /v1/trending and /v1/featured: positions per country joined with list items. */
-import type { FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
-import type { FeaturedDoc, TrendingDoc } from '../../../contracts/readModels.ts';
+import type { ContentType, FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
+import type { FeaturedDoc, RankingRowDoc, TrendingDoc } from '../../../contracts/readModels.ts';
+import { rankingRowKey, rankingRowPrefix } from '../../../projections/rankings.ts';
 import { changeOf, compareTrending, trendingKey } from '../../../projections/trending.ts';
 import { int, reqStr, str } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
@@ -8,22 +9,29 @@ import { listItems, page } from './common.ts';
 
 export async function getRankings({ params, catalog }: HandlerInput): Promise<unknown> {
   const country = reqStr(params, 'country');
-  const kind = str(params, 'kind');
+  const kind = str(params, 'kind') as ContentType | undefined;
   const limit = int(params, 'limit');
   const offset = int(params, 'offset');
-  const doc = await catalog.get('rankings', country);
+  const stored = await catalog.get('rankings', country);
+  const head = stored !== null && 'totals' in stored ? stored : null;
   // Positions stay those of the overall chart: a kind filter selects rows, it does not re-rank.
-  // Without a kind every row is kept: the chart is paged as it is, not copied per request.
-  const all = doc?.entries ?? [];
-  const entries = kind === undefined ? all : all.filter((e) => e.kind === kind);
-  const slice = page(entries, limit, offset);
+  const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
+  // A page is one range read of its own rows (the chart is stored a row per rank), so it
+  // costs the same at 4,000 titles as at 250,000.
+  const count = Math.max(0, Math.min(limit, total - offset));
+  const rows = count === 0 ? [] : await catalog.scan('rankings', {
+    prefix: rankingRowPrefix(country, kind ?? 'all'),
+    start: rankingRowKey(country, kind ?? 'all', offset + 1),
+    limit: count,
+  });
+  const slice = rows.map((r) => r.doc).filter((d): d is RankingRowDoc => 'mediaId' in d);
   const items = await listItems(catalog, slice.map((e) => e.mediaId));
   const results = [];
   for (const e of slice) {
     const item = items.get(e.mediaId);
     if (item) results.push({ ...item, position: e.position, score: e.score, points: e.points });
   }
-  return { total: entries.length, limit, offset, country, date: doc?.date ?? null, results };
+  return { total, limit, offset, country, date: head?.date ?? null, results };
 }
 
 /** The newest computed day of a country: the last key of its `${country}:` prefix. */

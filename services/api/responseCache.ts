@@ -1,0 +1,110 @@
+/**
+ * Rendered answers (JSON text and ETag) kept per state of the read models they were made from,
+ * so a repeated lookup does no decode, no JSON.stringify and no hash.
+ *
+ * Freshness without a TTL: an answer is stored with a stamp, the live collection and the
+ * checkpoint of every read model its endpoint reads, taken BEFORE it was rendered. A request
+ * reuses it only when the stamp read now is the same. The projection runner moves a collection's
+ * checkpoint in the same write as its documents (one LMDB transaction; on MongoDB right after
+ * them), so a document written by a projection changes the stamp, and the next request renders
+ * again: never a stale answer, in any number of API processes, each with its own cache. A stamp
+ * costs one read of a tiny record per model (a few microseconds on LMDB). Taken before the
+ * render, a stamp can only be older than what the answer shows, which costs a render, never
+ * freshness. The price: while projections are catching up every checkpoint moves with each
+ * batch, so the cache helps once the catalog is quiet (the normal case between crawls).
+ *
+ * Writes outside the runner do not move a checkpoint (`marquee parked retry`); an answer is
+ * therefore also dropped after `maxAgeMs` (default 10 s), the bound on how long such a rare
+ * repair can go unseen.
+ *
+ * The models an endpoint reads are learned: a render that read a model outside the stamp is
+ * served but not kept, and the model joins the endpoint's stamp from then on.
+ */
+import { hash } from 'node:crypto';
+
+export interface RenderedBody {
+  /** The JSON text as UTF-8: a hit writes these bytes, with no encoding per request. */
+  bytes: Buffer;
+  /** The strong ETag of the JSON text, quoted. */
+  tag: string;
+}
+
+/** JSON text and ETag of a body: a strong hash of the serialized body. */
+export function renderJson(body: unknown): RenderedBody {
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  // The one-shot hash gives the same digest as createHash without a Hash object per response;
+  // SHA-256 stays (it is hardware-accelerated, as fast as SHA-1 or MD5 here), so tags are unchanged.
+  return { bytes, tag: `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"` };
+}
+
+interface Entry extends RenderedBody {
+  stamp: string;
+  until: number;
+  size: number;
+}
+
+export interface ResponseCacheOptions {
+  /** Answers kept. Default 10,000. */
+  maxEntries?: number;
+  /** Total bytes of JSON kept. Default 64 MiB. */
+  maxBytes?: number;
+  /** Age after which an answer is rendered again even with an unchanged stamp. Default 10,000 ms. */
+  maxAgeMs?: number;
+  now?: () => number;
+}
+
+/** A bounded LRU of rendered answers by request key, each valid for one stamp. */
+export class ResponseCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
+  readonly #maxBytes: number;
+  readonly #maxAgeMs: number;
+  readonly #now: () => number;
+  #bytes = 0;
+  hits = 0;
+  misses = 0;
+
+  constructor(options: ResponseCacheOptions = {}) {
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+    this.#maxAgeMs = options.maxAgeMs ?? 10_000;
+    this.#now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** The answer kept for `key` under exactly this `stamp`, or undefined. */
+  get(key: string, stamp: string): RenderedBody | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.stamp !== stamp || entry.until <= this.#now()) {
+      this.misses += 1;
+      return undefined;
+    }
+    // Most recently used last: eviction takes from the front.
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    this.hits += 1;
+    return entry;
+  }
+
+  set(key: string, stamp: string, rendered: RenderedBody): void {
+    const size = rendered.bytes.length + key.length;
+    if (size > this.#maxBytes / 16) return; // one huge answer must not flush the rest
+    this.#drop(key);
+    this.#entries.set(key, { ...rendered, stamp, until: this.#now() + this.#maxAgeMs, size });
+    this.#bytes += size;
+    for (const oldest of this.#entries.keys()) {
+      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
+      this.#drop(oldest);
+    }
+  }
+
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#bytes -= entry.size;
+  }
+}

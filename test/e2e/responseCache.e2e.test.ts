@@ -1,0 +1,130 @@
+/**
+ * The response cache (services/api/responseCache.ts): a repeated lookup is served from the
+ * rendered answer, byte for byte and with the same ETag, and a document the projection runner
+ * writes is served fresh on the very next request.
+ */
+import assert from 'node:assert/strict';
+import type { Clock, SearchIndex } from '../../contracts/ports.ts';
+import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
+import { ALL_PROJECTIONS, defaultCollectionName } from '../../projections/index.ts';
+import { catchUp } from '../../projections/runner.ts';
+import { streams } from '../../contracts/ids.ts';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { createApp, type ApiApp } from '../../services/api/app.ts';
+import { createApiKey } from '../../services/api/keys.ts';
+import { ResponseCache } from '../../services/api/responseCache.ts';
+import { details, IDS, openFixtureStores, seedCatalog, type FixtureStores } from './api.fixture.ts';
+import { testLinkTokens } from './api.linkTokens.ts';
+
+const clock: Clock = { now: () => new Date('2026-11-21T08:00:00Z') };
+
+describe('rendered answers kept per read-model state', function () {
+  this.timeout(60_000);
+  let stores: FixtureStores;
+  let search: SearchIndex;
+  let app: ApiApp;
+  let server: Server;
+  let url: string;
+  let key: string;
+
+  const get = async (path: string, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+    return { status: res.status, etag: res.headers.get('etag'), text: await res.text(), headers: res.headers };
+  };
+  const cache = () => app.responseCache as ResponseCache;
+  const project = async () => {
+    for (const projection of ALL_PROJECTIONS) {
+      await catchUp({ projection, eventStore: stores.eventStore, readStore: stores.readStore, collection: defaultCollectionName(projection) });
+    }
+  };
+
+  before(async () => {
+    stores = openFixtureStores('marquee-response-cache-', clock);
+    search = inProcessSearchIndex();
+    await seedCatalog(stores.eventStore, stores.readStore, search);
+    key = (await createApiKey(stores.readStore, 'cache', clock)).key;
+    app = createApp({ readStore: stores.readStore, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 100_000 } });
+    server = await new Promise<Server>((resolve) => {
+      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    server?.closeAllConnections();
+    await new Promise((resolve) => server?.close(resolve));
+    await stores?.close();
+  });
+
+  it('serves a repeated lookup from the cache with the same bytes, ETag and 304', async () => {
+    const path = `/v1/media/${IDS.landGirls}?country=US`;
+    const first = await get(path);
+    const second = await get(path);
+    const hitsBefore = cache().hits;
+    const third = await get(path);
+    assert.equal(first.status, 200);
+    assert.equal(third.text, first.text);
+    assert.equal(second.etag, first.etag);
+    assert.equal(third.etag, first.etag);
+    assert.equal(third.headers.get('content-type'), 'application/json; charset=utf-8');
+    assert.equal(cache().hits, hitsBefore + 1, 'the third request is a hit');
+    const notModified = await get(path, { 'if-none-match': first.etag ?? '' });
+    assert.equal(notModified.status, 304);
+  });
+
+  it('answers a document the projection writes fresh on the next request', async () => {
+    const path = `/v1/media/${IDS.landGirls}?country=US`;
+    await get(path);
+    const hits = cache().hits;
+    const before = await get(path);
+    assert.equal(cache().hits, hits + 1, 'served from the cache before the write');
+    assert.match(before.text, /Land Girls/);
+    await stores.eventStore.append(streams.media(IDS.landGirls), [{
+      type: 'MediaDetailsChanged',
+      data: { mediaId: IDS.landGirls, details: details({ title: 'Land Girls Renamed' }), changedFields: ['title'] },
+      metadata: { producer: 'test' },
+    }], 'any');
+    await project();
+    const after = await get(path);
+    assert.match(after.text, /Land Girls Renamed/);
+    assert.notEqual(after.etag, before.etag);
+  });
+
+  it('answers a new chart fresh, paged from its rows', async () => {
+    const path = '/v1/rankings?country=US&limit=2&offset=1';
+    await get(path);
+    const before = JSON.parse((await get(path)).text) as { total: number; results: Array<{ id: string; position: number }> };
+    assert.deepEqual(before.results.map((r) => r.position), [2, 3]);
+    await stores.eventStore.append(streams.ranking('US'), [{
+      type: 'RankingComputed',
+      data: { country: 'US', date: '2026-11-21', formulaVersion: 1, entries: [
+        { mediaId: IDS.rapidFire, kind: 'movie', position: 1, score: 0.9, points: 900 },
+        { mediaId: IDS.landGirls, kind: 'movie', position: 2, score: 0.8, points: 800 },
+      ] },
+      metadata: { producer: 'ranking' },
+    }], 'any');
+    await project();
+    const after = JSON.parse((await get(path)).text) as { total: number; date: string; results: Array<{ id: string; position: number }> };
+    assert.equal(after.total, 2);
+    assert.equal(after.date, '2026-11-21');
+    // The third row of the longer chart was deleted with it: the page holds one row, not a stale one.
+    assert.deepEqual(after.results.map((r) => [r.id, r.position]), [[IDS.landGirls, 2]]);
+    const movies = JSON.parse((await get('/v1/rankings?country=US&kind=movie')).text) as { total: number; results: Array<{ position: number }> };
+    assert.equal(movies.total, 2);
+    const shows = JSON.parse((await get('/v1/rankings?country=US&kind=tv_show')).text) as { total: number; results: unknown[] };
+    assert.deepEqual([shows.total, shows.results.length], [0, 0]);
+  });
+
+  it('stays bounded, dropping the least recently used answer first', () => {
+    const small = new ResponseCache({ maxEntries: 2 });
+    small.set('a', 's', { bytes: Buffer.from('1'), tag: '"a"' });
+    small.set('b', 's', { bytes: Buffer.from('2'), tag: '"b"' });
+    assert.ok(small.get('a', 's'));
+    small.set('c', 's', { bytes: Buffer.from('3'), tag: '"c"' });
+    assert.equal(small.size, 2);
+    assert.equal(small.get('b', 's'), undefined);
+    assert.ok(small.get('a', 's'));
+    assert.equal(small.get('a', 'other stamp'), undefined, 'another read-model state is a miss');
+  });
+});
