@@ -43,8 +43,8 @@ describe('rendered answers kept per read-model state', function () {
     stores = openFixtureStores('marquee-response-cache-', clock);
     search = inProcessSearchIndex();
     await seedCatalog(stores.eventStore, stores.readStore, search);
-    key = (await createApiKey(stores.readStore, 'cache', clock)).key;
-    app = createApp({ readStore: stores.readStore, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 100_000 } });
+    key = (await createApiKey(stores.apiKeys, 'cache', clock)).key;
+    app = createApp({ readStore: stores.readStore, apiKeys: stores.apiKeys, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 100_000 } });
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, '127.0.0.1', () => resolve(s));
     });
