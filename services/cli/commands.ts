@@ -75,7 +75,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
   const day = intOption(values.day, 'day', 0);
   const seed = intOption(values.seed, 'seed', ctx.config.sampleSeed);
   const titles = values.titles === undefined ? undefined : intOption(values.titles, 'titles', 0);
-  const startDate = values['start-date'] ?? process.env.SAMPLE_START_DATE ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
+  const startDate = values['start-date'] ?? ctx.config.sampleStartDate ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
   if (!isIsoDate(startDate)) throw new UsageError(`--start-date takes YYYY-MM-DD, got "${startDate}"`);
   return withAdapters(ctx, async (adapters) => {
     const bar = progress(`crawl day ${day}`, 0, 'observations');
@@ -163,7 +163,7 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
     console.log(`${projection.name}: rebuilt ${documents} documents up to position ${result.position} into ${collection}; now live`);
     if (previous !== collection && !values['keep-old']) {
       // A running server follows the alias within a couple of seconds; give in-flight reads time.
-      await new Promise((r) => setTimeout(r, Number(process.env.REPLAY_DROP_GRACE_MS ?? 3000)));
+      await new Promise((r) => setTimeout(r, ctx.config.replayDropGraceMs));
       await readStore.dropCollection(previous);
       // Its parked events were rebuilt into the new collection (parked there again if they still fail).
       await dropParked(readStore, previous);

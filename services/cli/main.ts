@@ -50,7 +50,7 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, json: config.logJson });
   if (command === 'start') {
     const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false } } }));
     await startCommand(config, logger, systemClock, { sample: values.sample });

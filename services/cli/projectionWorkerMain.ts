@@ -12,7 +12,7 @@ import { createLogger } from '../shared/logger.ts';
 import { ProjectionGroup } from '../shared/projectionGroup.ts';
 
 const { config } = workerData as { config: Config };
-const logger = createLogger({ level: config.logLevel, name: 'marquee-projections' });
+const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'marquee-projections' });
 const { eventStore } = await openEventStore(config);
 const { readStore } = await openReadStore(config);
 // No search sink here: the search index lives in the main thread, which refills it from the

@@ -65,6 +65,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const api = await startApi({
     snapshots,
     port: config.port,
+    host: config.host,
     // The API's reads go through the breakers (an outage answers 503 within 2 s); the
     // pipeline keeps the bare adapters, whose long batches a request deadline must not cut.
     readStore: guarded(adapters.readStore, dependencies.get('mongodb')),
