@@ -60,3 +60,43 @@ export async function releaseLease(readStore: ReadStore, collection: string, nam
   // A new epoch that has already expired: the next taker finds it free.
   await insertNew<Lease>(readStore, collection, epochKey(name, epoch + 1), { holder, until: now });
 }
+
+/**
+ * One process's hold on a lease: `take()` takes or renews it, `check()` throws unless it is held
+ * with a margin to spare (a check without I/O, before each write the lease fences: a process
+ * that was paused past its lease writes nothing when it resumes), `release()` gives it up.
+ */
+export class LeaseKeeper {
+  private until = 0;
+
+  constructor(
+    private readonly readStore: ReadStore,
+    readonly name: string,
+    readonly holder: string,
+    /** Lease length. A standby takes over at most this long (plus its poll) after a holder dies. */
+    readonly ms: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Takes or renews the lease: true when held. A store that fails throws (the caller backs off). */
+  async take(): Promise<boolean> {
+    const until = await takeLease(this.readStore, LEASES_COLLECTION, this.name, this.holder, this.now(), this.ms);
+    this.until = until ?? 0;
+    return until !== null;
+  }
+
+  /** True while the lease is held with a quarter of it to spare. */
+  holds(): boolean {
+    return this.until - this.now() > this.ms / 4;
+  }
+
+  check(): void {
+    if (!this.holds()) throw new Error(`the ${this.name} lease is not held by this process (${this.holder}); it writes nothing`);
+  }
+
+  async release(): Promise<void> {
+    if (this.until === 0) return;
+    this.until = 0;
+    await releaseLease(this.readStore, LEASES_COLLECTION, this.name, this.holder, this.now());
+  }
+}
