@@ -73,10 +73,18 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
   const { readStore, eventStore } = adapters;
   const abort = new AbortController();
   const timeoutMs = options.projectionsTimeoutMs ?? 600_000;
-  /** Runs `job` for `period` unless a scheduler completed it; records it once done. */
+  /**
+   * Runs `job` for `period` unless a scheduler completed it; records it once done. Sets
+   * `waiting` when the period is still open because another scheduler holds the lease (it may
+   * be running the job, or may have died: its lease then expires and this one looks again soon).
+   */
+  let waiting = false;
   async function once(period: string, job: () => Promise<void>): Promise<void> {
     if ((await readStore.get(SCHEDULE_COLLECTION, period)) !== null) return;
-    if (!(await lease.take())) return;
+    if (!(await lease.take())) {
+      waiting = true;
+      return;
+    }
     // Again under the lease: another holder may have completed it since the look above.
     if ((await readStore.get(SCHEDULE_COLLECTION, period)) !== null) return;
     // Renewed while the job waits and runs (a release build may outlast the lease).
@@ -122,6 +130,7 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
     logger,
     async (signal) => {
       while (!signal.aborted) {
+        waiting = false;
         for (const [name, job] of [['daily ranking', daily], ['weekly release', weekly]] as const) {
           try {
             await job();
@@ -130,7 +139,9 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
             else logger.warn({ err }, `${name} failed; trying again at the next check`);
           }
         }
-        await pause(options.intervalMs ?? 60_000, signal);
+        // An open period held by another scheduler is looked at again soon: if that one died,
+        // its lease expires and this one runs the job (a restart after a kill does so at once).
+        await pause(waiting ? Math.min(2000, options.intervalMs ?? 60_000) : (options.intervalMs ?? 60_000), signal);
       }
     },
     { critical: false },

@@ -135,6 +135,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
       }
       if (roles.has('ingest')) await pipeline.ingestUntilIdle();
       if (holds) await pipeline.projections.catchUp();
+      // A shared index is fed by the projector: ready means it has what the read models hold.
+      if (holds && !adapters.searchInProcess) await pipeline.searchFeed.catchUp();
     } finally {
       stopRenewing();
     }
@@ -153,7 +155,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   if (roles.has('ingest')) consumer = pipeline.superviseIngest(health);
   if (projectorLeaseOf) projector = startProjectorRole(ctx, projectorLeaseOf);
   if (roles.has('scheduler')) {
-    const lease = new LeaseKeeper(adapters.readStore, 'scheduler', `${health.processName}:${process.hrtime.bigint().toString(36)}`, 30_000);
+    const lease = new LeaseKeeper(adapters.readStore, 'scheduler', `${health.processName}:${process.hrtime.bigint().toString(36)}`, 15_000);
     scheduler = createScheduler({ adapters, logger, clock, config, releases, linkTokens, lease, health });
   }
   ready = true;
