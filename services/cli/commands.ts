@@ -26,6 +26,7 @@ import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
+import { describeLease, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
@@ -211,6 +212,9 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
     console.log('processes:');
     const reports = await readStore.scan<HealthReport>(HEALTH_COLLECTION);
     for (const line of describeHealthReports(reports.map((r) => r.doc), ctx.clock.now())) console.log(`  ${line}`);
+    // The active projector and scheduler: the holders of their leases (the others stand by).
+    console.log('\nleases:');
+    for (const name of [PROJECTOR_LEASE, SCHEDULER_LEASE]) console.log(`  ${await describeLease(readStore, name, ctx.clock.now().getTime())}`);
     console.log('');
     console.log(`event store head position: ${head}\n`);
     console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);

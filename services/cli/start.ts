@@ -24,7 +24,7 @@ import { loadSigningKey } from '../snapshot/signing.ts';
 import { openAdapters } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
-import { LeaseKeeper } from '../shared/lease.ts';
+import { LeaseKeeper, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { startApiRole } from '../roles/api.ts';
 import { pause, type RoleContext, type RoleHandle } from '../roles/context.ts';
 import { projectorLease, startProjectorRole } from '../roles/projector.ts';
@@ -155,7 +155,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   if (roles.has('ingest')) consumer = pipeline.superviseIngest(health);
   if (projectorLeaseOf) projector = startProjectorRole(ctx, projectorLeaseOf);
   if (roles.has('scheduler')) {
-    const lease = new LeaseKeeper(adapters.readStore, 'scheduler', `${health.processName}:${process.hrtime.bigint().toString(36)}`, 15_000);
+    const lease = new LeaseKeeper(adapters.readStore, SCHEDULER_LEASE, `${health.processName}:${process.hrtime.bigint().toString(36)}`, 15_000);
     scheduler = createScheduler({ adapters, logger, clock, config, releases, linkTokens, lease, health });
   }
   ready = true;

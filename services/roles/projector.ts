@@ -15,11 +15,9 @@ import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { ProjectionGroup } from '../../projections/group.ts';
 import { projectionsHealth } from '../cli/pipeline.ts';
 import { supervise } from '../shared/health.ts';
-import { LeaseKeeper } from '../shared/lease.ts';
+import { LeaseKeeper, PROJECTOR_LEASE } from '../shared/lease.ts';
 import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
 import { pause, type RoleContext, type RoleHandle } from './context.ts';
-
-export const PROJECTOR_LEASE = 'projector';
 
 export interface ProjectorOptions {
   /** Length of the lease. Default 10 000 ms. */

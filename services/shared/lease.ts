@@ -11,6 +11,10 @@ import type { ReadStore } from '../../contracts/ports.ts';
 
 /** Collection of the process-wide leases (`projector`, `scheduler`). */
 export const LEASES_COLLECTION = '_leases';
+/** Held by the active projector (services/roles/projector.ts). */
+export const PROJECTOR_LEASE = 'projector';
+/** Held by the scheduler running a period's job (services/cli/schedule.ts). */
+export const SCHEDULER_LEASE = 'scheduler';
 
 /**
  * Inserts a document under a new key: true when this call created it, false when the key
@@ -99,4 +103,11 @@ export class LeaseKeeper {
     this.until = 0;
     await releaseLease(this.readStore, LEASES_COLLECTION, this.name, this.holder, this.now());
   }
+}
+
+/** `marquee status`'s line on a lease: who holds it and for how long, or that it is free. */
+export async function describeLease(readStore: ReadStore, name: string, now: number): Promise<string> {
+  const [latest] = await readStore.scan<Lease>(LEASES_COLLECTION, { prefix: `${name}:`, reverse: true, limit: 1 });
+  if (!latest || latest.doc.until <= now) return `${name}: free${latest ? ` (last held by ${latest.doc.holder})` : ''}`;
+  return `${name}: held by ${latest.doc.holder}, ${((latest.doc.until - now) / 1000).toFixed(1)} s left unless renewed`;
 }

@@ -101,6 +101,8 @@ describe('marquee start --roles: one process per role on one data directory (e2e
     assert.ok(takeoverMs < 30_000);
     const [lease] = await opened.readStore.scan<{ holder: string }>(LEASES_COLLECTION, { prefix: 'projector:', reverse: true, limit: 1 });
     assert.match(lease?.doc.holder ?? '', new RegExp(`:${standby.child.pid}:`), 'the standby holds the lease');
+    const status = await marquee(['status'], env);
+    assert.match(status.stdout, new RegExp(`projector: held by [^\\n]*:${standby.child.pid}:`), status.stdout);
 
     // Ingest finishes the day (the head stops moving), then the new projector folds it all.
     let lastHead = -1;
