@@ -66,6 +66,21 @@ for (const layer of layers) {
   }
 }
 
+// Every setting is parsed once, in services/shared/config.ts, from the environment the CLI
+// entry hands it: a module reading `process.env` itself has a setting nobody documents or
+// validates, and a test cannot set it without touching the whole process. Benchmarks keep theirs.
+const ENV_READERS = new Set(['services/shared/config.ts', 'bin/marquee.js']);
+for (const dir of [...layers, 'bin']) {
+  let files;
+  try { files = walk(join(root, dir)); } catch { continue; }
+  for (const file of files) {
+    const rel = relative(root, file);
+    if (ENV_READERS.has(rel) || /(^|\/)bench\.[mc]?[jt]s$/.test(rel)) continue;
+    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '');
+    if (/process\.env\b/.test(text)) problems.push(`${rel}: reads process.env (parse the setting in services/shared/config.ts and pass it in)`);
+  }
+}
+
 // Cycle detection over local imports (depth-first, colouring).
 const state = new Map();
 function visit(node, stack) {
@@ -86,4 +101,4 @@ if (problems.length > 0) {
   console.error(`Layer check failed (${problems.length}):\n  ${problems.join('\n  ')}`);
   process.exit(1);
 }
-console.log(`Layer check passed: ${graph.size} files, no forbidden imports, no cycles.`);
+console.log(`Layer check passed: ${graph.size} files, no forbidden imports, no cycles, process.env read only by config.ts.`);

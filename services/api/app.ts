@@ -36,11 +36,6 @@ function chain(middleware: Koa.Middleware[]): Koa.Middleware {
 
 export const DEFAULT_IMAGE_BASE = 'https://images.marquee.example';
 
-function perMinuteFromEnv(name: string, fallback: number): number {
-  const fromEnv = Number(process.env[name]);
-  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : fallback;
-}
-
 async function isReady(deps: ApiDeps): Promise<boolean> {
   if (!deps.ready) return true;
   try {
@@ -87,7 +82,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       }),
     ),
     rateLimiter({
-      max: deps.rateLimit?.perMinute ?? perMinuteFromEnv('RATE_LIMIT_PER_MINUTE', 60),
+      max: deps.rateLimit?.perMinute ?? 60,
       windowMs: deps.rateLimit?.windowMs ?? 60_000,
       redis: deps.rateLimit?.redis,
       redisDependency: deps.rateLimit?.redisDependency,
@@ -99,7 +94,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   // `/go` needs no key, so it is limited per client address: a cap on what one client can make
   // the server decrypt (or guess at). A bucket of its own, so following links spends no /v1 quota.
   const goLimiter = rateLimiter({
-    max: deps.rateLimit?.goPerMinute ?? perMinuteFromEnv('GO_RATE_LIMIT_PER_MINUTE', 120),
+    max: deps.rateLimit?.goPerMinute ?? 120,
     windowMs: deps.rateLimit?.windowMs ?? 60_000,
     redis: deps.rateLimit?.redis,
     redisDependency: deps.rateLimit?.redisDependency,

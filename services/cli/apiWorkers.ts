@@ -61,6 +61,7 @@ export function serveApi(config: Config, parts: ServeApiParts): Promise<RunningA
   return startApi({
     snapshots: parts.snapshots,
     port: config.port,
+    host: config.host,
     // The API's reads go through the breakers (an outage answers 503 within 2 s); the
     // pipeline keeps the bare adapters, whose long batches a request deadline must not cut.
     readStore: guarded(adapters.readStore, dependencies.get('mongodb')),

@@ -25,6 +25,7 @@ import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
+import { describeLease, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
@@ -74,7 +75,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
   const day = intOption(values.day, 'day', 0);
   const seed = intOption(values.seed, 'seed', ctx.config.sampleSeed);
   const titles = values.titles === undefined ? undefined : intOption(values.titles, 'titles', 0);
-  const startDate = values['start-date'] ?? process.env.SAMPLE_START_DATE ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
+  const startDate = values['start-date'] ?? ctx.config.sampleStartDate ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
   if (!isIsoDate(startDate)) throw new UsageError(`--start-date takes YYYY-MM-DD, got "${startDate}"`);
   return withAdapters(ctx, async (adapters) => {
     const bar = progress(`crawl day ${day}`, 0, 'observations');
@@ -162,7 +163,7 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
     console.log(`${projection.name}: rebuilt ${documents} documents up to position ${result.position} into ${collection}; now live`);
     if (previous !== collection && !values['keep-old']) {
       // A running server follows the alias within a couple of seconds; give in-flight reads time.
-      await new Promise((r) => setTimeout(r, Number(process.env.REPLAY_DROP_GRACE_MS ?? 3000)));
+      await new Promise((r) => setTimeout(r, ctx.config.replayDropGraceMs));
       await readStore.dropCollection(previous);
       // Its parked events were rebuilt into the new collection (parked there again if they still fail).
       await dropParked(readStore, previous);
@@ -210,6 +211,9 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
     console.log('processes:');
     const reports = await readStore.scan<HealthReport>(HEALTH_COLLECTION);
     for (const line of describeHealthReports(reports.map((r) => r.doc), ctx.clock.now())) console.log(`  ${line}`);
+    // The active projector and scheduler: the holders of their leases (the others stand by).
+    console.log('\nleases:');
+    for (const name of [PROJECTOR_LEASE, SCHEDULER_LEASE]) console.log(`  ${await describeLease(readStore, name, ctx.clock.now().getTime())}`);
     console.log('');
     console.log(`event store head position: ${head}\n`);
     console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { isAppError } from '../../contracts/errors.ts';
 import { systemClock } from '../../contracts/ports.ts';
-import { loadConfig } from '../shared/config.ts';
+import { loadConfig, parseRoles } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { commands, UsageError } from './commands.ts';
 import { startCommand } from './start.ts';
@@ -16,7 +16,9 @@ const USAGE = `Marquee: streaming-availability catalog, /v1 API and weekly Parqu
 Usage: marquee <command> [options]
 
 Commands:
-  start [--sample]               every role in one process; API on $PORT (default 8080), data in $DATA_DIR (default ./data).
+  start [--sample] [--roles api,ingest,projector,scheduler]
+                                 the given roles (default all) in one process; API on $HOST:$PORT (default 127.0.0.1:8080),
+                                 data in $DATA_DIR (default ./data); run several processes of each role on shared servers.
                                  Needs LINK_TOKEN_KEYS and DOWNLOAD_SIGNING_KEY; --sample (npm start) loads the sample
                                  catalog into an empty data directory and lets development keys stand in for unset ones
   crawl [--day N] [--titles N] [--countries US,DE] [--seed N] [--start-date YYYY-MM-DD] [--publish-only]
@@ -50,10 +52,11 @@ async function main(argv: string[]): Promise<number> {
     return command === undefined ? 2 : 0;
   }
   const config = loadConfig();
-  const logger = createLogger({ level: config.logLevel });
+  const logger = createLogger({ level: config.logLevel, json: config.logJson });
   if (command === 'start') {
-    const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false } } }));
-    await startCommand(config, logger, systemClock, { sample: values.sample });
+    const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false }, roles: { type: 'string' } } }));
+    const roles = usage(() => parseRoles(values.roles));
+    await startCommand({ ...config, roles }, logger, systemClock, { sample: values.sample });
     // Everything is closed; a handle a driver forgot must not keep a stopped server alive.
     setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
     return 0;

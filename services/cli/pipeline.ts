@@ -11,7 +11,7 @@ import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { superviseConsumer, type Health, type Supervised } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
-import { ProjectionGroup } from '../shared/projectionGroup.ts';
+import { ProjectionGroup, type RunnerReport } from '../../projections/group.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { genreTable, SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
 
@@ -48,6 +48,21 @@ export interface Pipeline {
 export interface PipelineOptions extends Pick<IngestOptions, 'clock' | 'maxFutureSkewMs'> {
   /** Shows parked events (`projections`) and the search feed's state (`search-feed`). Default: nowhere. */
   health?: Health;
+  /** Called before each projection batch is written; throws when this process may not write (the projector lease). */
+  guard?(): void;
+}
+
+/**
+ * The projections as a non-critical loop component of Health (`projections`): lagging read
+ * models still answer, so they never make `/readyz` refuse traffic. Its detail holds the parked
+ * events per projection.
+ */
+export function projectionsHealth(health: Health, component = 'projections'): RunnerReport {
+  health.register(component, 'loop', { critical: false });
+  return {
+    state: (state, error) => health.set(component, state, error),
+    parked: (parked) => health.detail(component, { parked }),
+  };
 }
 
 /** What the configuration says about ingest, with the process's clock. */
@@ -61,9 +76,16 @@ export function createPipeline(adapters: Adapters, logger: Logger, options: Pipe
   const ingest = createIngest({ eventStore, bus, logger, ...ingestOptions });
   let draining: Consumer | null = null;
   let stopped = false;
-  const targets = ALL_PROJECTIONS.map((projection) => ({ projection }));
   // Large batches: a document touched by many events of a batch is loaded and written once.
-  const projections = new ProjectionGroup({ eventStore, readStore, targets, logger, batchSize: 5000, ...(health ? { health } : {}) });
+  const projections = new ProjectionGroup({
+    eventStore,
+    readStore,
+    projections: ALL_PROJECTIONS,
+    logger,
+    batchSize: 5000,
+    ...(health ? { report: projectionsHealth(health) } : {}),
+    ...(options.guard ? { guard: options.guard } : {}),
+  });
   const searchFeed = new SearchFeed({
     eventStore,
     readStore,

@@ -9,10 +9,10 @@ import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { openEventStore, openReadStore } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
-import { ProjectionGroup } from '../shared/projectionGroup.ts';
+import { ProjectionGroup } from '../../projections/group.ts';
 
 const { config } = workerData as { config: Config };
-const logger = createLogger({ level: config.logLevel, name: 'marquee-projections' });
+const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'marquee-projections' });
 const { eventStore } = await openEventStore(config);
 const { readStore } = await openReadStore(config);
 // No search sink here: the search index lives in the main thread, which refills it from the
@@ -20,7 +20,7 @@ const { readStore } = await openReadStore(config);
 const group = new ProjectionGroup({
   eventStore,
   readStore,
-  targets: ALL_PROJECTIONS.map((projection) => ({ projection })),
+  projections: ALL_PROJECTIONS,
   logger,
   batchSize: 5000,
   idleMs: 10,

@@ -76,7 +76,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   // The first day is kept from the load that began, so a load resumed on another day (or with
   // another SAMPLE_START_DATE) continues the same week; it is durable before the first publish.
   const storedStart = await adapters.readStore.getCheckpoint(SAMPLE_START_CHECKPOINT);
-  const startDate = storedStart > 0 ? dateOfEpochDay(storedStart) : (process.env.SAMPLE_START_DATE ?? sampleStartDate(clock, days));
+  const startDate = storedStart > 0 ? dateOfEpochDay(storedStart) : (config.sampleStartDate ?? sampleStartDate(clock, days));
   if (storedStart === 0) await adapters.readStore.setCheckpoint(SAMPLE_START_CHECKPOINT, epochDayOf(startDate));
   if (storedStart === 0) logger.info(`empty data directory: loading the sample catalog (seed ${config.sampleSeed}, ${days} days from ${startDate})`);
   else logger.info(`resuming the sample load at day ${Math.min(fromDay + 1, days)} of ${days} (${days} days from ${startDate})`);

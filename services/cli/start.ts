@@ -1,5 +1,9 @@
 /**
- * `marquee start`: every role in one process on the configured engines. The API answers at
+ * `marquee start [--roles api,ingest,projector,scheduler]`: the roles of this process (default
+ * all) on the configured engines, each composed in services/roles/. Any number of processes of
+ * each role may share the servers: API processes answer from the shared stores, ingest
+ * processes share the observation partitions, one projector at a time holds the projector lease
+ * (the others stand by), one scheduler at a time runs each period's job. The API answers at
  * once (`/readyz` 503 while loading).
  *
  * `--sample` (what `npm start` runs) is the development mode: on an empty data directory it
@@ -11,17 +15,21 @@
  */
 import { redisClient } from '../../infra/redis/client.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
-import { forkApiWorkers, isApiWorker, runApiWorker, serveApi } from './apiWorkers.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
-import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
 import { moveLegacyApiKeys } from '../api/keys.ts';
+import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
+import { LeaseKeeper, SCHEDULER_LEASE } from '../shared/lease.ts';
+import { startApiRole, type ApiRole } from '../roles/api.ts';
+import { pause, type RoleContext, type RoleHandle } from '../roles/context.ts';
+import { projectorLease, startProjectorRole } from '../roles/projector.ts';
 import { Health, publishHealth } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
+import { forkApiWorkers, isApiWorker, runApiWorker } from './apiWorkers.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
 import { loadSample, sampleLoadState } from './sample.ts';
 import { createScheduler } from './schedule.ts';
@@ -29,6 +37,12 @@ import { createScheduler } from './schedule.ts';
 export interface StartOptions {
   /** `--sample`: load (or finish loading) the sample catalog, and allow the development keys. */
   sample: boolean;
+}
+
+/** Renews a lease every quarter of its length until stopped (a long load holds it throughout). */
+function keepRenewed(lease: LeaseKeeper): () => void {
+  const timer = setInterval(() => void lease.take().catch(() => undefined), lease.ms / 4);
+  return () => clearInterval(timer);
 }
 
 export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock, options: StartOptions = { sample: false }): Promise<void> {
@@ -51,14 +65,16 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     throw new AppError('forbidden', `the sample load of ${config.dataDir} stopped at day ${sample.fromDay} of ${sample.days}: finish it with \`marquee start --sample\``);
   }
   logger.info(adapters.engines, 'engines');
+  const roles = new Set(config.roles);
+  logger.info({ roles: [...roles] }, 'roles');
   // Every loop and dependency of this process, for /readyz, /metrics and `marquee status`.
   const health = new Health(() => clock.now());
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
-  const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
-  // Each server behind a breaker, checked every second: /readyz names the ones that are down.
+  const redis = config.redisUrl && roles.has('api') ? redisClient(config.redisUrl) : undefined;
   const { releases, engine: releasesEngine, dependency: releasesDependency, close: closeReleases } = await openReleaseStore(config);
   logger.info({ releases: releasesEngine }, 'release store');
+  // Each server behind a breaker, checked every second: /readyz names the ones that are down.
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (releasesDependency) checks.push(releasesDependency);
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
@@ -66,18 +82,31 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const { apiKeys } = await openApiKeyStore(config);
   const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
   if (movedKeys > 0) logger.info(`${movedKeys} API keys moved from the read models to the key store`);
-  const snapshots = createSnapshotRoutes({ releases: guarded(releases, dependencies.get('s3')), signingKey, publicBaseUrl: config.publicBaseUrl, clock });
-  // API_WORKERS > 1: the API is served by forked workers (apiWorkers.ts), this process by none.
-  const workers = config.apiWorkers > 1 ? forkApiWorkers(config.apiWorkers, health, () => ready, logger) : null;
-  const api = workers
-    ? { url: `http://127.0.0.1:${config.port}`, close: () => workers.stop() }
-    : await serveApi(config, { adapters, apiKeys, dependencies, redis, snapshots, linkTokens, clock, logger, ready: () => ready, health });
-  const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
-  logger.info(`API listening on ${api.url}${workers ? ` in ${config.apiWorkers} worker processes` : ''} (GET /readyz answers 503 until the catalog is loaded)`);
-
   const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock) });
+  const ctx: RoleContext = { config, logger, clock, adapters, health, pipeline };
+  let api: ApiRole | null = null;
+  if (roles.has('api') && config.apiWorkers > 1) {
+    // API_WORKERS > 1: the API is served by forked workers (apiWorkers.ts), each with its own
+    // search feed; this process serves none.
+    const workers = forkApiWorkers(config.apiWorkers, health, () => ready, logger);
+    api = { api: { url: `http://${config.host}:${config.port}` }, feedSearch: async () => undefined, stop: () => workers.stop() };
+  } else if (roles.has('api')) {
+    api = await startApiRole(ctx, {
+      snapshots: createSnapshotRoutes({ releases: guarded(releases, dependencies.get('s3')), signingKey, publicBaseUrl: config.publicBaseUrl, clock }),
+      apiKeys,
+      linkTokens,
+      dependencies,
+      ...(redis ? { redis } : {}),
+      ready: () => ready,
+    });
+  }
+  const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
+  if (api) logger.info(`API listening on ${api.api.url}${config.apiWorkers > 1 ? ` in ${config.apiWorkers} worker processes` : ''} (GET /readyz answers 503 until the catalog is loaded)`);
+
+  const projectorLeaseOf = roles.has('projector') ? projectorLease(ctx) : null;
   const abort = new AbortController();
   let consumer: { stop(): Promise<void> } | undefined;
+  let projector: RoleHandle | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let loading: Promise<void> = Promise.resolve();
   const stopping = shutdownOn(logger, async () => {
@@ -85,10 +114,13 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     abort.abort();
     await scheduler?.stop();
     await consumer?.stop();
+    await projector?.stop();
     await pipeline.stop();
     await loading.catch(() => undefined);
+    // Handed over at once (a load cut short holds it too): a standby need not wait for it to expire.
+    await projectorLeaseOf?.release().catch((err: unknown) => logger.warn({ err }, 'could not release the projector lease'));
     await healthReport.stop();
-    await api.close();
+    await api?.stop();
     await dependencies.stop();
     redis?.disconnect();
     closeReleases();
@@ -96,22 +128,37 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await adapters.close();
   });
 
+  let indexFilled = false;
   loading = (async () => {
-    const load = !options.sample ? null : sample.kind === 'empty' ? 0 : sample.kind === 'partial' ? sample.fromDay : null;
-    if (options.sample && sample.kind === 'other') logger.info(`${config.dataDir} holds data of its own: the sample is not loaded`);
-    if (load !== null) {
-      // The load fills the search index itself once every day is in.
-      await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay: load });
-      return;
+    // Only the holder of the projector lease folds at start-up (a load projects too); a process
+    // whose lease another projector holds leaves the catching up to it.
+    // Waits out the lease of a process killed just before (one lease length): a restart after
+    // a crash resumes its own load; a standby beside a live projector stands by after that wait.
+    const holds = projectorLeaseOf !== null && (await takeWithin(projectorLeaseOf, projectorLeaseOf.ms + 1000, abort.signal));
+    if (projectorLeaseOf !== null && !holds) logger.info('another process holds the projector lease: this one stands by');
+    const stopRenewing = holds && projectorLeaseOf ? keepRenewed(projectorLeaseOf) : () => undefined;
+    try {
+      const canLoad = roles.has('ingest') && roles.has('scheduler') && holds;
+      const load = !options.sample ? null : sample.kind === 'empty' ? 0 : sample.kind === 'partial' ? sample.fromDay : null;
+      if (options.sample && sample.kind === 'other') logger.info(`${config.dataDir} holds data of its own: the sample is not loaded`);
+      if (load !== null && !canLoad) logger.info('the sample is loaded by a process running the ingest, projector and scheduler roles (and holding the projector lease): not by this one');
+      if (load !== null && canLoad) {
+        // The load fills the search index itself once every day is in.
+        await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay: load });
+        indexFilled = true;
+        return;
+      }
+      if (roles.has('ingest')) await pipeline.ingestUntilIdle();
+      if (holds) await pipeline.projections.catchUp();
+      // A shared index is fed by the projector: ready means it has what the read models hold.
+      if (holds && !adapters.searchInProcess) await pipeline.searchFeed.catchUp();
+    } finally {
+      stopRenewing();
     }
-    if (adapters.searchInProcess) {
-      const indexed = await pipeline.refillSearch();
-      if (indexed > 0) logger.info(`search index refilled with ${indexed} titles`);
-    }
-    await pipeline.drain();
   })();
   try {
     await loading;
+    if (!abort.signal.aborted) await api?.feedSearch(indexFilled);
   } catch (err) {
     if (!abort.signal.aborted) throw err;
   }
@@ -120,12 +167,26 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     return;
   }
 
-  consumer = pipeline.superviseIngest(health);
-  pipeline.start();
-  scheduler = createScheduler({ adapters, pipeline, logger, clock, config, releases, linkTokens });
+  if (roles.has('ingest')) consumer = pipeline.superviseIngest(health);
+  if (projectorLeaseOf) projector = startProjectorRole(ctx, projectorLeaseOf);
+  if (roles.has('scheduler')) {
+    const lease = new LeaseKeeper(adapters.readStore, SCHEDULER_LEASE, `${health.processName}:${process.hrtime.bigint().toString(36)}`, 15_000);
+    scheduler = createScheduler({ adapters, logger, clock, config, releases, linkTokens, lease, health });
+  }
   ready = true;
-  logger.info(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${api.url}/v1 (create a key with \`npx marquee keys create --name me\`)`);
+  const where = api ? `: ${api.api.url}/v1 (create a key with \`npx marquee keys create --name me\`)` : '';
+  logger.info(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s${where}`);
   await stopping.promise;
+}
+
+/** Tries to take a lease once a second until `ms` have passed: true once held. */
+async function takeWithin(lease: LeaseKeeper, ms: number, signal: AbortSignal): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await lease.take()) return true;
+    if (Date.now() >= deadline || signal.aborted) return false;
+    await pause(1000, signal);
+  }
 }
 
 function shutdownOn(logger: Logger, close: () => Promise<void>) {

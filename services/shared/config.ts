@@ -11,6 +11,13 @@ export interface Config {
   port: number;
   /** Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`, default 1 (the API in the one `start` process); `auto` = the number of cores. */
   apiWorkers: number;
+  /**
+   * Interface the API listens on. `HOST`, default `127.0.0.1`: a sample server started on a
+   * laptop must not answer the whole network; set `0.0.0.0` behind a load balancer or in a container.
+   */
+  host: string;
+  /** The roles this process runs (`marquee start --roles`); the CLI sets it, the environment does not. Default all. */
+  roles: Role[];
   /** Where the embedded engines keep their files. `DATA_DIR`, default `./data`. */
   dataDir: string;
   /** Comma-separated Kafka brokers; unset = the local inbox. `KAFKA_BROKERS`. */
@@ -51,6 +58,12 @@ export interface Config {
   opensearchIndexPrefix: string;
   /** pino level. `LOG_LEVEL`, default `info`. */
   logLevel: string;
+  /** `LOG_FORMAT=json` forces JSON lines on a terminal too. Default: pretty on a terminal. */
+  logJson: boolean;
+  /** First day of the sample week (`YYYY-MM-DD`). `SAMPLE_START_DATE`; unset = `SAMPLE_DAYS` days before today. */
+  sampleStartDate: string | null;
+  /** How long `marquee replay` waits before dropping the old collection, in ms. `REPLAY_DROP_GRACE_MS`, default 3000. */
+  replayDropGraceMs: number;
   /** Seed of the sample catalog. `SAMPLE_SEED`, default 42. */
   sampleSeed: number;
   /** Days of simulated crawls loaded on first start. `SAMPLE_DAYS`, default 7. */
@@ -95,6 +108,20 @@ function eventStoreEngine(value: string | undefined, brokers: string | null, eve
   return engine;
 }
 
+/** What a `marquee start` process runs; several processes of each role may share the servers. */
+export const ROLES = ['api', 'ingest', 'projector', 'scheduler'] as const;
+export type Role = (typeof ROLES)[number];
+
+/** `--roles api,projector` -> the roles, refusing an unknown one; empty or unset = all. */
+export function parseRoles(value: string | undefined): Role[] {
+  if (value === undefined || value.trim() === '') return [...ROLES];
+  const roles = value.split(',').map((r) => r.trim()).filter(Boolean);
+  for (const role of roles) {
+    if (!(ROLES as readonly string[]).includes(role)) throw new AppError('invalid_parameter', `--roles takes ${ROLES.join(',')}; got "${role}"`);
+  }
+  return [...new Set(roles)] as Role[];
+}
+
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
@@ -114,6 +141,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     apiWorkers: Math.max(1, apiWorkers),
+    host: env.HOST?.trim() || '127.0.0.1',
+    roles: [...ROLES],
     dataDir: resolve(env.DATA_DIR ?? './data'),
     kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),
     kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX || 'marquee.',
@@ -132,6 +161,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
     opensearchIndexPrefix: env.OPENSEARCH_INDEX_PREFIX || 'marquee-search',
     logLevel: env.LOG_LEVEL ?? 'info',
+    logJson: env.LOG_FORMAT === 'json',
+    sampleStartDate: env.SAMPLE_START_DATE || null,
+    replayDropGraceMs: int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'),
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),
     sampleTitles: env.SAMPLE_TITLES ? int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES') : null,

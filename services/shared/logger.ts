@@ -5,11 +5,12 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
-  const pretty = process.stderr.isTTY && process.env.LOG_FORMAT !== 'json';
+/** `json`: JSON lines even on a terminal (`LOG_FORMAT=json`, read by config.ts). */
+export function createLogger(options: { level?: string; name?: string; json?: boolean } = {}): Logger {
+  const pretty = process.stderr.isTTY && options.json !== true;
   return pino(
     {
-      level: options.level ?? process.env.LOG_LEVEL ?? 'info',
+      level: options.level ?? 'info',
       name: options.name ?? 'marquee',
       base: undefined,
     },

@@ -21,6 +21,7 @@ import {
 } from '../../contracts/changeModels.ts';
 import { AppError } from '../../contracts/errors.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
+import { insertNew, takeLease } from '../shared/lease.ts';
 import { rfc3339 } from '../snapshot/week.ts';
 
 /**
@@ -32,19 +33,6 @@ export async function writeOwned<T>(readStore: ReadStore, collection: string, ke
   const next = change(stored?.doc ?? null);
   await readStore.writeBatch<T>(collection, [{ key, doc: next, position: (stored?.position ?? 0) + 1 }]);
   return next;
-}
-
-/**
- * Inserts a document under a new key: true when this call created it, false when the key
- * existed. Read back rather than trusting the write count: a store may count an equal write
- * that lost a concurrent insert as written (MongoDB's guarded write does), but only the winner
- * finds its own document there. Contenders always write different documents (holder, id).
- */
-async function insertNew<T>(readStore: ReadStore, collection: string, key: string, doc: T): Promise<boolean> {
-  const { written } = await readStore.writeBatch<T>(collection, [{ key, doc, position: 1 }]);
-  if (written !== 1) return false;
-  const stored = await readStore.get<T>(collection, key);
-  return stored !== null && JSON.stringify(stored.doc) === JSON.stringify(doc);
 }
 
 export interface WebhookSpec {
@@ -135,29 +123,10 @@ export async function removeReplays(readStore: ReadStore, keys: string[]): Promi
   if (keys.length > 0) await readStore.writeBatch(WEBHOOK_REPLAYS_COLLECTION, keys.map((key) => ({ key, doc: null, position: 2 })));
 }
 
-interface Lease {
-  holder: string;
-  until: number;
-}
-
-const epochKey = (webhookId: string, epoch: number): string => `${webhookId}:${String(epoch).padStart(12, '0')}`;
-
 /**
- * Takes or renews the delivery lease of a webhook: true when `holder` has it until at least
- * `now + ms / 2`. Each take or renewal inserts the next epoch, so of two processes racing for
- * one epoch exactly one wins; a holder that dies loses the lease when it expires. Epochs older
- * than the previous one are removed by the holder.
+ * Takes or renews the delivery lease of a webhook (services/shared/lease.ts): true when `holder`
+ * has it until at least `now + ms / 2`.
  */
 export async function acquireLease(readStore: ReadStore, webhookId: string, holder: string, now: number, ms: number): Promise<boolean> {
-  const [latest] = await readStore.scan<Lease>(WEBHOOK_LEASES_COLLECTION, { prefix: `${webhookId}:`, reverse: true, limit: 1 });
-  const epoch = latest === undefined ? 0 : Number(latest.key.slice(webhookId.length + 1));
-  if (latest && latest.doc.holder !== holder && latest.doc.until > now) return false;
-  // Renew only when half the lease is gone: one new epoch per half lease, not per look.
-  if (latest && latest.doc.holder === holder && latest.doc.until - now > ms / 2) return true;
-  if (!(await insertNew<Lease>(readStore, WEBHOOK_LEASES_COLLECTION, epochKey(webhookId, epoch + 1), { holder, until: now + ms }))) return false;
-  if (epoch > 1) {
-    const old = await readStore.scan<Lease>(WEBHOOK_LEASES_COLLECTION, { prefix: `${webhookId}:`, end: epochKey(webhookId, epoch), limit: 100 });
-    if (old.length > 0) await readStore.writeBatch(WEBHOOK_LEASES_COLLECTION, old.map((o) => ({ key: o.key, doc: null, position: 2 })));
-  }
-  return true;
+  return (await takeLease(readStore, WEBHOOK_LEASES_COLLECTION, webhookId, holder, now, ms)) !== null;
 }

@@ -1,0 +1,86 @@
+/**
+ * The projector role: folds the event log into the read models (and, with OpenSearch, feeds the
+ * shared search index). Any number of projector processes may run; exactly one is active at a
+ * time, the one holding the `projector` lease in the read store (services/shared/lease.ts), and
+ * the others stand by, trying to take it every second. The active one renews it every quarter
+ * of its length and checks it before every batch it writes, so a process paused past its lease
+ * (a zombie) writes nothing when it resumes; one killed with SIGKILL is replaced once its lease
+ * expires: within `leaseMs` + 1 s (10 s + 1 s by default).
+ *
+ * One lease for all projections rather than one per projection: the projections are folded off
+ * one read of the log (projections/group.ts), which is what makes a projector fast, and one
+ * active process keeps up with the log; a second one is there to take over, not to share.
+ */
+import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import { ProjectionGroup } from '../../projections/group.ts';
+import { projectionsHealth } from '../cli/pipeline.ts';
+import { supervise } from '../shared/health.ts';
+import { LeaseKeeper, PROJECTOR_LEASE } from '../shared/lease.ts';
+import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
+import { pause, type RoleContext, type RoleHandle } from './context.ts';
+
+export interface ProjectorOptions {
+  /** Length of the lease. Default 10 000 ms. */
+  leaseMs?: number;
+  /** How often a standby tries to take the lease. Default 1000 ms. */
+  standbyPollMs?: number;
+}
+
+/** The projector lease of this process (`start` takes it before a load that projects, too). */
+export function projectorLease(ctx: RoleContext, options: ProjectorOptions = {}): LeaseKeeper {
+  return new LeaseKeeper(ctx.adapters.readStore, PROJECTOR_LEASE, `${ctx.health.processName}:${process.hrtime.bigint().toString(36)}`, options.leaseMs ?? 10_000);
+}
+
+export function startProjectorRole(ctx: RoleContext, lease: LeaseKeeper, options: ProjectorOptions = {}): RoleHandle {
+  const { adapters, logger, health } = ctx;
+  const standbyPollMs = options.standbyPollMs ?? 1000;
+  const report = projectionsHealth(health);
+  const loop = supervise(
+    health,
+    'projector',
+    logger,
+    async (signal) => {
+      health.detail('projector', { active: false, lease: lease.holder });
+      while (!signal.aborted && !(await lease.take())) await pause(standbyPollMs, signal);
+      if (signal.aborted) return;
+      health.detail('projector', { active: true, lease: lease.holder });
+      logger.info({ lease: lease.holder }, 'projector active: this process holds the projector lease');
+      // A new runner per tenure: it starts from the checkpoints the previous holder left.
+      const group = new ProjectionGroup({
+        eventStore: adapters.eventStore,
+        readStore: adapters.readStore,
+        projections: ALL_PROJECTIONS,
+        logger,
+        batchSize: 5000,
+        report,
+        guard: () => lease.check(),
+      });
+      // The shared index is fed by the active projector; an in-process index by each API process.
+      // Its writes carry the document's position as version, so a late write of a lost tenure
+      // cannot move a title back.
+      const feed = adapters.searchInProcess
+        ? null
+        : new SearchFeed({ eventStore: adapters.eventStore, readStore: adapters.readStore, search: adapters.search, logger, checkpointName: SEARCH_FEED_CHECKPOINT, health });
+      group.start();
+      feed?.start();
+      try {
+        while (!signal.aborted) {
+          await pause(lease.ms / 4, signal);
+          if (signal.aborted) break;
+          if (!(await lease.take())) throw new Error('the projector lease was taken by another process; standing by');
+        }
+      } finally {
+        await group.stop();
+        await feed?.stop();
+      }
+    },
+    { critical: false, minBackoffMs: 1000, maxBackoffMs: 5000 },
+  );
+  return {
+    async stop() {
+      await loop.stop();
+      // Handed over at once on a clean stop: a standby need not wait for the lease to expire.
+      await lease.release().catch((err: unknown) => logger.warn({ err }, 'could not release the projector lease'));
+    },
+  };
+}
