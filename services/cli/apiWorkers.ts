@@ -34,6 +34,7 @@ import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
 import { refillSearch } from './pipeline.ts';
 
+/** Marks a forked API worker (read back as `Config.isApiWorker`). */
 const WORKER_ENV = 'MARQUEE_API_WORKER';
 const HEALTH_MESSAGE = 'marquee-health';
 
@@ -83,8 +84,8 @@ export function serveApi(config: Config, parts: ServeApiParts): Promise<RunningA
 }
 
 /** True in a process forked by `forkApiWorkers`. */
-export function isApiWorker(): boolean {
-  return cluster.isWorker && process.env[WORKER_ENV] === '1';
+export function isApiWorker(config: Config): boolean {
+  return cluster.isWorker && config.isApiWorker;
 }
 
 /** Forks `count` API workers and keeps them told of the primary's health; `stop` ends them. */

@@ -46,7 +46,7 @@ function keepRenewed(lease: LeaseKeeper): () => void {
 }
 
 export async function startCommand(config: Config, logger: Logger, clock: Clock = systemClock, options: StartOptions = { sample: false }): Promise<void> {
-  if (isApiWorker()) return runApiWorker(config, logger, clock, options);
+  if (isApiWorker(config)) return runApiWorker(config, logger, clock, options);
   const startedAt = Date.now();
   // Refused before anything is opened or loaded: one line naming what is missing.
   const unset = unsetSecrets(config);

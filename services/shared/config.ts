@@ -11,6 +11,8 @@ export interface Config {
   port: number;
   /** Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`, default 1 (the API in the one `start` process); `auto` = the number of cores. */
   apiWorkers: number;
+  /** Set by `start` in the API workers it forks (`MARQUEE_API_WORKER=1`), never by hand. */
+  isApiWorker: boolean;
   /**
    * Interface the API listens on. `HOST`, default `127.0.0.1`: a sample server started on a
    * laptop must not answer the whole network; set `0.0.0.0` behind a load balancer or in a container.
@@ -141,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     apiWorkers: Math.max(1, apiWorkers),
+    isApiWorker: env.MARQUEE_API_WORKER === '1',
     host: env.HOST?.trim() || '127.0.0.1',
     roles: [...ROLES],
     dataDir: resolve(env.DATA_DIR ?? './data'),
