@@ -2,11 +2,15 @@
  * The position-guarded batch write of the MongoDB read store: one code path for MongoDB 7 and
  * FerretDB 1.24.
  *
- * Each document is written with `replaceOne({ _id, _position: { $lt: position } }, record,
- * { upsert: true })`: the guard is in the filter, checked atomically by the server, so even two
- * runners of one projection (a deploy overlap) can never move a document backwards. When the
- * stored document is not behind, the filter misses, the upsert tries to insert the existing `_id`
- * and the server answers with a duplicate key: that write is skipped. Nothing is read first.
+ * First every document of the batch is inserted (one unordered `insertMany`): a key without a
+ * stored document is written there, which is most keys of a first build. The keys that already
+ * have one answer with a duplicate key (MongoDB and FerretDB both go on past it and report each
+ * failed index) and are then written with `replaceOne({ _id, _position: { $lt: position } },
+ * record, { upsert: true })`: the guard is in the filter, checked atomically by the server, so
+ * even two runners of one projection (a deploy overlap) can never move a document backwards.
+ * When the stored document is not behind, the filter misses, the upsert tries to insert the
+ * existing `_id` and the server answers with a duplicate key: that write is skipped. Nothing is
+ * read first.
  *
  * One replace per command, a few in flight at once, rather than one unordered bulk per batch:
  * FerretDB 1.24 stops a bulk `update` at its first error (and reports the wrong index), so a bulk
@@ -49,7 +53,21 @@ export async function guardedWrite(
   // Encoded before anything is sent, so a document that cannot be stored fails the whole batch.
   const sends = [...plans.values()].map((plan) => ({ plan, record: recordOf(plan.last.key, plan.last.doc, plan.last.position) }));
   let written = 0;
-  await forEachLimited(sends, concurrency, async ({ plan, record }) => {
+  let replaces = sends;
+  try {
+    await collection.insertMany(sends.map((send) => send.record), { ordered: false });
+    replaces = [];
+  } catch (err) {
+    const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+    const errors = Array.isArray(writeErrors) ? (writeErrors as Array<{ index: number; code: unknown }>) : null;
+    // Only duplicate keys mean "stored already"; anything else is a real failure.
+    if (errors === null || errors.length === 0 || !errors.every((e) => isDuplicateKey(e.code))) throw err;
+    const failed = new Set(errors.map((e) => e.index));
+    replaces = sends.filter((_, index) => failed.has(index));
+  }
+  const replaced = new Set(replaces);
+  for (const send of sends) if (!replaced.has(send)) written += send.plan.run;
+  await forEachLimited(replaces, concurrency, async ({ plan, record }) => {
     try {
       await collection.replaceOne({ _id: record._id, _position: { $lt: record._position } }, record, { upsert: true });
       written += plan.run;

@@ -83,6 +83,21 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
   const db: Db = client.db(options.database);
   const meta: Collection<MetaRecord> = db.collection<MetaRecord>(metaCollectionName(prefix));
   let closed = false;
+  /** Collections seen to exist; only "exists" is cached, so a stale entry merely costs lookups. */
+  const existing = new Set<string>();
+
+  /**
+   * Whether a collection is certainly absent, so getMany can answer without a lookup per key:
+   * the runner asks every batch for its parked documents, in a collection that rarely exists.
+   */
+  async function knownMissing(collection: string): Promise<boolean> {
+    if (existing.has(collection)) return false;
+    const name = mongoCollectionName(prefix, collection);
+    const found = await db.listCollections({ name }, { nameOnly: true }).toArray();
+    if (found.length > 0) existing.add(collection);
+    return found.length === 0;
+  }
+
   const docs = (collection: string): Collection<StoredRecord> =>
     db.collection<StoredRecord>(mongoCollectionName(prefix, collection));
 
@@ -117,6 +132,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       const unique = [...new Set(keys)];
       const byKey = new Map<string, StoredRecord>();
       await run('getMany', async () => {
+        if (await knownMissing(collection)) return;
         const target = docs(collection);
         // Key by key, not `$in`: FerretDB answers `$in` by reading the whole collection.
         await forEachLimited(unique, concurrency, async (key) => {
@@ -176,6 +192,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
     async dropCollection(collection) {
       await run('dropCollection', async () => {
+        existing.delete(collection);
         try {
           await docs(collection).drop();
         } catch (err) {
