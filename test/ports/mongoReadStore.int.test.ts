@@ -17,8 +17,8 @@ import { describeWithServer } from './requireServer.ts';
 import { uniqueName } from './support.ts';
 
 describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
-  // One database for the whole file, a collection prefix per test: a database is a file on
-  // FerretDB (a PostgreSQL schema, or a file on its SQLite backend), so one per test would be slow for nothing.
+  // One database for the whole file, a collection prefix per test: a database is a PostgreSQL
+  // schema (or an SQLite file) on FerretDB, so one per test would be slow for nothing.
   const database = `marquee_rs_${process.pid}_${Date.now().toString(36)}`;
   let fixtures = 0;
 
