@@ -8,14 +8,13 @@
  *
  * - create/raw:     `bulkWrite` of `replaceOne({ _id }, record, { upsert: true })`, unordered,
  *                   in one call: the reference for a first write;
- * - create/adapter: `writeBatch` of the same documents into an empty collection (a `$in` lookup
- *                   of stored positions, then an unordered `insertMany`);
+ * - create/adapter: `writeBatch` of the same documents into an empty collection (guarded
+ *                   upserts, a few in flight, infra/mongo/guardedWrite.ts);
  * - update/raw:     the same unguarded upserts over existing documents, in chunks of
  *                   `--updates-per-command` (default 25) per `bulkWrite`: FerretDB 1.24
  *                   deadlocks an `update` command of about 100 matching statements, so one call
  *                   for the whole batch is not an option there;
- * - update/adapter: `writeBatch` moving every document ahead (lookup, then guarded
- *                   `replaceOne`s in the same chunks).
+ * - update/adapter: `writeBatch` moving every document ahead (the same guarded upserts).
  *
  * Rates are documents/s. Prints one JSON line.
  */
@@ -52,7 +51,7 @@ const keys = Array.from({ length: docs }, (_, i) => `movie:${String(i).padStart(
 
 const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000, retryWrites: false });
 await client.connect();
-const store = await mongoReadStore({ url, database, collectionPrefix: prefix, updatesPerCommand });
+const store = await mongoReadStore({ url, database, collectionPrefix: prefix });
 const results: Record<string, { ms: number; docsPerSecond: number }> = {};
 
 async function time(name: string, action: () => Promise<unknown>): Promise<void> {

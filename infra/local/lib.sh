@@ -42,6 +42,7 @@ declare -A APT_PACKAGE_OF=(
   [java]=openjdk-17-jre-headless
   [mvn]=maven
   [runuser]=util-linux
+  [psql]=postgresql-15
 )
 
 # ensure_commands CMD...: apt-get installs the packages of the missing commands,

@@ -2,7 +2,7 @@
 # Real servers for development and CI, without Docker, on 127.0.0.1:
 #   kafka       Kafka 3.9 KRaft single node   :9092   (Maven Central jars, system JDK 17)
 #   opensearch  OpenSearch 2.19 single node   :9200   (Maven Central integ-test zip)
-#   ferretdb    FerretDB 1.24, MongoDB wire   :27017  (Go module proxy, SQLite backend)
+#   ferretdb    FerretDB 1.24, MongoDB wire   :27017  (Go module proxy; PostgreSQL 15 from Debian on :27432)
 #   redis       Redis 7 from Debian           :6379
 #   versitygw   versitygw 1.8, S3 API         :7070   (Go module proxy, posix backend)
 #

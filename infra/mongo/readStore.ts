@@ -1,18 +1,20 @@
 /**
  * The read store on a MongoDB server (or FerretDB 1.x, which CI runs: MongoDB wire protocol on
- * SQLite, without transactions, change streams, pipeline updates or nested arrays; nothing here
+ * PostgreSQL, without transactions, change streams, pipeline updates or nested arrays; nothing here
  * needs them).
  *
  * Layout, in one database:
- * - one Mongo collection per read-model collection, `<prefix><name>` (keys.ts), holding
- *   `{ _id: key, doc: <JSON text>, position, deleted? }`. A deletion keeps a tombstone
- *   (`doc: null, deleted: true`) with its position, so a replayed older write cannot resurrect
- *   the document; every read filters tombstones out. Dropping the collection drops them too.
+ * - one Mongo collection per read-model collection, `<prefix><name>` (keys.ts), holding each
+ *   document as BSON fields beside `_id` (the key) and `_position` (documents.ts), so read models
+ *   can be queried and indexed like any MongoDB data. A deletion keeps a tombstone
+ *   (`_deleted: true`) with its position, so a replayed older write cannot resurrect the
+ *   document; every read filters tombstones out. Dropping the collection drops them too.
  * - `<prefix>%meta`: `{ _id: 'checkpoint:<name>', position }` and `{ _id: 'alias:<name>', collection }`.
  *
- * The document is stored as JSON text rather than as a BSON subdocument: the port only ever
- * looks documents up by key, never by content, and text round-trips every JSON value exactly,
- * including what FerretDB cannot store (arrays of arrays) and keys MongoDB restricts (`$x`, `a.b`).
+ * Indexes: every query of the port (and so of the API) is by `_id` (a key, a key range, a
+ * prefix), which every MongoDB collection indexes; no other index is needed. On FerretDB that
+ * index serves `{ _id: k }` only on PostgreSQL with infra/local/ferretdb-index-id.sql, and never
+ * serves `$in`, so batches are looked up key by key, a few at a time, on every server.
  *
  * `_id`s are compared by MongoDB (and FerretDB) in the byte order of their UTF-8 encoding, the
  * order the port promises for scans.
@@ -28,7 +30,8 @@ import { MongoClient, type Collection, type Db, type Filter } from 'mongodb';
 import { AppError } from '../../contracts/errors.ts';
 import type { DocumentWrite, ReadStore, ScanOptions, StoredDocument, WriteBatchResult } from '../../contracts/ports.ts';
 import { mongoError } from './errors.ts';
-import { forEachLimited, guardedWrite, type GuardedWriteOptions, type MongoDialect, type StoredRecord } from './guardedWrite.ts';
+import { documentOf, type StoredRecord } from './documents.ts';
+import { forEachLimited, guardedWrite } from './guardedWrite.ts';
 import { idCondition, keyRange, metaCollectionName, mongoCollectionName, readModelCollectionName } from './keys.ts';
 
 export interface MongoReadStoreOptions {
@@ -45,23 +48,11 @@ export interface MongoReadStoreOptions {
    */
   serverSelectionTimeoutMS?: number;
   /**
-   * Conditional replaces sent in one `update` command. FerretDB 1.24 keeps a pooled connection
-   * per matched update until the command ends (100 per database): an `update` command of about
-   * 100 overwrites deadlocks that database for good. 25 leaves room for four stores writing at
-   * once; against a real MongoDB, raise it (e.g. 1000) to save round trips. Default 25.
+   * Commands in flight at once per batch (the writes of writeBatch, the `{ _id }` finds of
+   * getMany). FerretDB holds a pooled backend connection per command (and per update until its
+   * command ends): keep it well under its pool. Default 8.
    */
-  updatesPerCommand?: number;
-  /** Keys per `$in` lookup (getMany, and stored positions before a write) on MongoDB. Default 1000. */
-  keysPerLookup?: number;
-  /** `{ _id }` lookups in flight at once where `$in` is not used (FerretDB). Default 8. */
-  lookupConcurrency?: number;
-  /**
-   * Which server's strengths to play to (guardedWrite.ts): `mongodb` puts the position guard in
-   * the update filter and looks keys up with `$in`; `ferretdb` filters on `_id` alone, the only
-   * filter FerretDB's SQLite backend answers without reading the whole collection. `auto` asks
-   * the server (`buildInfo.ferretdbVersion`). Default `auto`.
-   */
-  dialect?: 'auto' | MongoDialect;
+  concurrency?: number;
 }
 
 interface MetaRecord {
@@ -71,7 +62,7 @@ interface MetaRecord {
 }
 
 /** Excludes tombstones; `{ $ne: true }` also matches records without the field. */
-const live = { deleted: { $ne: true } } as const;
+const live = { _deleted: { $ne: true } } as const;
 
 export async function mongoReadStore(options: MongoReadStoreOptions): Promise<ReadStore> {
   const prefix = options.collectionPrefix ?? 'rm_';
@@ -82,30 +73,25 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     // within serverSelectionTimeoutMS rather than after two of them.
     retryWrites: false,
   });
-  let dialect: MongoDialect;
   try {
     await client.connect();
-    dialect = options.dialect === undefined || options.dialect === 'auto' ? await detectDialect(client) : options.dialect;
   } catch (err) {
     await client.close().catch(() => undefined);
     throw mongoError(err, `MongoDB read store at ${redact(options.url)}`);
   }
-  const writeOptions: GuardedWriteOptions = {
-    dialect,
-    updatesPerCommand: options.updatesPerCommand ?? 25,
-    keysPerLookup: options.keysPerLookup ?? 1000,
-    lookupConcurrency: options.lookupConcurrency ?? 8,
-  };
+  const concurrency = options.concurrency ?? 8;
   const db: Db = client.db(options.database);
   const meta: Collection<MetaRecord> = db.collection<MetaRecord>(metaCollectionName(prefix));
   let closed = false;
-  /** Collections seen to exist; only "exists" is cached, so a stale entry merely costs a lookup. */
+  /** Collections seen to exist; only "exists" is cached, so a stale entry merely costs lookups. */
   const existing = new Set<string>();
 
-  /** Whether a collection is certainly absent, so a batch can skip the stored-position lookup. */
+  /**
+   * Whether a collection is certainly absent, so getMany can answer without a lookup per key:
+   * the runner asks every batch for its parked documents, in a collection that rarely exists.
+   */
   async function knownMissing(collection: string): Promise<boolean> {
-    // Only worth a round trip where lookups are per key (FerretDB); `$in` costs one anyway.
-    if (dialect !== 'ferretdb' || existing.has(collection)) return false;
+    if (existing.has(collection)) return false;
     const name = mongoCollectionName(prefix, collection);
     const found = await db.listCollections({ name }, { nameOnly: true }).toArray();
     if (found.length > 0) existing.add(collection);
@@ -136,9 +122,9 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
   const store: ReadStore = {
     async get<T>(collection: string, key: string) {
-      // `{ _id }` alone, tombstones filtered here: the one filter FerretDB answers by key.
+      // `{ _id }` alone, tombstones filtered here: the filter FerretDB answers with its index.
       const record = await run('get', () => docs(collection).findOne({ _id: key }));
-      return record === null || record.deleted ? null : storedDocument<T>(record);
+      return record === null || record._deleted ? null : storedDocument<T>(record);
     },
 
     async getMany<T>(collection: string, keys: string[]) {
@@ -146,22 +132,17 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       const unique = [...new Set(keys)];
       const byKey = new Map<string, StoredRecord>();
       await run('getMany', async () => {
+        if (await knownMissing(collection)) return;
         const target = docs(collection);
-        if (dialect === 'ferretdb') {
-          await forEachLimited(unique, writeOptions.lookupConcurrency, async (key) => {
-            const record = await target.findOne({ _id: key });
-            if (record !== null) byKey.set(key, record);
-          });
-          return;
-        }
-        for (let i = 0; i < unique.length; i += writeOptions.keysPerLookup) {
-          const found = await target.find({ _id: { $in: unique.slice(i, i + writeOptions.keysPerLookup) } }).toArray();
-          for (const record of found) byKey.set(record._id, record);
-        }
+        // Key by key, not `$in`: FerretDB answers `$in` by reading the whole collection.
+        await forEachLimited(unique, concurrency, async (key) => {
+          const record = await target.findOne({ _id: key });
+          if (record !== null) byKey.set(key, record);
+        });
       });
       return keys.map((key) => {
         const record = byKey.get(key);
-        return record === undefined || record.deleted ? null : storedDocument<T>(record);
+        return record === undefined || record._deleted ? null : storedDocument<T>(record);
       });
     },
 
@@ -193,7 +174,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
-            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, writeOptions, await knownMissing(collection));
+            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency);
         // After the documents, never before: see the header.
         if (checkpoint) await putMeta(checkpointId(checkpoint.name), { position: checkpoint.position });
         return result;
@@ -248,17 +229,11 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
   return store;
 }
 
-/** FerretDB answers buildInfo with a `ferretdbVersion` field; MongoDB does not. */
-async function detectDialect(client: MongoClient): Promise<MongoDialect> {
-  const info = await client.db('admin').command({ buildInfo: 1 });
-  return 'ferretdbVersion' in info ? 'ferretdb' : 'mongodb';
-}
-
 const checkpointId = (name: string) => `checkpoint:${name}`;
 const aliasId = (name: string) => `alias:${name}`;
 
 function storedDocument<T>(record: StoredRecord): StoredDocument<T> {
-  return { key: record._id, doc: JSON.parse(record.doc ?? 'null') as T, position: record.position };
+  return { key: record._id, doc: documentOf(record) as T, position: record._position };
 }
 
 /** The connection string without its password, for error messages and logs. */

@@ -7,6 +7,7 @@ import {
   prefixEnd,
   readModelCollectionName,
 } from '../../infra/mongo/keys.ts';
+import { documentOf, escapeField, recordOf, unescapeField } from '../../infra/mongo/documents.ts';
 
 describe('MongoDB read store keys', () => {
   it('ends a prefix range just after the last code point, skipping the surrogate block', () => {
@@ -40,5 +41,29 @@ describe('MongoDB read store keys', () => {
     assert.equal(readModelCollectionName('rm_', metaCollectionName('rm_')), null);
     assert.equal(readModelCollectionName('rm_', 'other'), null);
     assert.throws(() => mongoCollectionName('rm_', ''), /must not be empty/);
+  });
+
+  it('escapes field names MongoDB refuses or the store owns, reversibly', () => {
+    const names = ['title', 'a.b', '$price', 'x$', '_id', '_position', 'a_b', '', '%', '%24', '%a', 'nul\0x', '..', 'é✓'];
+    for (const name of names) {
+      const escaped = escapeField(name);
+      assert.ok(!escaped.includes('.') && !escaped.includes('\0') && !escaped.startsWith('$') && !escaped.startsWith('_'), escaped);
+      assert.equal(unescapeField(escaped), name);
+    }
+    assert.equal(new Set(names.map(escapeField)).size, names.length);
+    assert.equal(escapeField('title'), 'title');
+  });
+
+  it('stores a document as fields, arrays of arrays as objects, and reads it back as JSON would', () => {
+    const doc = { title: 'Dune', m: [[1, 2], [3, [4]]], '%a': [1], $p: { 'a.b': [{ _x: null }] }, gone: undefined, nan: Number.NaN, at: new Date(0) };
+    const record = recordOf('k', doc, 7);
+    assert.equal(record._id, 'k');
+    assert.equal(record._position, 7);
+    assert.equal(record.title, 'Dune');
+    assert.deepEqual(record.m, [{ '%a': [1, 2] }, { '%a': [3, { '%a': [4] }] }]);
+    assert.ok(!('gone' in record));
+    assert.deepEqual(documentOf(record), JSON.parse(JSON.stringify(doc)));
+    for (const value of [7, 'text', [1, [2]], true]) assert.deepEqual(documentOf(recordOf('k', value, 1)), value);
+    assert.deepEqual(recordOf('k', null, 3), { _id: 'k', _position: 3, _deleted: true });
   });
 });

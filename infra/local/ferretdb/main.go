@@ -1,6 +1,13 @@
-// Command ferretdb runs FerretDB 1.x, a MongoDB wire-protocol server, with its
-// SQLite backend (pure Go, no cgo, no PostgreSQL needed) for local development
-// and CI.
+// Command ferretdb runs FerretDB 1.x, a MongoDB wire-protocol server, on a
+// PostgreSQL backend (-postgresql-url; what servers.sh runs) or on its SQLite
+// backend (-sqlite-dir; pure Go, nothing else needed) for local development and
+// CI.
+//
+// Why PostgreSQL by default: FerretDB 1.24's SQLite tables index `_id` under an
+// expression its queries do not use, so SQLite answers even `{_id: k}` with a
+// full table scan (EXPLAIN: "SCAN"); a read-model load then costs time
+// quadratic in the collection size. On PostgreSQL `{_id: k}` uses the primary
+// key index (see infra/local/README.md for the measurements).
 //
 // Why a project-owned main: no real mongod is available from any package
 // registry we can reach, and `go install github.com/FerretDB/FerretDB/cmd/ferretdb`
@@ -10,7 +17,7 @@
 //
 // Usage:
 //
-//	ferretdb [-listen-addr 127.0.0.1:27017] [-sqlite-dir DIR] [-log-level info]
+//	ferretdb [-listen-addr 127.0.0.1:27017] [-postgresql-url URL | -sqlite-dir DIR] [-log-level info]
 //	ferretdb -ping 127.0.0.1:27017   # exit 0 if the server answers {ping: 1} with ok: 1
 //
 // The -ping mode is the health check of infra/local/servers.sh: it needs no
@@ -40,6 +47,7 @@ import (
 func main() {
 	listenAddr := flag.String("listen-addr", "127.0.0.1:27017", "TCP address to serve the MongoDB wire protocol on")
 	sqliteDir := flag.String("sqlite-dir", "data", "directory for the SQLite databases (one file per MongoDB database)")
+	postgresURL := flag.String("postgresql-url", "", "PostgreSQL connection string; when set, the PostgreSQL backend is used instead of SQLite")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	pingAddr := flag.String("ping", "", "only ping the server at this address and exit")
 	flag.Parse()
@@ -58,31 +66,39 @@ func main() {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	dir, err := filepath.Abs(*sqliteDir)
-	if err != nil {
-		fatal(err)
-	}
-	if err = os.MkdirAll(dir, 0o755); err != nil {
-		fatal(err)
-	}
-
-	f, err := ferretdb.New(&ferretdb.Config{
+	config := ferretdb.Config{
 		Listener: ferretdb.ListenerConfig{TCP: *listenAddr},
 		Logger:   logger,
-		Handler:  "sqlite",
+	}
+	backend := *postgresURL
+	if *postgresURL != "" {
+		config.Handler = "postgresql"
+		config.PostgreSQLURL = *postgresURL
+	} else {
+		dir, err := filepath.Abs(*sqliteDir)
+		if err != nil {
+			fatal(err)
+		}
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			fatal(err)
+		}
+		config.Handler = "sqlite"
 		// FerretDB wants a file: URI naming a directory, with the trailing slash.
-		SQLiteURL: "file:" + dir + "/",
-	})
+		config.SQLiteURL = "file:" + dir + "/"
+		backend = dir
+	}
+
+	f, err := ferretdb.New(&config)
 	if err != nil {
 		fatal(err)
 	}
 
 	// Stop cleanly on SIGTERM (servers.sh down) and SIGINT (Ctrl-C) so the
-	// SQLite files are closed properly.
+	// backend's files and connections are closed properly.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
-	logger.Info("FerretDB starting", "listen", *listenAddr, "sqlite", dir)
+	logger.Info("FerretDB starting", "listen", *listenAddr, "handler", config.Handler, "backend", backend)
 	if err = f.Run(ctx); err != nil {
 		fatal(err)
 	}
