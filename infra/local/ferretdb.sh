@@ -28,8 +28,7 @@ ferretdb_logfile() { echo "$MARQUEE_SERVERS_DIR/ferretdb/ferretdb.log"; }
 
 ferretdb_install() {
   # psql comes with postgresql-15 (through its client package), the server the FerretDB uses.
-  ensure_commands psql runuser
-  [[ -x "$FERRETDB_PG_BIN/postgres" ]] || die "ferretdb: $FERRETDB_PG_BIN/postgres missing (apt-get install postgresql-15)"
+  ensure_commands psql runuser "$FERRETDB_PG_BIN/postgres"
   local bin
   bin="$(ferretdb_bin)"
   [[ -x "$bin" ]] && return 0
@@ -59,10 +58,16 @@ ferretdb_pg() {
   fi
 }
 
+# The cluster's directory: when run as root it belongs to `postgres`, which cannot enter
+# root's home (where $MARQUEE_SERVERS_DIR is by default).
+ferretdb_pg_dir() {
+  if [[ "$(id -u)" == 0 ]]; then echo "$SHARED_RUN_DIR/ferretdb-postgres"; else echo "$MARQUEE_SERVERS_DIR/ferretdb/postgres"; fi
+}
+
 ferretdb_pg_start() {
-  local dir pg
-  dir="$(state_dir ferretdb)"
-  pg="$dir/postgres"
+  local pg
+  state_dir ferretdb >/dev/null
+  pg="$(ferretdb_pg_dir)"
   if [[ ! -f "$pg/PG_VERSION" ]]; then
     mkdir -p "$pg"
     [[ "$(id -u)" == 0 ]] && chown postgres: "$pg"
@@ -96,6 +101,6 @@ ferretdb_start() {
 ferretdb_stop() {
   stop_pidfile ferretdb "$(ferretdb_pidfile)" 15
   local pg
-  pg="$MARQUEE_SERVERS_DIR/ferretdb/postgres"
+  pg="$(ferretdb_pg_dir)"
   if [[ -f "$pg/PG_VERSION" ]]; then ferretdb_pg pg_ctl -D "$pg" -m fast -w stop >/dev/null 2>&1 || true; fi
 }

@@ -43,7 +43,12 @@ declare -A APT_PACKAGE_OF=(
   [mvn]=maven
   [runuser]=util-linux
   [psql]=postgresql-15
+  [/usr/lib/postgresql/15/bin/postgres]=postgresql-15
 )
+
+# State of the servers that run as a user of their own (OpenSearch, PostgreSQL): root's home,
+# where $MARQUEE_SERVERS_DIR lives by default, is closed to them.
+SHARED_RUN_DIR=/var/lib/marquee/run
 
 # ensure_commands CMD...: apt-get installs the packages of the missing commands,
 # all in one go, running `apt-get update` only when something is missing.

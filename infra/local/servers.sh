@@ -9,6 +9,7 @@
 # Usage:
 #   servers.sh up [NAME...]      install what is missing, start, wait until healthy (default: all)
 #   servers.sh down [NAME...]    stop (default: all)
+#   servers.sh reset             stop all and delete their data (the next `up` starts empty)
 #   servers.sh status [NAME...]  say which are healthy
 #   servers.sh env               print the export lines for the tests and the app
 #
@@ -74,7 +75,7 @@ cmd="${1:-}"
 
 # Several shells (a developer, a test helper, CI) may run up/down at once; one at a time,
 # or two of them start the same server and the second finds its port taken.
-if [[ "$cmd" == up || "$cmd" == down ]]; then
+if [[ "$cmd" == up || "$cmd" == down || "$cmd" == reset ]]; then
   mkdir -p "$MARQUEE_CACHE"
   exec 9>"$MARQUEE_CACHE/servers.lock"
   flock 9
@@ -92,6 +93,13 @@ case "$cmd" in
     (($#)) || set -- "${ALL[@]}"
     check_names "$@"
     for name in "$@"; do "${name}_stop"; done
+    ;;
+  reset)
+    # CI starts every run from empty servers: topics, indexes and databases left by earlier
+    # runs would make it slower (a broker restart reloads every partition) and less honest.
+    for name in "${ALL[@]}"; do "${name}_stop"; done
+    rm -rf "$MARQUEE_SERVERS_DIR" "$SHARED_RUN_DIR"
+    echo "servers stopped, data removed ($MARQUEE_SERVERS_DIR, $SHARED_RUN_DIR)"
     ;;
   status)
     (($#)) || set -- "${ALL[@]}"
@@ -113,7 +121,7 @@ case "$cmd" in
     echo "export RELEASES_S3_SECRET_KEY=$VERSITYGW_SECRET_KEY"
     ;;
   *)
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
