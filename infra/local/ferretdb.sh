@@ -76,9 +76,10 @@ ferretdb_pg_start() {
       die "ferretdb: initdb failed (see $(ferretdb_logfile))"
   fi
   if ! ferretdb_pg pg_ctl -D "$pg" status >/dev/null 2>&1; then
+    # `9>&-`: PostgreSQL would otherwise hold servers.sh's lock for as long as it runs.
     ferretdb_pg pg_ctl -D "$pg" -w -l "$pg/postgres.log" \
       -o "-p $FERRETDB_PG_PORT -k $pg -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" \
-      start >>"$(ferretdb_logfile)" 2>&1 || die "ferretdb: PostgreSQL did not start (see $pg/postgres.log)"
+      start >>"$(ferretdb_logfile)" 2>&1 9>&- || die "ferretdb: PostgreSQL did not start (see $pg/postgres.log)"
   fi
   local psql=(psql -h 127.0.0.1 -p "$FERRETDB_PG_PORT" -U ferretdb -v ON_ERROR_STOP=1 -q)
   "${psql[@]}" -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = 'ferretdb'" | grep -q 1 ||
