@@ -23,7 +23,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { waitFor } from '../ports/support.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
-import { bin, freePort, marquee, root, stop } from './process.ts';
+import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
 
 /** The issue's bound on any answer while a dependency is down. */
 const ANSWER_WITHIN_MS = 2000;
@@ -67,22 +67,14 @@ interface Marquee {
 async function startMarquee(env: NodeJS.ProcessEnv): Promise<Marquee> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const fullEnv: NodeJS.ProcessEnv = {
-    ...process.env,
-    KAFKA_BROKERS: '',
-    EVENTSTORE_URL: '',
-    MONGODB_URL: '',
-    RELEASES_S3_URL: '',
-    OPENSEARCH_URL: '',
-    REDIS_URL: '',
-    LOG_FORMAT: 'json',
+  const fullEnv: NodeJS.ProcessEnv = embeddedEnv({
     SAMPLE_TITLES: '30',
     SAMPLE_COUNTRIES: 'US',
     SAMPLE_DAYS: '1',
     RATE_LIMIT_PER_MINUTE: '1000',
     ...env,
     PORT: String(port),
-  };
+  });
   let log = '';
   const child: ChildProcess = spawn(process.execPath, [bin, 'start', '--sample'], { env: fullEnv, cwd: root });
   child.stdout?.on('data', (d) => (log += d));

@@ -37,7 +37,7 @@ import { waitFor } from '../ports/support.ts';
 import { availabilityObserved, collectionObserved, mediaObserved, offer, T0 } from '../unit/ingestFixtures.ts';
 import { testLinkTokens } from './api.linkTokens.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
-import { bin, freePort, marquee, root, stop } from './process.ts';
+import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
 
 const HOUR = 3600_000;
 
@@ -49,19 +49,8 @@ function good(n: number, observedAt = T0): Observation {
 const goodStream = (n: number) => `availability-mv${String(1000 + n).padStart(8, '0')}-US`;
 
 /** Environment of a `marquee` child process on the embedded engines of `dataDir`. */
-function embeddedEnv(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-    KAFKA_BROKERS: '',
-    EVENTSTORE_URL: '',
-    MONGODB_URL: '',
-    RELEASES_S3_URL: '',
-    OPENSEARCH_URL: '',
-    REDIS_URL: '',
-    ...extra,
-  };
+function embeddedEnvOf(dataDir: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return embeddedEnv({ DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra });
 }
 
 describe('hostile input to ingest (e2e)', function () {
@@ -224,7 +213,7 @@ describe('hostile input to ingest (e2e)', function () {
         const stored = await readStore.get<HealthReport>(HEALTH_COLLECTION, health.processName);
         return stored?.doc.ready === true;
       });
-      const status = await marquee(['status'], embeddedEnv(dataDir));
+      const status = await marquee(['status'], embeddedEnvOf(dataDir));
       assert.equal(status.code, 0, status.stderr);
       assert.match(status.stdout, new RegExp(`${health.processName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} {2}ready `));
       assert.match(status.stdout, /\n {4}ingest +running +since \S+ +restarts 2\n {6}last error: the handler failed \(2\)\n/);
@@ -282,7 +271,7 @@ describe('marquee start and marquee status (e2e)', function () {
     const dataDir = mkdtempSync(join(tmpdir(), 'marquee-hostile-status-'));
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env = embeddedEnv(dataDir, {
+    const env = embeddedEnvOf(dataDir, {
       PORT: String(port), LOG_LEVEL: 'info', SAMPLE_TITLES: '40', SAMPLE_COUNTRIES: 'US', SAMPLE_DAYS: '1',
     });
     let log = '';

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, freePort, marquee, root, stop } from './process.ts';
+import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
 
 async function waitUntilReady(base: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<number> {
   const started = Date.now();
@@ -35,21 +35,8 @@ describe('marquee start (e2e)', function () {
     dataDir = mkdtempSync(join(tmpdir(), 'marquee-start-'));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    env = {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      LOG_FORMAT: 'json',
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_MINUTE: '1000',
-      // The embedded default: this test is about the newcomer's two commands.
-      KAFKA_BROKERS: '',
-      EVENTSTORE_URL: '',
-      MONGODB_URL: '',
-      RELEASES_S3_URL: '',
-      OPENSEARCH_URL: '',
-      REDIS_URL: '',
-    };
+    // The embedded default: this test is about the newcomer's two commands.
+    env = embeddedEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '1000' });
   });
 
   after(() => rmSync(dataDir, { recursive: true, force: true }));
