@@ -4,12 +4,11 @@
  * the primary's readiness, and SIGTERM ends the primary and its workers.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { loadConfig } from '../../services/shared/config.ts';
 import { IDS, seedCatalog } from './api.fixture.ts';
-import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
+import { embeddedEnv, freePort, marquee, spawnMarquee, stop } from './process.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,20 +40,17 @@ describe('API_WORKERS (e2e)', function () {
       DATA_DIR: dataDir, PORT: String(port), API_WORKERS: '2', RATE_LIMIT_PER_MINUTE: '100000',
       LINK_TOKEN_KEYS: `1:${randomBytes(32).toString('hex')}`, DOWNLOAD_SIGNING_KEY: randomBytes(32).toString('hex'),
     });
-    let log = '';
-    const server = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
-    server.stdout?.on('data', (d) => (log += d));
-    server.stderr?.on('data', (d) => (log += d));
+    const { child: server, log } = spawnMarquee(['start'], env);
     try {
       const started = Date.now();
       let ready = 0;
       while (Date.now() - started < 90_000 && ready !== 200) {
-        assert.equal(server.exitCode, null, log);
+        assert.equal(server.exitCode, null, log());
         ready = await fetch(`${base}/readyz`).then((r) => r.status, () => 0);
         if (ready !== 200) await new Promise((r) => setTimeout(r, 250));
       }
-      assert.equal(ready, 200, log.slice(-2000));
-      assert.match(log, /in 2 worker processes/);
+      assert.equal(ready, 200, log().slice(-2000));
+      assert.match(log(), /in 2 worker processes/);
       const created = await marquee(['keys', 'create', '--name', 'workers'], env);
       assert.equal(created.code, 0, created.stderr);
       const auth = { authorization: `Bearer ${created.stdout.trim().split('\n').at(-1) ?? ''}` };
@@ -71,6 +67,6 @@ describe('API_WORKERS (e2e)', function () {
       await stop(server);
       rmSync(dataDir, { recursive: true, force: true });
     }
-    assert.doesNotMatch(log, /API worker .* exited/, 'no worker died');
+    assert.doesNotMatch(log(), /API worker .* exited/, 'no worker died');
   });
 });

@@ -4,12 +4,11 @@
  * deployment that forgot a secret must not start at all.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinkTokens, DEVELOPMENT_LINK_KEY_HEX } from '../../services/links/linkTokens.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
-import { bin, embeddedEnv, freePort, marquee, root, scratchDirs, stop } from './process.ts';
+import { embeddedEnv, freePort, marquee, scratchDirs, spawnMarquee, stop } from './process.ts';
 
 const KEY_HEX = '5a'.repeat(32);
 const EVIL = 'https://evil.example/phish';
@@ -61,17 +60,14 @@ describe('hostile: development secrets outside --sample (e2e)', function () {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const env = { ...base, DATA_DIR: dir, PORT: String(port), LINK_TOKEN_KEYS: `1:${KEY_HEX}`, DOWNLOAD_SIGNING_KEY: 'k'.repeat(32) };
-    let log = '';
-    const server = spawn(process.execPath, [bin, 'start'], { env, cwd: root });
-    server.stdout?.on('data', (d) => (log += d));
-    server.stderr?.on('data', (d) => (log += d));
+    const { child: server, log } = spawnMarquee(['start'], env);
     try {
       const started = Date.now();
       while ((await fetch(`${url}/readyz`).catch(() => null))?.status !== 200) {
-        if (server.exitCode !== null || Date.now() - started > 60_000) throw new Error(`not ready:\n${log.slice(-2000)}`);
+        if (server.exitCode !== null || Date.now() - started > 60_000) throw new Error(`not ready:\n${log().slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
-      assert.doesNotMatch(log, /sample|development keys/i, 'no sample loaded, no development key in use');
+      assert.doesNotMatch(log(), /sample|development keys/i, 'no sample loaded, no development key in use');
 
       // Forged: the repository's key, same version byte as the configured one.
       const forged = createLinkTokens({ keys: [{ version: 1, key: hexBytes(DEVELOPMENT_LINK_KEY_HEX) }] }).encode(EVIL);
@@ -86,7 +82,7 @@ describe('hostile: development secrets outside --sample (e2e)', function () {
       assert.equal(followed.status, 302);
       assert.equal(followed.headers.get('location'), EVIL);
     } finally {
-      assert.equal(await stop(server), 0, log.slice(-2000));
+      assert.equal(await stop(server), 0, log().slice(-2000));
     }
     const status = await marquee(['status'], env);
     assert.match(status.stdout, /event store head position: 0\n/, 'start without --sample loaded nothing');

@@ -75,3 +75,12 @@ export function scratchDirs(prefix: string): { make(): string; removeAll(): void
     },
   };
 }
+
+/** Spawns `marquee <args>` and keeps everything it prints, for assertions and failure messages. */
+export function spawnMarquee(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; log(): string } {
+  const child = spawn(process.execPath, [bin, ...args], { env, cwd: root });
+  let log = '';
+  child.stdout?.on('data', (d) => (log += d));
+  child.stderr?.on('data', (d) => (log += d));
+  return { child, log: () => log };
+}

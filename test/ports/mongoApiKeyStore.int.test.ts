@@ -9,21 +9,13 @@ import { MongoClient } from 'mongodb';
 import { mongoApiKeyStore } from '../../infra/mongo/apiKeyStore.ts';
 import { apiKeyStoreSuite } from './apiKeyStore.suite.ts';
 import { describeWithServer } from './requireServer.ts';
-import { uniqueName } from './support.ts';
+import { dropDatabaseAfterAll, uniqueName } from './support.ts';
 
 describeWithServer('mongoApiKeyStore', 'MONGODB_URL', (url) => {
   // One database for the file, a collection per test.
   const database = `marquee_keys_${process.pid}_${Date.now().toString(36)}`;
 
-  after(async function () {
-    this.timeout(30_000);
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
-    try {
-      await client.db(database).dropDatabase();
-    } finally {
-      await client.close();
-    }
-  });
+  dropDatabaseAfterAll(url, database);
 
   apiKeyStoreSuite('mongoApiKeyStore', async () => {
     const collection = uniqueName('keys').replace(/-/g, '_');

@@ -14,7 +14,7 @@ import { mongoCollectionName } from '../../infra/mongo/keys.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 import { describeWithServer } from './requireServer.ts';
-import { uniqueName } from './support.ts';
+import { dropDatabaseAfterAll, uniqueName } from './support.ts';
 
 describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
   // One database for the whole file, a collection prefix per test: a database is a PostgreSQL
@@ -22,15 +22,7 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
   const database = `marquee_rs_${process.pid}_${Date.now().toString(36)}`;
   let fixtures = 0;
 
-  after(async function () {
-    this.timeout(30_000);
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
-    try {
-      await client.db(database).dropDatabase();
-    } finally {
-      await client.close();
-    }
-  });
+  dropDatabaseAfterAll(url, database);
 
   async function open(options: { concurrency?: number } = {}): Promise<ReadStore> {
     fixtures += 1;

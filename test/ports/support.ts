@@ -1,4 +1,5 @@
 /** Helpers shared by the port behaviour suites and the runner tests. */
+import { MongoClient } from 'mongodb';
 import type { GenreDefined, PositionChanged } from '../../contracts/events.ts';
 
 /** Polls `condition` until it holds; fails with `what` after `timeoutMs` (default 10 s). */
@@ -37,4 +38,17 @@ let counter = 0;
 export function uniqueName(base: string): string {
   counter += 1;
   return `${base}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}
+
+/** Drops the MongoDB `database` a test file used, once the file's tests are done. */
+export function dropDatabaseAfterAll(url: string, database: string): void {
+  after(async function () {
+    this.timeout(30_000);
+    const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
+    try {
+      await client.db(database).dropDatabase();
+    } finally {
+      await client.close();
+    }
+  });
 }
