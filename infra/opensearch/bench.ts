@@ -24,7 +24,7 @@ const perCategory = Number(process.argv[2] ?? 40);
 
 const movies = movieDocuments();
 const docs = [...movies, ...showDocuments()];
-const queries = qualityQueries(movies, perCategory);
+const queries = qualityQueries(movies, perCategory, 42, docs);
 const keyOf = new Map(docs.map((d) => [d.id, tokenize(d.title).join(' ')]));
 
 function percentile(sorted: number[], p: number): number {

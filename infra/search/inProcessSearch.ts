@@ -19,8 +19,11 @@ import MiniSearch from 'minisearch';
 import type { Query, SearchResult as MiniResult } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { lookupWords, maxTypos, titleKey, tokenize, transpositions } from './normalize.ts';
-import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from './ranking.ts';
+import { lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
+import {
+  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, NO_PHRASE, beginsKey, compareRanked, nearKey, phraseFactor,
+  popularityFactor, topK, type RankInput,
+} from './ranking.ts';
 
 export interface InProcessSearchOptions {
   /** Language whose titles fill the base index (every title is in it). Default `'en'`. */
@@ -232,6 +235,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     const country = query.country.toUpperCase();
     const queryKey = titleKey(words);
+    // A query can begin a title only when its last word was looked up as a prefix.
+    const beginning = (words[words.length - 1] as string).length >= 2 ? queryKey : null;
+    const keyTypos = titleTypos(queryKey);
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
     const provider = query.provider === undefined ? undefined : `,${query.provider},`;
     const offset = Math.max(0, query.offset);
@@ -250,22 +256,24 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       const providers = providersIn(entry.availability, country);
       if (provider !== undefined && (providers === null || !`,${providers},`.includes(provider))) continue;
 
-      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
-      if (hit.covered !== allWords) {
-        partial.push({ id, matchClass: 1, available: providers !== null, relevance: hit.score * popularity, popularity: entry.popularity });
+      const local = entry.localKeys?.[query.lang];
+      const available = providers !== null;
+      const complete = hit.covered === allWords;
+      // Only a title that has every looked-up word can be the query or hold it as a phrase.
+      const phrase = complete ? phraseFactor(queryKey, local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : NO_PHRASE;
+      if (!phrase.exact && beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
+        // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
+        full.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
         continue;
       }
-      // Only a title that has every looked-up word can hold the query as a phrase.
-      const local = entry.localKeys?.[query.lang];
-      const keys = entry.keys.split('\n');
-      const phrase = phraseFactor(queryKey, local === undefined ? keys : [local, ...keys]);
-      full.push({
-        id,
-        matchClass: phrase.exact ? 3 : 2,
-        available: providers !== null,
-        relevance: hit.score * phrase.factor * popularity,
-        popularity: entry.popularity,
-      });
+      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
+      const ranked = { id, available, relevance: hit.score * phrase.factor * popularity, popularity: entry.popularity };
+      if (!complete) partial.push({ ...ranked, matchClass: MATCH_SOME_WORDS });
+      else if (phrase.exact) full.push({ ...ranked, matchClass: MATCH_EXACT });
+      else {
+        const near = nearKey(queryKey, local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')], keyTypos);
+        full.push({ ...ranked, matchClass: near ? MATCH_NEAR_EXACT : MATCH_ALL_WORDS });
+      }
     }
     const top = topK(full, need, compareRanked);
     const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];

@@ -59,13 +59,27 @@ export function titleKey(words: readonly string[]): string {
 export const MAX_TYPO_WORD_CHARS = 24;
 
 /**
- * Typos tolerated in a query word: none below 5 characters (short words have too many
- * neighbours), 1 from 5, 2 from 9 — the same thresholds as OpenSearch `fuzziness: AUTO:5,9` —
- * and none above MAX_TYPO_WORD_CHARS.
+ * Typos tolerated in a query word: none below 4 characters (a 3-letter word is one edit away
+ * from too many others), 1 from 4 ("In Cold Bood"), 2 from 9 — the same thresholds as
+ * OpenSearch `fuzziness: AUTO:4,9` — and none above MAX_TYPO_WORD_CHARS. A 4-letter typo has
+ * many neighbours ("bood": blood, good, wood, book), but the other words of the query and the
+ * lower weight of a fuzzy match keep the intended title on top: 4-letter typos went from 64 %
+ * to 100 % top-3 on the quality set without a loss in any other category.
  */
 export function maxTypos(term: string): number {
   const n = [...term].length;
-  return n > MAX_TYPO_WORD_CHARS ? 0 : n >= 9 ? 2 : n >= 5 ? 1 : 0;
+  return n > MAX_TYPO_WORD_CHARS ? 0 : n >= 9 ? 2 : n >= 4 ? 1 : 0;
+}
+
+/**
+ * Typos tolerated between a whole query and a whole title (their titleKeys, spaces included):
+ * as for a word (1 from 4 characters, 2 from 9) but without the length cap, since one string
+ * comparison per candidate title costs little whatever its length; OpenSearch `fuzziness`
+ * allows at most 2 anyway.
+ */
+export function titleTypos(key: string): number {
+  const n = [...key].length;
+  return n >= 9 ? 2 : n >= 4 ? 1 : 0;
 }
 
 /**
