@@ -19,7 +19,7 @@ import MiniSearch from 'minisearch';
 import type { Query, SearchResult as MiniResult } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
+import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
   MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, NO_PHRASE, beginsKey, compareRanked, nearKey, phraseFactor,
   popularityFactor, topK, type RankInput,
@@ -236,7 +236,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const country = query.country.toUpperCase();
     const queryKey = titleKey(words);
     // A query can begin a title only when its last word was looked up as a prefix.
-    const beginning = (words[words.length - 1] as string).length >= 2 ? queryKey : null;
+    const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
     const keyTypos = titleTypos(queryKey);
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
     const provider = query.provider === undefined ? undefined : `,${query.provider},`;

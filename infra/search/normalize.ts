@@ -72,14 +72,22 @@ export function maxTypos(term: string): number {
 }
 
 /**
+ * Longest whole query (titleKey, in characters) compared with whole titles: whether it begins
+ * one (ranking.ts MATCH_BEGINS) or is one within typos (titleTypos, MATCH_NEAR_EXACT). Far
+ * above real titles (the sample's longest is 80 characters); it bounds the comparison on both
+ * engines: a string distance per candidate in-process, and in OpenSearch an automaton the
+ * length of the key in UTF-8, which it refuses past 1,000 states.
+ */
+export const MAX_WHOLE_QUERY_CHARS = 120;
+
+/**
  * Typos tolerated between a whole query and a whole title (their titleKeys, spaces included):
- * as for a word (1 from 4 characters, 2 from 9) but without the length cap, since one string
- * comparison per candidate title costs little whatever its length; OpenSearch `fuzziness`
- * allows at most 2 anyway.
+ * as for a word, 1 from 4 characters and 2 from 9 (OpenSearch `fuzziness` allows at most 2
+ * anyway), and none above MAX_WHOLE_QUERY_CHARS.
  */
 export function titleTypos(key: string): number {
   const n = [...key].length;
-  return n >= 9 ? 2 : n >= 4 ? 1 : 0;
+  return n > MAX_WHOLE_QUERY_CHARS ? 0 : n >= 9 ? 2 : n >= 4 ? 1 : 0;
 }
 
 /**
