@@ -62,6 +62,20 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.deepEqual(await query('gladiator'), { total: 0, ids: [] });
       });
 
+      it('answers a query asked again after each kind of write from what was written, not from before', async function () {
+        const [first] = await load(searchDoc('Velvet Harbor', { popularity: 1 }));
+        assert.deepEqual((await query('velvet harb')).ids, [first!.id]);
+        const second = searchDoc('Velvet Harbor', { popularity: 100 });
+        await index.upsert([second]);
+        assert.deepEqual((await query('velvet harb')).ids, [second.id, first!.id]);
+        await index.remove([second.id]);
+        assert.deepEqual((await query('velvet harb')).ids, [first!.id]);
+        await index.write([{ id: first!.id, version: 1, doc: null }]);
+        assert.deepEqual(await query('velvet harb'), { total: 0, ids: [] });
+        await index.write([{ id: first!.id, version: 2, doc: { ...first!, title: 'Velvet Harbour' } }]);
+        assert.deepEqual((await query('velvet harb')).ids, [first!.id]);
+      });
+
       it('answers nothing for a query without letters or digits', async function () {
         await load(searchDoc('Titanic'));
         assert.deepEqual(await query('  -- !! '), { total: 0, ids: [] });
