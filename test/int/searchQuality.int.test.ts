@@ -3,14 +3,13 @@
  * catalog, queries and threshold as the in-process index (test/unit/searchQuality.unit.test.ts),
  * so both engines are held to one bar, per category. Uses an index of its own, deleted after.
  */
-import assert from 'node:assert/strict';
 import { Client } from '@opensearch-project/opensearch';
 import type { SearchIndex } from '../../contracts/ports.ts';
 import { openSearchIndex } from '../../infra/opensearch/searchIndex.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
 import { uniqueName } from '../ports/support.ts';
 import { movieDocuments, showDocuments } from '../unit/searchQualityCatalog.ts';
-import { assertQuality, measureQuality, qualityQueries } from '../unit/searchQualityQueries.ts';
+import { qualityQueries, qualitySuite } from '../unit/searchQualityQueries.ts';
 
 describeWithServer('search quality on the real titles of the sample catalog (OpenSearch)', 'OPENSEARCH_URL', (url) => {
   const movies = movieDocuments();
@@ -35,15 +34,5 @@ describeWithServer('search quality on the real titles of the sample catalog (Ope
     await admin?.close();
   });
 
-  it('puts the intended title in the top 3 for at least 98 % of the queries of every category, in US', async function () {
-    this.timeout(180_000);
-    const report = await measureQuality(index, queries, docs);
-    console.log(JSON.stringify({ searchQuality: { engine: 'opensearch', ...report } }));
-    assertQuality(report, 0.98);
-  });
-
-  it('answers "The Ma" with The Matrix first, though only its sequel streams in US', async function () {
-    const { ids } = await index.search({ q: 'The Ma', country: 'US', lang: 'en', limit: 3, offset: 0 });
-    assert.equal(docs.find((d) => d.id === ids[0])?.title, 'The Matrix');
-  });
+  qualitySuite('opensearch', () => index, docs, queries);
 });

@@ -276,3 +276,22 @@ export function assertQuality(report: QualityReport, threshold: number): void {
   const misses = report.misses.filter((m) => low.some((c) => m.startsWith(`${c}:`)));
   throw new Error(`top-3 hit rate below ${threshold} in ${detail}:\n${misses.join('\n')}`);
 }
+
+/**
+ * The quality tests every engine passes: at least 98 % top-3 per category on the sample
+ * catalog, and "The Ma" answered with The Matrix first. `index()` is the filled index.
+ */
+export function qualitySuite(engine: string, index: () => SearchIndex, docs: readonly SearchDocument[], queries: readonly QualityQuery[]): void {
+  it('puts the intended title in the top 3 for at least 98 % of the queries of every category, in US', async function () {
+    this.timeout(180_000);
+    const report = await measureQuality(index(), queries, docs);
+    console.log(JSON.stringify({ searchQuality: { engine, ...report } }));
+    assertQuality(report, 0.98);
+  });
+
+  it('answers "The Ma" with The Matrix first, though only its sequel streams in US', async function () {
+    const { ids } = await index().search({ q: 'The Ma', country: 'US', lang: 'en', limit: 3, offset: 0 });
+    const first = docs.find((d) => d.id === ids[0]);
+    if (first?.title !== 'The Matrix') throw new Error(`"The Ma" answered ${first?.title ?? 'nothing'} first`);
+  });
+}
