@@ -314,7 +314,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       const available = providers !== null;
       const complete = hit.covered === allWords;
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
-      const phrase = complete ? phraseFactor(queryKey, local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : NO_PHRASE;
+      const keys = complete ? (local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : null;
+      const phrase = keys === null ? NO_PHRASE : phraseFactor(queryKey, keys);
       if (!phrase.exact && beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
         // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
         full.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
@@ -322,12 +323,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       }
       const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
       const ranked = { id, available, relevance: hit.score * phrase.factor * popularity, popularity: entry.popularity };
-      if (!complete) partial.push({ ...ranked, matchClass: MATCH_SOME_WORDS });
+      if (keys === null) partial.push({ ...ranked, matchClass: MATCH_SOME_WORDS });
       else if (phrase.exact) full.push({ ...ranked, matchClass: MATCH_EXACT });
-      else {
-        const near = nearKey(queryKey, local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')], keyTypos);
-        full.push({ ...ranked, matchClass: near ? MATCH_NEAR_EXACT : MATCH_ALL_WORDS });
-      }
+      else full.push({ ...ranked, matchClass: nearKey(queryKey, keys, keyTypos) ? MATCH_NEAR_EXACT : MATCH_ALL_WORDS });
     }
     const top = topK(full, need, compareRanked);
     const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];
