@@ -10,33 +10,11 @@
 import type { SearchDocument, SearchIndex, SearchQuery, SearchResult } from '../contracts/ports.ts';
 import { inProcessSearchIndex } from '../infra/search/inProcessSearch.ts';
 import { lookupWords, maxTypos, titleKey, tokenize } from '../infra/search/normalize.ts';
-import { compareRanked, phraseFactor, popularityFactor, type RankInput } from '../infra/search/ranking.ts';
+import {
+  MATCH_ALL_WORDS, MATCH_EXACT, MATCH_SOME_WORDS, compareRanked, osaDistance as osa, phraseFactor, popularityFactor, type RankInput,
+} from '../infra/search/ranking.ts';
 import { movieDocuments, showDocuments } from '../test/unit/searchQualityCatalog.ts';
 import { qualityQueries } from '../test/unit/searchQualityQueries.ts';
-
-/** Optimal-string-alignment distance, giving up (returning max + 1) beyond `max`. */
-function osa(a: string, b: string, max: number): number {
-  if (Math.abs(a.length - b.length) > max) return max + 1;
-  const n = b.length;
-  let prev2 = new Array<number>(n + 1).fill(0);
-  let prev = Array.from({ length: n + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = new Array<number>(n + 1);
-    cur[0] = i;
-    let rowMin = i;
-    for (let j = 1; j <= n; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min((prev[j] as number) + 1, (cur[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, (prev2[j - 2] as number) + 1);
-      cur[j] = v;
-      if (v < rowMin) rowMin = v;
-    }
-    if (rowMin > max) return max + 1;
-    prev2 = prev;
-    prev = cur;
-  }
-  return prev[n] as number;
-}
 
 /** The hand-rolled candidate: base titles only (enough for the English quality queries). */
 function handRolledIndex(): SearchIndex {
@@ -97,7 +75,7 @@ function handRolledIndex(): SearchIndex {
         const phrase = phraseFactor(queryKey, e.keys);
         ranked.push({
           id,
-          matchClass: phrase.exact ? 3 : hit.covered.size === look.length ? 2 : 1,
+          matchClass: phrase.exact ? MATCH_EXACT : hit.covered.size === look.length ? MATCH_ALL_WORDS : MATCH_SOME_WORDS,
           available: providers !== undefined && providers.length > 0,
           relevance: (hit.score / Math.sqrt(e.length)) * phrase.factor * popularityFactor(e.doc.popularity, maxPopularity, 0.2),
           popularity: e.doc.popularity,
@@ -121,9 +99,9 @@ function percentile(sorted: number[], p: number): number {
 const movies = movieDocuments();
 const docs = [...movies, ...showDocuments()];
 const keyOf = new Map(docs.map((d) => [d.id, tokenize(d.title).join(' ')]));
-const queries = qualityQueries(movies, 50);
+const queries = qualityQueries(movies, 50, 42, docs);
 
-for (const [name, make] of [['minisearch', inProcessSearchIndex], ['hand-rolled', handRolledIndex]] as const) {
+for (const [name, make] of [['minisearch', () => inProcessSearchIndex({ resultCacheSize: 0 })], ['hand-rolled', handRolledIndex]] as const) {
   const before = heapMb();
   const t0 = performance.now();
   const index = make();

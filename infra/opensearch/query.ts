@@ -5,7 +5,7 @@
  *
  * Matching: an OR over the query's lookup words (normalize.ts `lookupWords`: stop words left out
  * unless they are all there is or the last word). Each word matches exactly, within its typo
- * budget (`fuzziness: AUTO:5,9`: 0 typos below 5 characters, 1 from 5, 2 from 9, a
+ * budget (`fuzziness: AUTO:4,9`: 0 typos below 4 characters, 1 from 4, 2 from 9, a
  * transposition counting as one, none above MAX_TYPO_WORD_CHARS: normalize.ts `maxTypos`) and,
  * for the last word from 2 characters, as a prefix.
  *
@@ -13,21 +13,28 @@
  * then popularity); a score is one number, so the order is encoded in tiers of the score:
  *   whole-title match  +EXACT_BONUS   (titleKey of the query equals a titleKey of the title)
  *   every word matched +ALL_WORDS_BONUS
+ *   whole title within typos (and every word matched) +NEAR_EXACT_BONUS (a fuzzy query on the
+ *     title keys, `titleTypos` edits: the same distance as ranking.ts `nearKey`)
  *   available in the query's country +AVAILABLE_BONUS
  *   relevance: BM25 of the word matches plus a phrase bonus, x (1 + w * log10(1 + popularity))
+ * or, for a title the query begins (a prefix query on the title keys), BEGINS_BONUS +
+ * log10(1 + popularity), whichever is higher (dis_max),
  * and the sort then falls back to popularity and id. Tiers hold while relevance stays below
  * AVAILABLE_BONUS: queries are cut to MAX_WORDS lookup words, which keeps the relevance of
  * titles of a few words in the tens. Scores are 32-bit floats: at the top tier (~21,000) their
  * resolution is ~0.002, so relevance differences smaller than that count as ties (and
  * popularity decides), which only matters for near-identical titles.
  */
-import { lookupWords, maxTypos, titleKey, tokenize } from '../search/normalize.ts';
+import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize } from '../search/normalize.ts';
 import type { SearchQuery } from '../../contracts/ports.ts';
 import { LANGUAGE_ANALYZERS } from './mapping.ts';
 
 export const EXACT_BONUS = 10_000;
 export const ALL_WORDS_BONUS = 10_000;
 export const AVAILABLE_BONUS = 1_000;
+/** Above a near-exact title (ALL_WORDS + NEAR_EXACT + AVAILABLE + relevance < 16,200), below an exact one (>= 20,000). */
+export const BEGINS_BONUS = 18_000;
+export const NEAR_EXACT_BONUS = 5_000;
 /** Lookup words beyond this are ignored (titles are short; this bounds relevance and the query's clauses). */
 export const MAX_WORDS = 8;
 /**
@@ -110,8 +117,9 @@ export function searchBody(query: SearchQuery, options: QueryOptions): Json | nu
 
   const key = titleKey(words);
   const country = query.country.toUpperCase();
-  const exactKeys: Json[] = [{ term: { keys: key } }];
-  if (local) exactKeys.push({ term: { [`lkey.${lang}`]: key } });
+  const keyFields = local ? ['keys', `lkey.${lang}`] : ['keys'];
+  const anyKey = (clause: (field: string) => Json): Json => ({ bool: { should: keyFields.map(clause), minimum_should_match: 1 } });
+  const typos = titleTypos(key);
 
   const filter: Json[] = [];
   if (query.kind !== undefined) filter.push({ term: { kind: query.kind } });
@@ -122,16 +130,40 @@ export function searchBody(query: SearchQuery, options: QueryOptions): Json | nu
   const window = Math.max(0, options.maxResultWindow - offset);
   const size = Math.min(Math.max(0, Math.floor(query.limit)), window);
 
+  const matched: Json = {
+    bool: {
+      must: [scored],
+      should: [
+        { constant_score: { filter: anyKey((f) => ({ term: { [f]: key } })), boost: EXACT_BONUS } },
+        { constant_score: { filter: { bool: { filter: wordQueries } }, boost: ALL_WORDS_BONUS } },
+        { constant_score: { filter: { term: { avail: country } }, boost: AVAILABLE_BONUS } },
+        // The whole query within typos of a whole title, every word matched (MATCH_NEAR_EXACT).
+        ...(typos === 0 ? [] : [{
+          constant_score: {
+            filter: { bool: { filter: [anyKey((f) => ({ fuzzy: { [f]: { value: key, fuzziness: typos, transpositions: true, max_expansions: MAX_EXPANSIONS } } })), ...wordQueries] } },
+            boost: NEAR_EXACT_BONUS,
+          },
+        }]),
+      ],
+    },
+  };
+  // A title the query begins (MATCH_BEGINS): BEGINS_BONUS + log10(1 + popularity), whatever its
+  // relevance and availability, so popularity orders these titles. dis_max keeps the better of
+  // the two scores: a whole-title match still ranks above. Only when the last word was looked
+  // up as a prefix, which also makes every such title one of the matches above.
+  const begins: Json | null = [...last].length < 2 || [...key].length > MAX_WHOLE_QUERY_CHARS ? null : {
+    function_score: {
+      query: { constant_score: { filter: anyKey((f) => ({ prefix: { [f]: key } })), boost: BEGINS_BONUS } },
+      functions: [{ field_value_factor: { field: 'popularity', modifier: 'log1p', missing: 0 } }],
+      boost_mode: 'sum',
+    },
+  };
+
   return {
     query: {
       bool: {
-        must: [scored],
+        must: [begins === null ? matched : { dis_max: { queries: [matched, begins], tie_breaker: 0 } }],
         filter,
-        should: [
-          { constant_score: { filter: { bool: { should: exactKeys, minimum_should_match: 1 } }, boost: EXACT_BONUS } },
-          { constant_score: { filter: { bool: { filter: wordQueries } }, boost: ALL_WORDS_BONUS } },
-          { constant_score: { filter: { term: { avail: country } }, boost: AVAILABLE_BONUS } },
-        ],
       },
     },
     sort: [{ _score: 'desc' }, { popularity: 'desc' }, { id: 'asc' }],
@@ -160,7 +192,7 @@ function wordQuery(word: string, isLast: boolean, fields: Field[]): Json {
       queries.push({
         match: {
           [f.name]: {
-            query: word, operator: 'and', fuzziness: 'AUTO:5,9', fuzzy_transpositions: true, max_expansions: MAX_EXPANSIONS, boost: 0.5 * f.boost,
+            query: word, operator: 'and', fuzziness: 'AUTO:4,9', fuzzy_transpositions: true, max_expansions: MAX_EXPANSIONS, boost: 0.5 * f.boost,
           },
         },
       });

@@ -19,8 +19,11 @@ import MiniSearch from 'minisearch';
 import type { Query, SearchResult as MiniResult } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { lookupWords, maxTypos, titleKey, tokenize, transpositions } from './normalize.ts';
-import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from './ranking.ts';
+import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
+import {
+  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, NO_PHRASE, beginsKey, compareRanked, nearKey, phraseFactor,
+  popularityFactor, topK, type RankInput,
+} from './ranking.ts';
 
 export interface InProcessSearchOptions {
   /** Language whose titles fill the base index (every title is in it). Default `'en'`. */
@@ -29,6 +32,50 @@ export interface InProcessSearchOptions {
   popularityWeight?: number;
   /** Extra weight of a match on the query language's own title over the base titles. Default 1.1. */
   localeBoost?: number;
+  /** Answers kept for repeated queries until the next write (see ResultCache). Default 2000; 0 keeps none. */
+  resultCacheSize?: number;
+}
+
+/** Longest query text whose answer is kept: longer ones are pasted, not repeated. */
+const MAX_CACHED_QUERY_CHARS = 256;
+
+/**
+ * Answers to recent queries, least recently used dropped first, all forgotten on any write.
+ * Why: searches repeat (the same popular titles, the same first letters typed by many users),
+ * and a typo-tolerant lookup costs 0.1-0.5 ms of CPU (fuzzy walks of the vocabulary for every
+ * word) where a kept answer costs a Map lookup; at 50 concurrent searches on one core that is
+ * the difference between queueing and not. Forgetting everything on a write keeps answers
+ * exact (a title written is found by the next query, as before) at the price of a cold cache
+ * after each batch of the search feed; a batch is applied in one call, so one batch empties it
+ * once, not per title.
+ */
+class ResultCache {
+  private readonly answers = new Map<string, SearchResult>();
+  constructor(private readonly size: number) {}
+
+  static keyOf(query: SearchQuery): string | null {
+    if (query.q.length > MAX_CACHED_QUERY_CHARS) return null;
+    return [query.lang, query.country.toUpperCase(), query.kind ?? '', query.genre ?? '', query.provider ?? '', query.offset, query.limit, query.q].join('\u0000');
+  }
+
+  get(key: string): SearchResult | undefined {
+    const found = this.answers.get(key);
+    if (found === undefined) return undefined;
+    // Re-inserted, so Map order is least recently used first.
+    this.answers.delete(key);
+    this.answers.set(key, found);
+    return { total: found.total, ids: found.ids.slice() };
+  }
+
+  set(key: string, result: SearchResult): void {
+    if (this.size <= 0) return;
+    this.answers.set(key, { total: result.total, ids: result.ids.slice() });
+    if (this.answers.size > this.size) this.answers.delete(this.answers.keys().next().value as string);
+  }
+
+  clear(): void {
+    this.answers.clear();
+  }
 }
 
 /**
@@ -108,6 +155,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   // Only grows: a removed blockbuster keeps the scale, which changes factors by a constant.
   let maxPopularity = 0;
   let closed = false;
+  const cache = new ResultCache(options.resultCacheSize ?? 2000);
 
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'The search index is closed.');
@@ -155,6 +203,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   return {
     async upsert(docs) {
       ensureOpen();
+      if (docs.length > 0) cache.clear();
       for (const doc of docs) {
         versions.delete(doc.id);
         drop(doc.id);
@@ -164,6 +213,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async remove(ids) {
       ensureOpen();
+      if (ids.length > 0) cache.clear();
       for (const id of ids) {
         versions.delete(id);
         drop(id);
@@ -172,6 +222,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async write(writes) {
       ensureOpen();
+      if (writes.length > 0) cache.clear();
       for (const w of writes) {
         const held = versions.get(w.id);
         if (held !== undefined && w.version < held) continue;
@@ -188,11 +239,17 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async search(query) {
       ensureOpen();
-      return runSearch(query);
+      const key = ResultCache.keyOf(query);
+      const kept = key === null ? undefined : cache.get(key);
+      if (kept !== undefined) return kept;
+      const result = runSearch(query);
+      if (key !== null) cache.set(key, result);
+      return result;
     },
 
     async close() {
       closed = true;
+      cache.clear();
       entries.clear();
       versions.clear();
       overlays.clear();
@@ -232,6 +289,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     const country = query.country.toUpperCase();
     const queryKey = titleKey(words);
+    // A query can begin a title only when its last word was looked up as a prefix.
+    const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
+    const keyTypos = titleTypos(queryKey);
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
     const provider = query.provider === undefined ? undefined : `,${query.provider},`;
     const offset = Math.max(0, query.offset);
@@ -250,22 +310,22 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       const providers = providersIn(entry.availability, country);
       if (provider !== undefined && (providers === null || !`,${providers},`.includes(provider))) continue;
 
-      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
-      if (hit.covered !== allWords) {
-        partial.push({ id, matchClass: 1, available: providers !== null, relevance: hit.score * popularity, popularity: entry.popularity });
+      const local = entry.localKeys?.[query.lang];
+      const available = providers !== null;
+      const complete = hit.covered === allWords;
+      // Only a title that has every looked-up word can be the query or hold it as a phrase.
+      const keys = complete ? (local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : null;
+      const phrase = keys === null ? NO_PHRASE : phraseFactor(queryKey, keys);
+      if (!phrase.exact && beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
+        // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
+        full.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
         continue;
       }
-      // Only a title that has every looked-up word can hold the query as a phrase.
-      const local = entry.localKeys?.[query.lang];
-      const keys = entry.keys.split('\n');
-      const phrase = phraseFactor(queryKey, local === undefined ? keys : [local, ...keys]);
-      full.push({
-        id,
-        matchClass: phrase.exact ? 3 : 2,
-        available: providers !== null,
-        relevance: hit.score * phrase.factor * popularity,
-        popularity: entry.popularity,
-      });
+      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
+      const ranked = { id, available, relevance: hit.score * phrase.factor * popularity, popularity: entry.popularity };
+      if (keys === null) partial.push({ ...ranked, matchClass: MATCH_SOME_WORDS });
+      else if (phrase.exact) full.push({ ...ranked, matchClass: MATCH_EXACT });
+      else full.push({ ...ranked, matchClass: nearKey(queryKey, keys, keyTypos) ? MATCH_NEAR_EXACT : MATCH_ALL_WORDS });
     }
     const top = topK(full, need, compareRanked);
     const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];

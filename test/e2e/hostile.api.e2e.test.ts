@@ -171,6 +171,8 @@ describe('hostile requests to the API', function () {
         fill(common.filter((w) => w.length >= 9).map(typo)),
         fill(common.filter((w) => w.length >= 9)),
         fill(common.filter((w) => w.length >= 5 && w.length < 9).map(typo)),
+        // 4-letter words have one typo too, and the most fuzzy neighbours of all.
+        fill(common.filter((w) => w.length === 4).map(typo)),
         `${fill(common.filter((w) => w.length >= 5).map(typo).slice(0, SEARCH_QUERY_MAX_WORDS - 1))} th`,
         fill(Array.from({ length: SEARCH_QUERY_MAX_WORDS }, () => 'the')),
         Array.from({ length: 100 }, (_, i) => letters[i % 26]).join('-'),

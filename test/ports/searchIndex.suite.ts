@@ -62,6 +62,20 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.deepEqual(await query('gladiator'), { total: 0, ids: [] });
       });
 
+      it('answers a query asked again after each kind of write from what was written, not from before', async function () {
+        const [first] = await load(searchDoc('Velvet Harbor', { popularity: 1 }));
+        assert.deepEqual((await query('velvet harb')).ids, [first!.id]);
+        const second = searchDoc('Velvet Harbor', { popularity: 100 });
+        await index.upsert([second]);
+        assert.deepEqual((await query('velvet harb')).ids, [second.id, first!.id]);
+        await index.remove([second.id]);
+        assert.deepEqual((await query('velvet harb')).ids, [first!.id]);
+        await index.write([{ id: first!.id, version: 1, doc: null }]);
+        assert.deepEqual(await query('velvet harb'), { total: 0, ids: [] });
+        await index.write([{ id: first!.id, version: 2, doc: { ...first!, title: 'Velvet Harbour' } }]);
+        assert.deepEqual((await query('velvet harb')).ids, [first!.id]);
+      });
+
       it('answers nothing for a query without letters or digits', async function () {
         await load(searchDoc('Titanic'));
         assert.deepEqual(await query('  -- !! '), { total: 0, ids: [] });
@@ -120,10 +134,15 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.deepEqual((await query('Aliem')).ids, [alien!.id]);
       });
 
-      it('does not match a 4-letter word with a typo', async function () {
-        await load(searchDoc('Jaws'), searchDoc('Heat'));
-        assert.deepEqual(await query('Jawz'), { total: 0, ids: [] });
-        assert.deepEqual(await query('Haet'), { total: 0, ids: [] });
+      it('tolerates one typo in a 4-letter word, none in a 3-letter one', async function () {
+        const [jaws, heat, blood] = await load(searchDoc('Jaws'), searchDoc('Heat'), searchDoc('In Cold Blood'), searchDoc('Her'));
+        assert.deepEqual((await query('Jawz')).ids, [jaws!.id]);
+        assert.deepEqual((await query('Haet')).ids, [heat!.id]);
+        // "bood" is blood missing a letter: four letters as typed, so one typo is allowed.
+        assert.deepEqual((await query('In Cold Bood')).ids, [blood!.id]);
+        assert.deepEqual(await query('Hwr'), { total: 0, ids: [] });
+        // Two typos in four letters are too many.
+        assert.deepEqual(await query('Jqwz'), { total: 0, ids: [] });
       });
 
       it('allows two typos only from 9 characters', async function () {
@@ -186,6 +205,36 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
     });
 
     describe('ranking', function () {
+      it('ranks the titles a query begins by popularity, above titles that only contain its words', async function () {
+        const [matrix, reloaded, , mask, , man] = await load(
+          searchDoc('The Matrix', { popularity: 380_000, availability: {} }),
+          searchDoc('The Matrix Reloaded', { popularity: 150_000, availability: { US: ['nfx'] } }),
+          searchDoc('Mad Max', { popularity: 36_000, availability: { US: ['nfx'] } }),
+          searchDoc('The Mask', { popularity: 73_000 }),
+          searchDoc('Mamma Mia', { popularity: 1_000, availability: { US: ['nfx'] } }),
+          // "ma" is not where it begins: only contains a word that does.
+          searchDoc('Iron Man', { popularity: 900_000, availability: { US: ['nfx'] } }),
+        );
+        const { ids, total } = await query('The Ma', { limit: 6 });
+        assert.equal(total, 6);
+        assert.deepEqual(ids.slice(0, 3), [matrix!.id, reloaded!.id, mask!.id]);
+        assert.equal(ids[5], man!.id);
+        // Every word but the last exact, the last cut: the title it begins.
+        assert.deepEqual((await query('the matrix rel')).ids[0], reloaded!.id);
+        // The whole title still comes before the longer titles it begins.
+        assert.deepEqual((await query('the matrix')).ids.slice(0, 2), [matrix!.id, reloaded!.id]);
+      });
+
+      it('puts a misspelt whole title before titles that merely contain its words', async function () {
+        const [glory] = await load(
+          searchDoc('Glory', { popularity: 10, availability: {} }),
+          searchDoc('Blades of Glory', { popularity: 5000, availability: { US: ['nfx'] } }),
+          searchDoc('The Work and the Glory', { popularity: 5000, availability: { US: ['nfx'] } }),
+          searchDoc('Glory Road', { popularity: 5000, availability: { US: ['nfx'] } }),
+        );
+        assert.equal((await query('glry')).ids[0], glory!.id);
+      });
+
       it('puts titles available in the query country first among equal matches', async function () {
         const [elsewhere, here] = await load(
           searchDoc('Night Train', { popularity: 5000, availability: { GB: ['bbc'] } }),

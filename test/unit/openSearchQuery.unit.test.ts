@@ -60,14 +60,18 @@ describe('OpenSearch index documents and queries', function () {
     const words = Array.from({ length: 50 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${i}`).join(' ');
     for (const q of [long, `${words} ${long}`]) {
       const body = searchBody({ ...base, q }, queryOptions);
-      const wordQueries = (body as any).query.bool.must[0].function_score.query.bool.must[0].bool.should as unknown[];
+      const top = (body as any).query.bool.must[0];
+      const matched = top.dis_max === undefined ? top : top.dis_max.queries[0];
+      const wordQueries = matched.bool.must[0].function_score.query.bool.must[0].bool.should as unknown[];
       assert.ok(wordQueries.length <= MAX_WORDS, `${wordQueries.length} word queries`);
       const json = JSON.stringify(body);
       const fuzzy = json.match(/"fuzziness"/g) ?? [];
       const prefix = json.match(/"match_bool_prefix"/g) ?? [];
       assert.equal((json.match(/"max_expansions":50/g) ?? []).length, fuzzy.length + prefix.length);
-      // No fuzzy clause searches the 4,000-character word.
+      // No fuzzy clause searches the 4,000-character word, nor a title key that long.
       assert.ok(!new RegExp(`"query":"${long}","operator":"and","fuzziness"`).test(json));
+      assert.ok(!json.includes('"fuzzy":'), 'a fuzzy query on a title key past MAX_WHOLE_QUERY_CHARS');
+      assert.ok(!json.includes('"prefix":'), 'a prefix query on a title key past MAX_WHOLE_QUERY_CHARS');
     }
     assert.equal(MAX_EXPANSIONS, 50);
   });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { MAX_TYPO_WORD_CHARS, lookupWords, maxTypos, titleKey, tokenize, transpositions } from '../../infra/search/normalize.ts';
-import { compareRanked, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
+import { MAX_TYPO_WORD_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { beginsKey, compareRanked, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
 describe('search text normalisation', function () {
@@ -19,8 +19,12 @@ describe('search text normalisation', function () {
     assert.equal(titleKey(tokenize('The')), 'the');
   });
 
-  it('allows 0 typos below 5 characters, 1 from 5 and 2 from 9', function () {
-    assert.deepEqual(['jaws', 'alien', 'titanic', 'predator', 'inception'].map(maxTypos), [0, 1, 1, 1, 2]);
+  it('allows 0 typos below 4 characters, 1 from 4 and 2 from 9', function () {
+    assert.deepEqual(['her', 'jaws', 'alien', 'titanic', 'predator', 'inception'].map(maxTypos), [0, 1, 1, 1, 1, 2]);
+  });
+
+  it('allows a whole query the same typos against a whole title, up to MAX_WHOLE_QUERY_CHARS', function () {
+    assert.deepEqual(['her', 'glry', 'the twon', 'cold bood', 'a'.repeat(120), 'a'.repeat(121)].map(titleTypos), [0, 1, 1, 2, 2, 0]);
   });
 
   it('allows no typo above MAX_TYPO_WORD_CHARS, so the typo work of one word is bounded', function () {
@@ -58,6 +62,25 @@ describe('search ranking', function () {
       r('g', 2, true, 5, 7),
     ];
     assert.deepEqual(items.sort(compareRanked).map((i) => i.id), ['c', 'e', 'g', 'd', 'b', 'a', 'f']);
+  });
+
+  it('counts an adjacent transposition as one edit, and gives up past the bound', function () {
+    assert.equal(osaDistance('twon', 'town', 2), 1);
+    assert.equal(osaDistance('glry', 'glory', 2), 1);
+    assert.equal(osaDistance('in cold bood', 'in cold blood', 2), 1);
+    assert.equal(osaDistance('abcdef', 'badcfe', 2), 3);
+    assert.equal(osaDistance('a', 'abcdefgh', 2), 3);
+    assert.equal(osaDistance('élan', 'elan', 1), 1);
+  });
+
+  it('tells a query that begins a title, and one within typos of a whole title', function () {
+    assert.ok(beginsKey('matrix\nthe matrix', 'ma'));
+    assert.ok(beginsKey('mad max\nmatrix', 'matrix re') === false);
+    assert.ok(beginsKey('alpha\nmatrix reloaded', 'matrix re'));
+    assert.ok(!beginsKey('iron man', 'ma'));
+    assert.ok(nearKey('twon', ['town'], 1));
+    assert.ok(!nearKey('twon', ['the town'], 1));
+    assert.ok(!nearKey('twon', ['town'], 0));
   });
 
   it('boosts a whole-title match x2 and a phrase inside the title x1.5', function () {
