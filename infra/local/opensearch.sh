@@ -71,7 +71,11 @@ path.logs: $OPENSEARCH_RUN/logs
 # A nearly full CI disk must not turn indices read-only in the middle of a test run.
 cluster.routing.allocation.disk.threshold_enabled: false
 EOF
-  chown -R "$OPENSEARCH_USER:$OPENSEARCH_USER" "$OPENSEARCH_USER_HOME/run"
+  # Only OpenSearch's own directory: the run directory beside it also holds FerretDB's
+  # PostgreSQL cluster, which must stay the postgres user's (a recursive chown of the whole
+  # run directory made PostgreSQL refuse to start after OpenSearch was restarted).
+  chown "$OPENSEARCH_USER:$OPENSEARCH_USER" "$OPENSEARCH_USER_HOME/run"
+  chown -R "$OPENSEARCH_USER:$OPENSEARCH_USER" "$OPENSEARCH_RUN"
 }
 
 opensearch_start() {
