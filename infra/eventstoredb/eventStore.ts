@@ -134,6 +134,25 @@ export function eventStoreDbEventStore(options: EventStoreDbEventStoreOptions): 
       return out;
     },
 
+    async readStreamBackwards(stream, readOptions = {}) {
+      open();
+      const limit = readOptions.limit ?? 100;
+      const from = readOptions.fromRevision;
+      const out: RecordedEvent[] = [];
+      if ((from !== undefined && from < 0) || limit <= 0) return out;
+      try {
+        // The server reads a stream backwards natively, from its end or from a revision.
+        const read = client.readStream(stream, { fromRevision: from === undefined ? END : BigInt(from), direction: BACKWARDS, maxCount: limit });
+        for await (const resolved of read) {
+          if (resolved.event) out.push(recordedEvent(resolved.event, streamReadPosition(resolved.event)));
+        }
+      } catch (err) {
+        if (isStreamNotFound(err)) return [];
+        throw eventStoreDbError(err, `EventStoreDB backwards read of ${stream}`);
+      }
+      return out;
+    },
+
     async streamRevision(stream) {
       open();
       try {

@@ -25,6 +25,8 @@ export interface EventLogIndex {
   /** Last revision of a stream, -1 when missing. */
   revision(stream: string): number;
   readStream(stream: string, fromRevision: number): RecordedEvent[];
+  /** Events of a stream at or below `fromRevision`, newest first, at most `limit`. */
+  readStreamBackwards(stream: string, fromRevision: number, limit: number): RecordedEvent[];
   readAll(after: number, limit: number): RecordedEvent[];
   /** Resolves once `nextOffset >= offset`; rejects on `timeoutMs` or `fail`. */
   reached(offset: number, timeoutMs: number): Promise<void>;
@@ -83,6 +85,21 @@ export function eventLogIndex(): EventLogIndex {
       const events = streams.get(stream) ?? [];
       const start = events.findIndex((e) => e.revision >= fromRevision);
       return start === -1 ? [] : events.slice(start);
+    },
+
+    readStreamBackwards(stream, fromRevision, limit) {
+      const events = streams.get(stream) ?? [];
+      // Binary search for the last event at or below fromRevision: revisions grow in log order.
+      let lo = 0;
+      let hi = events.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if ((events[mid] as RecordedEvent).revision <= fromRevision) lo = mid + 1;
+        else hi = mid;
+      }
+      const out: RecordedEvent[] = [];
+      for (let i = lo - 1; i >= 0 && out.length < limit; i -= 1) out.push(events[i] as RecordedEvent);
+      return out;
     },
 
     readAll(after, limit) {
