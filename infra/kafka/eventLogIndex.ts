@@ -89,29 +89,17 @@ export function eventLogIndex(): EventLogIndex {
 
     readStreamBackwards(stream, fromRevision, limit) {
       const events = streams.get(stream) ?? [];
-      // Binary search for the last event at or below fromRevision: revisions grow in log order.
-      let lo = 0;
-      let hi = events.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((events[mid] as RecordedEvent).revision <= fromRevision) lo = mid + 1;
-        else hi = mid;
-      }
+      // Revisions grow in log order, as positions do along the log.
+      const end = countAtOrBelow(events, (e) => e.revision, fromRevision);
       const out: RecordedEvent[] = [];
-      for (let i = lo - 1; i >= 0 && out.length < limit; i -= 1) out.push(events[i] as RecordedEvent);
+      for (let i = end - 1; i >= 0 && out.length < limit; i -= 1) out.push(events[i] as RecordedEvent);
       return out;
     },
 
     readAll(after, limit) {
-      // Binary search for the first position > after: positions increase along the log.
-      let lo = 0;
-      let hi = log.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((log[mid] as RecordedEvent).position <= after) lo = mid + 1;
-        else hi = mid;
-      }
-      return log.slice(lo, lo + limit);
+      // Positions increase along the log.
+      const start = countAtOrBelow(log, (e) => e.position, after);
+      return log.slice(start, start + limit);
     },
 
     reached(offset, timeoutMs) {
@@ -143,4 +131,16 @@ export function eventLogIndex(): EventLogIndex {
       waiters.clear();
     },
   };
+}
+
+/** How many events of an array ordered by `key` have a key <= `value` (a binary search). */
+function countAtOrBelow(events: readonly RecordedEvent[], key: (e: RecordedEvent) => number, value: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(events[mid] as RecordedEvent) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
