@@ -70,12 +70,14 @@ describe('rankDay on the LMDB adapters', () => {
       { country: 'US', date: '2026-03-01', status: 'appended', ranked: 5, positionChanges: 3 },
     ]);
     const us1 = await rankingStream('US');
-    assert.deepEqual(us1.map((e) => e.type), ['RankingComputed', 'PositionChanged', 'PositionChanged', 'PositionChanged']);
-    assert.deepEqual(us1[0]?.metadata, { producer: 'ranking' });
-    const computed1 = us1[0] as RecordedEvent<RankingComputed>;
+    // A chart of one part: the changes, then the part that closes the day.
+    assert.deepEqual(us1.map((e) => e.type), ['PositionChanged', 'PositionChanged', 'PositionChanged', 'RankingComputed']);
+    assert.deepEqual(us1[3]?.metadata, { producer: 'ranking' });
+    const computed1 = us1[3] as RecordedEvent<RankingComputed>;
     assert.deepEqual(computed1.data.entries.map((e) => [e.mediaId, e.position]), [
       ['mv00000001', 1], ['mv00000002', 2], ['mv00000003', 3], ['mv00000004', 4], ['mv00000005', 5],
     ]);
+    assert.deepEqual([computed1.data.part, computed1.data.parts, computed1.data.latestDate], [1, 1, '2026-03-01']);
     assert.equal(computed1.data.formulaVersion, 1);
     assert.equal(computed1.data.entries[0]?.score, 100);
 
@@ -85,7 +87,7 @@ describe('rankDay on the LMDB adapters', () => {
     const day2 = await rankDay({ date: '2026-03-02', countries: ['us'], readStore, eventStore, clock, chartSize: 3 });
     assert.deepEqual(day2, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 4, positionChanges: 3 }]);
     const us2 = (await rankingStream('US')).slice(4);
-    const changes = us2.slice(1).map((e) => (e as RecordedEvent<PositionChanged>).data);
+    const changes = us2.slice(0, -1).map((e) => (e as RecordedEvent<PositionChanged>).data);
     assert.deepEqual(changes, [
       { country: 'US', date: '2026-03-02', mediaId: 'mv00000005', kind: 'movie', position: 1, previousPosition: null },
       { country: 'US', date: '2026-03-02', mediaId: 'mv00000001', kind: 'movie', position: 2, previousPosition: 1 },
@@ -94,7 +96,7 @@ describe('rankDay on the LMDB adapters', () => {
 
     // The read models built from the stream: newest ranking, and the day's trending order.
     const all = await rankingStream('US');
-    assert.equal(foldStream(rankingsProjection, all)?.date, '2026-03-02');
+    assert.equal(foldStream(rankingsProjection, all)?.chart?.date, '2026-03-02');
     const trending = foldStream(trendingProjection, all.filter((e) => e.type === 'PositionChanged' && e.data.date === '2026-03-02'));
     assert.deepEqual(trending?.entries.map((e) => e.mediaId), ['mv00000005', 'mv00000001', 'mv00000002']);
   });
