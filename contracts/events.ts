@@ -117,6 +117,11 @@ export type RankingComputed = EventBase<'RankingComputed', {
    * of reading it all. Absent (older events, null): unknown.
    */
   latestDate?: string | null;
+  /**
+   * On a day's last part: how many PositionChanged events of the day sit just before it (so
+   * its first part is `positionChanges + parts - 1` revisions back). Absent: 0.
+   */
+  positionChanges?: number;
   /** The ranked titles of this part, by position (every ranked title in an unsplit chart). */
   entries: RankingEntry[];
 }>;

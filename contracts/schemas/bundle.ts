@@ -690,7 +690,7 @@ export const SCHEMA_SOURCES: readonly SchemaSource[] = [
       "type": "record",
       "name": "RankingComputed",
       "namespace": "marquee",
-      "doc": "One part of the daily ranking of a country. v3 splits a chart into parts (part, parts; 1 of 1 when read from v2: the whole chart) and adds latestDate (null when read from v2).",
+      "doc": "One part of the daily ranking of a country. v3 splits a chart into parts (part, parts; 1 of 1 when read from v2: the whole chart) and adds latestDate (null when read from v2) and positionChanges (0 when read from v2).",
       "fields": [
         {
           "name": "data",
@@ -733,6 +733,12 @@ export const SCHEMA_SOURCES: readonly SchemaSource[] = [
                 ],
                 "default": null,
                 "doc": "The newest day the stream holds once this day is complete (a later one for a backfill); null: unknown."
+              },
+              {
+                "name": "positionChanges",
+                "type": "int",
+                "default": 0,
+                "doc": "On a day's last part: how many PositionChanged events of the day sit just before it; 0 on the other parts."
               },
               {
                 "name": "entries",

@@ -46,7 +46,11 @@ export function dayEvents(day: RankedDay, partEntries = PART_ENTRIES): DomainEve
   const parts = Math.max(1, Math.ceil(day.entries.length / partEntries));
   const computed = Array.from({ length: parts }, (_, i): DomainEvent => ({
     type: 'RankingComputed',
-    data: { country, date, formulaVersion, part: i + 1, parts, latestDate, entries: day.entries.slice(i * partEntries, (i + 1) * partEntries) },
+    data: {
+      country, date, formulaVersion, part: i + 1, parts, latestDate,
+      positionChanges: i + 1 === parts ? day.changes.length : 0,
+      entries: day.entries.slice(i * partEntries, (i + 1) * partEntries),
+    },
     metadata,
   }));
   const changes = day.changes.map((c): DomainEvent => ({ type: 'PositionChanged', data: { country, date, ...c }, metadata }));

@@ -4,13 +4,13 @@
  * a stream grows by a chart a day (about 9 MB for a 250,000-title country).
  *
  * It reads backwards (EventStore.readStreamBackwards). A day's last part is its last event and
- * says how many parts the day has, which sit just before it (the job appends them in order under
- * an expected revision, so nothing interleaves), so the walk jumps over a day to the event
- * before its first part, and reads only the first parts of the day it compares with (those
- * holding the top `chartSize` positions). Each part carries `latestDate`, the newest day in the
+ * says how many parts the day has and how many PositionChanged sit just before it, after the
+ * other parts (the job appends a day under an expected revision, so nothing interleaves). So
+ * the walk jumps over a day to the event before its first part, and reads only the first parts
+ * of the day it compares with (those holding the top `chartSize` positions). Each part carries `latestDate`, the newest day in the
  * stream once its day was complete: when that is before the day ranked, nothing earlier can be
  * the day itself or a newer previous day, and the walk stops. For a day after every other (the
- * daily run) that is at the first day met: a read of its last part and its first part. A stream
+ * daily run) that is at the first day met: a read of its last part and of its first part. A stream
  * written before parts (no latestDate) is walked to its start, once: the next day carries it.
  */
 import type { RankingEntry } from '../../contracts/domain.ts';
@@ -30,7 +30,7 @@ export interface RankingHistory {
 }
 
 /** Events read by the first request; each next one reads twice as many, up to MAX_PAGE. */
-const FIRST_PAGE = 2;
+const FIRST_PAGE = 1;
 const MAX_PAGE = 256;
 
 export async function readRankingHistory(store: EventStore, stream: string, date: string, chartSize: number): Promise<RankingHistory> {
@@ -59,7 +59,8 @@ export async function readRankingHistory(store: EventStore, stream: string, date
       const known = event.data.latestDate ?? null;
       latest = newest(newest(latest, day), known);
       if (day === date) return { revision, exists: true, previous: null, latest };
-      const first = event.revision - (parts - 1);
+      // The day's events run from its first part to this one, its PositionChanged just before it.
+      const first = event.revision - (event.data.positionChanges ?? 0) - (parts - 1);
       if (day < date && (previous === null || day > previous.date)) {
         previous = { date: day, entries: await topEntries(store, stream, event, first, chartSize) };
       }
@@ -81,6 +82,11 @@ function newest(a: string | null, b: string | null): string | null {
   return b !== null && b > a ? b : a;
 }
 
+function notPart(stream: string, revision: number, part: number, last: RecordedEvent<RankingComputed>): AppError {
+  const { parts } = chartPart(last.data);
+  return new AppError('internal', `ranking stream ${stream}: revision ${revision} is not part ${part} of ${parts} of ${last.data.date}`);
+}
+
 /**
  * The entries of positions up to `chartSize` of the day whose last part is `last` and whose
  * first part is at revision `first`: its first parts, read one by one until one reaches past
@@ -93,9 +99,9 @@ async function topEntries(
   const { parts } = chartPart(last.data);
   for (let part = 1; part <= parts; part += 1) {
     const at = first + part - 1;
-    const event = at === last.revision ? last : (await store.readStreamBackwards(stream, { fromRevision: at, limit: 1 }))[0];
-    if (event === undefined || !isRankingComputed(event) || event.revision !== at || event.data.date !== last.data.date || chartPart(event.data).part !== part) {
-      throw new AppError('internal', `ranking stream ${stream}: revision ${at} is not part ${part} of ${parts} of ${last.data.date}`);
+    const event = part === parts ? last : (await store.readStreamBackwards(stream, { fromRevision: at, limit: 1 }))[0];
+    if (event === undefined || !isRankingComputed(event) || event.data.date !== last.data.date || chartPart(event.data).part !== part) {
+      throw notPart(stream, at, part, last);
     }
     out.push(...event.data.entries.filter((e) => e.position <= chartSize));
     if (event.data.entries.some((e) => e.position >= chartSize)) break;

@@ -20,7 +20,7 @@ import { linksProjection } from '../../projections/links.ts';
 import { mediaProjection } from '../../projections/media.ts';
 import { providersProjection } from '../../projections/providers.ts';
 import { resolveCollection } from '../shared/readModels.ts';
-import { dayEvents, packAppends, PART_ENTRIES } from './chartEvents.ts';
+import { dayEvents, MAX_APPEND_BYTES, packAppends, PART_ENTRIES } from './chartEvents.ts';
 import { diffCharts } from './diff.ts';
 import { FORMULA_VERSION, rankTitles, type RankingCandidate } from './formula.ts';
 import { readRankingHistory } from './history.ts';
@@ -41,6 +41,8 @@ export interface RankDayOptions {
   maxAttempts?: number;
   /** Positions per RankingComputed part. Default PART_ENTRIES (1,000). */
   partSize?: number;
+  /** Most bytes of events per append (EventStoreDB refuses over its MaxAppendSize). Default MAX_APPEND_BYTES (512 KiB). */
+  maxAppendBytes?: number;
 }
 
 export interface CountryRanking {
@@ -123,7 +125,7 @@ async function rankCountry(job: CountryJob): Promise<CountryRanking> {
     );
     let expected: ExpectedRevision = history.revision === -1 ? 'no_stream' : history.revision;
     try {
-      for (const batch of packAppends(events)) {
+      for (const batch of packAppends(events, job.maxAppendBytes ?? MAX_APPEND_BYTES)) {
         expected = (await job.eventStore.append(stream, batch, expected)).nextExpectedRevision;
       }
       return { country: job.country, date: job.date, status: 'appended', ranked: entries.length, positionChanges: changes.length };

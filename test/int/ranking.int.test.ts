@@ -10,6 +10,7 @@ import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { rankingsProjection } from '../../projections/rankings.ts';
 import { trendingProjection } from '../../projections/trending.ts';
+import { readRankingHistory } from '../../services/ranking/history.ts';
 import { rankDay } from '../../services/ranking/job.ts';
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
@@ -114,6 +115,109 @@ describe('rankDay on the LMDB adapters', () => {
     await readStore.setAlias('links', 'links_v2');
     const result = await rankDay({ countries: ['US'], readStore, eventStore, clock });
     assert.deepEqual(result, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 1, positionChanges: 1 }]);
+  });
+
+  /** The event store, counting the events its stream reads return, and refusing a whole-stream read. */
+  function countingReads(inner: EventStore) {
+    const reads = { events: 0, wholeStream: 0 };
+    const store: EventStore = {
+      ...inner,
+      async readStream(stream, options) {
+        reads.wholeStream += 1;
+        return inner.readStream(stream, options);
+      },
+      async readStreamBackwards(stream, options) {
+        const events = await inner.readStreamBackwards(stream, options);
+        reads.events += events.length;
+        return events;
+      },
+    };
+    return { store, reads };
+  }
+
+  function day(n: number): string {
+    return `2026-03-${String(n).padStart(2, '0')}`;
+  }
+
+  it('reads the events of one chart for day N, not the N-1 charts before it', async () => {
+    const { store, reads } = countingReads(eventStore);
+    const perDay: number[] = [];
+    for (let n = 1; n <= 12; n += 1) {
+      // A chart of 3 parts a day, and titles that move, so each day has changes too.
+      await put('media_v1', 'mv00000005', media('mv00000005', n % 2 === 0 ? 1000 : 10));
+      const before = reads.events;
+      const [result] = await rankDay({ date: day(n), countries: ['US'], readStore, eventStore: store, clock, chartSize: 3, partSize: 2 });
+      assert.equal(result?.status, 'appended');
+      perDay.push(reads.events - before);
+    }
+    assert.equal(reads.wholeStream, 0);
+    const stream = await rankingStream('US');
+    assert.equal(stream.filter((e) => e.type === 'RankingComputed').length, 36);
+    // Day N reads of day N-1 its last part (the stream's last event), then its parts 1 and 2
+    // (positions 1-4, holding the chart of 3): three events at day 12 as at day 2, while the
+    // stream grows by a day (3 parts and the PositionChanged) each day.
+    assert.deepEqual(perDay, [0, ...Array.from({ length: 11 }, () => 3)]);
+    const before12 = stream.filter((e) => (e.data as { date?: string }).date !== day(12)).length;
+    console.log(`      events read per day: ${perDay.join(', ')}; the stream held ${before12} events when day 12 ran`);
+  });
+
+  it('ranks a day again from its first part after a crash left it unfinished, and serves the old day meanwhile', async () => {
+    await rankDay({ date: day(1), countries: ['US'], readStore, eventStore, clock, chartSize: 3 });
+    await put('media_v1', 'mv00000005', media('mv00000005', 1000));
+    // One part per append: the second append fails as a crashed process would leave it.
+    let appends = 0;
+    const crashing: EventStore = {
+      ...eventStore,
+      async append(stream, events, expected) {
+        appends += 1;
+        if (appends === 2) throw new Error('process killed');
+        return eventStore.append(stream, events, expected);
+      },
+    };
+    const options = { date: day(2), countries: ['US'], readStore, clock, chartSize: 3, partSize: 2, maxAppendBytes: 1 };
+    await assert.rejects(rankDay({ ...options, eventStore: crashing }), /process killed/);
+    const unfinished = await rankingStream('US');
+    assert.equal(foldStream(rankingsProjection, unfinished)?.chart?.date, day(1));
+    assert.deepEqual(unfinished.slice(-1).map((e) => [e.type, (e.data as { part?: number }).part]), [['RankingComputed', 1]]);
+
+    const [again] = await rankDay({ ...options, eventStore });
+    assert.deepEqual(again, { country: 'US', date: day(2), status: 'appended', ranked: 5, positionChanges: 4 });
+    const all = await rankingStream('US');
+    const folded = foldStream(rankingsProjection, all);
+    assert.deepEqual([folded?.chart?.date, folded?.chart?.total], [day(2), 5]);
+    const trending = foldStream(trendingProjection, all.filter((e) => e.type === 'PositionChanged' && e.data.date === day(2)));
+    assert.deepEqual(trending?.entries.map((e) => [e.mediaId, e.previousPosition, e.position]), [
+      ['mv00000005', null, 1], ['mv00000001', 1, 2], ['mv00000002', 2, 3], ['mv00000003', 3, null],
+    ]);
+    const [third] = await rankDay({ ...options, eventStore });
+    assert.equal(third?.status, 'exists');
+  });
+
+  it('finds the previous day by date, not by append order, after a backfill, and reads a stream written before parts', async () => {
+    // Days 1 and 2 as the job wrote them before charts were split: one whole chart, then the changes.
+    const whole = (date: string) => ({
+      type: 'RankingComputed' as const,
+      data: { country: 'US', date, formulaVersion: 1, entries: [{ mediaId: 'mv00000001', kind: 'movie' as const, position: 1, score: 100, points: 50 }] },
+      metadata: { producer: 'ranking' },
+    });
+    await eventStore.append('ranking-US', [whole(day(1))], 'no_stream');
+    await eventStore.append('ranking-US', [whole(day(2))], 0);
+    for (const n of [10, 12, 11]) await rankDay({ date: day(n), countries: ['US'], readStore, eventStore, clock, chartSize: 3, partSize: 2 });
+    const history = (date: string) => readRankingHistory(eventStore, 'ranking-US', date, 3);
+    // Day 11 came last, yet day 13 follows day 12.
+    const d13 = await history(day(13));
+    assert.deepEqual([d13.exists, d13.previous?.date, d13.latest], [false, day(12), day(12)]);
+    assert.deepEqual(d13.previous?.entries.map((e) => e.position), [1, 2, 3]);
+    assert.equal((await history(day(12))).exists, true);
+    assert.equal((await history(day(10))).exists, true);
+    const d11b = await history('2026-03-11');
+    assert.equal(d11b.exists, true);
+    // Between the old days and the new ones: the walk reaches the unsplit charts.
+    const d5 = await history(day(5));
+    assert.deepEqual([d5.exists, d5.previous?.date, d5.previous?.entries.length], [false, day(2), 1]);
+    assert.equal((await history(day(1))).exists, true);
+    const d0 = await history('2026-02-28');
+    assert.deepEqual([d0.exists, d0.previous, d0.revision], [false, null, (await eventStore.streamRevision('ranking-US'))]);
   });
 
   it('refuses a date that is not a calendar day', async () => {
