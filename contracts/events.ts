@@ -171,7 +171,12 @@ export type RecordedEvent<E extends DomainEvent = DomainEvent> = E & {
   streamId: string;
   /** 0-based revision within the stream. */
   revision: number;
-  /** 1-based position in the global order of all events; a checkpoint is the last one handled. */
+  /**
+   * Global position: orders all events, above 0; a checkpoint is the last one handled. What the
+   * engine makes it, not a count: 1, 2, 3... on LMDB, offset + 1 on Kafka (gaps at transaction
+   * markers), the `$all` commit position + 1 on EventStoreDB (a byte offset in its log). Compare
+   * positions, never count with them.
+   */
   position: number;
   /** When the store appended it, RFC 3339 UTC. */
   recordedAt: string;
