@@ -29,7 +29,7 @@ export interface RankingHistory {
   latest: string | null;
 }
 
-/** Events read by the first request; each next one reads twice as many, up to MAX_PAGE. */
+/** Events read by the first request, and after a jump; each next one reads twice as many, up to MAX_PAGE. */
 const FIRST_PAGE = 1;
 const MAX_PAGE = 256;
 
@@ -44,7 +44,6 @@ export async function readRankingHistory(store: EventStore, stream: string, date
   let pageSize = FIRST_PAGE;
   for (;;) {
     const page = await store.readStreamBackwards(stream, { fromRevision: cursor, limit: pageSize });
-    pageSize = Math.min(MAX_PAGE, pageSize * 2);
     if (page.length === 0) break;
     if (cursor === undefined) revision = page[0]?.revision ?? -1;
     for (const event of page) {
@@ -69,6 +68,9 @@ export async function readRankingHistory(store: EventStore, stream: string, date
       if (bound !== null && previous !== null && previous.date >= bound) return { revision, exists: false, previous, latest };
     }
     if (cursor === undefined || cursor < 0) break;
+    // After a jump over a day the next event is the day before's last part: read it alone.
+    // Walking over events one by one (a stream from before parts), read more at a time.
+    pageSize = (page.at(-1)?.revision ?? 0) > cursor + 1 ? FIRST_PAGE : Math.min(MAX_PAGE, pageSize * 2);
   }
   return { revision, exists: false, previous, latest };
 }

@@ -212,9 +212,14 @@ describe('rankDay on the LMDB adapters', () => {
     assert.equal((await history(day(10))).exists, true);
     const d11b = await history('2026-03-11');
     assert.equal(d11b.exists, true);
-    // Between the old days and the new ones: the walk reaches the unsplit charts.
-    const d5 = await history(day(5));
+    // Between the old days and the new ones: the walk reaches the unsplit charts, reading one
+    // event per day (each new day's last part says where it starts), of a stream of many more.
+    const { store, reads } = countingReads(eventStore);
+    const d5 = await readRankingHistory(store, 'ranking-US', day(5), 3);
     assert.deepEqual([d5.exists, d5.previous?.date, d5.previous?.entries.length], [false, day(2), 1]);
+    // Days 11, 12 and 10 (their last parts), day 2, day 1: 5 of the stream's 13 events.
+    assert.equal(reads.events, 5);
+    assert.equal((await rankingStream('US')).length, 13);
     assert.equal((await history(day(1))).exists, true);
     const d0 = await history('2026-02-28');
     assert.deepEqual([d0.exists, d0.previous, d0.revision], [false, null, (await eventStore.streamRevision('ranking-US'))]);
