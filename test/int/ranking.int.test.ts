@@ -12,6 +12,7 @@ import { rankingsProjection } from '../../projections/rankings.ts';
 import { trendingProjection } from '../../projections/trending.ts';
 import { readRankingHistory } from '../../services/ranking/history.ts';
 import { rankDay } from '../../services/ranking/job.ts';
+import { countingReads } from '../fixtures/ranking.ts';
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
@@ -116,24 +117,6 @@ describe('rankDay on the LMDB adapters', () => {
     const result = await rankDay({ countries: ['US'], readStore, eventStore, clock });
     assert.deepEqual(result, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 1, positionChanges: 1 }]);
   });
-
-  /** The event store, counting the events its stream reads return, and refusing a whole-stream read. */
-  function countingReads(inner: EventStore) {
-    const reads = { events: 0, wholeStream: 0 };
-    const store: EventStore = {
-      ...inner,
-      async readStream(stream, options) {
-        reads.wholeStream += 1;
-        return inner.readStream(stream, options);
-      },
-      async readStreamBackwards(stream, options) {
-        const events = await inner.readStreamBackwards(stream, options);
-        reads.events += events.length;
-        return events;
-      },
-    };
-    return { store, reads };
-  }
 
   function day(n: number): string {
     return `2026-03-${String(n).padStart(2, '0')}`;

@@ -1,38 +1,12 @@
 import assert from 'node:assert/strict';
 import { codec } from '../../contracts/codec.ts';
-import type { RankingEntry } from '../../contracts/domain.ts';
 import type { DomainEvent, RankingComputed } from '../../contracts/events.ts';
 import { appendBytes, dayEvents, MAX_APPEND_BYTES, packAppends, PART_ENTRIES } from '../../services/ranking/chartEvents.ts';
-import type { ChartChange } from '../../services/ranking/diff.ts';
+import { worstCaseChanges, worstCaseChart } from '../fixtures/ranking.ts';
 
 const MiB = 1024 * 1024;
 const TITLES = 250_000;
 const CHART = 200;
-
-/**
- * Entries with the longest values each field can take: 10-character ids, the longer kind, and
- * scores and points as doubles printed to 17 significant digits (the formula rounds them to 2
- * and 6 decimals, which prints shorter).
- */
-function worstCaseChart(titles: number): RankingEntry[] {
-  return Array.from({ length: titles }, (_, i) => ({
-    mediaId: `tv${String(99_999_999 - i).padStart(8, '0')}`,
-    kind: 'tv_show',
-    position: i + 1,
-    score: 100 / 3 - i * 1e-9,
-    points: Math.PI * 1e-6 + i * 1e-12,
-  }));
-}
-
-/** Every title of the chart moved: a PositionChanged per title that entered and per one that left. */
-function worstCaseChanges(): ChartChange[] {
-  return Array.from({ length: 2 * CHART }, (_, i) => ({
-    mediaId: `mv${String(i).padStart(8, '0')}`,
-    kind: 'tv_show',
-    position: i < CHART ? i + 1 : null,
-    previousPosition: i < CHART ? null : i - CHART + 1,
-  }));
-}
 
 /** The Kafka event log's record value (infra/kafka/eventStore.ts): the event with its stream, revision and time. */
 function kafkaRecordBytes(event: DomainEvent): number {
@@ -41,7 +15,7 @@ function kafkaRecordBytes(event: DomainEvent): number {
 
 describe('ranking chart events', () => {
   const entries = worstCaseChart(TITLES);
-  const changes = worstCaseChanges();
+  const changes = worstCaseChanges(CHART);
   const day = { country: 'US', date: '2026-03-02', formulaVersion: 1, latestDate: '2026-03-02', entries, changes, metadata: { producer: 'ranking' } };
 
   it(`keeps every event and every append of a ${TITLES.toLocaleString('en')}-title chart well under 1 MiB`, function () {
