@@ -93,7 +93,9 @@ async function writeSyntheticChart(readStore: import('../contracts/ports.ts').Re
   const items = await resolveCollection(readStore, mediaItemsProjection);
   const head = await readStore.get<RankingHeadDoc>(rankings, 'US');
   if (head === null) throw new Error('the sample has no US chart to extend');
-  const real = (await readStore.scan<RankingEntry>(rankings, { prefix: rankingRowPrefix('US', 'all') })).map((r) => r.doc);
+  const served = head.doc.chart;
+  if (served === null) throw new Error('the sample has no US chart to extend');
+  const real = (await readStore.scan<RankingEntry>(rankings, { prefix: rankingRowPrefix('US', served.slot, 'all') })).map((r) => r.doc);
   const templates = (await readStore.getMany<MediaItemDoc>(items, real.map((e) => e.mediaId))).map((t) => t?.doc ?? null);
   const position = 2 ** 40;
   const entries: RankingEntry[] = [];
@@ -116,7 +118,7 @@ async function writeSyntheticChart(readStore: import('../contracts/ports.ts').Re
     }
   }
   await readStore.writeBatch(items, batch);
-  const laid = layoutRanking('US', { country: 'US', date: head.doc.date, formulaVersion: head.doc.formulaVersion, entries }, head.doc);
+  const laid = layoutRanking({ country: 'US', date: served.date, formulaVersion: served.formulaVersion, entries }, head.doc);
   const writes = [{ key: 'US', doc: laid.document as unknown, position }, ...laid.rows.map((r) => ({ ...r, position }))];
   for (let at = 0; at < writes.length; at += 20_000) await readStore.writeBatch(rankings, writes.slice(at, at + 20_000));
   return entries.length;

@@ -95,14 +95,42 @@ export type FeaturedSelectionChanged = EventBase<'FeaturedSelectionChanged', {
 export type FeaturedEvent = FeaturedSelectionChanged;
 
 // ranking-{country}
+/**
+ * One part of a day's chart: the entries of a bounded range of positions. A 250,000-title chart
+ * is several MB, over EventStoreDB's 1 MiB append limit and Kafka's 1 MB record limit, so the
+ * ranking job splits it into parts 1..parts appended in order; the day is complete once its
+ * last part is in, and that part is always the day's last event. Events written before charts
+ * were split have no `part`: each holds the whole chart (part 1 of 1, see chartPart).
+ */
 export type RankingComputed = EventBase<'RankingComputed', {
   country: string;
   /** The day ranked, `YYYY-MM-DD`. */
   date: string;
   formulaVersion: number;
-  /** Every ranked title, by position. */
+  /** This part, 1-based. Absent: the whole chart in one event. */
+  part?: number;
+  /** How many parts the day's chart has. Absent: 1. */
+  parts?: number;
+  /**
+   * The newest day the stream holds once this day is complete: this day, or a later one when
+   * this is a backfill. Lets the job find the previous day from the end of the stream instead
+   * of reading it all. Absent (older events, null): unknown.
+   */
+  latestDate?: string | null;
+  /**
+   * On a day's last part: how many PositionChanged events of the day sit just before it (so
+   * its first part is `positionChanges + parts - 1` revisions back). Absent: 0.
+   */
+  positionChanges?: number;
+  /** The ranked titles of this part, by position (every ranked title in an unsplit chart). */
   entries: RankingEntry[];
 }>;
+
+/** Which part of its day's chart a RankingComputed is; an event from before the split is the whole chart. */
+export function chartPart(data: RankingComputed['data']): { part: number; parts: number } {
+  return { part: data.part ?? 1, parts: data.parts ?? 1 };
+}
+
 export type PositionChanged = EventBase<'PositionChanged', {
   country: string;
   date: string;
@@ -143,7 +171,12 @@ export type RecordedEvent<E extends DomainEvent = DomainEvent> = E & {
   streamId: string;
   /** 0-based revision within the stream. */
   revision: number;
-  /** 1-based position in the global order of all events; a checkpoint is the last one handled. */
+  /**
+   * Global position: orders all events, above 0; a checkpoint is the last one handled. What the
+   * engine makes it, not a count: 1, 2, 3... on LMDB, offset + 1 on Kafka (gaps at transaction
+   * markers), the `$all` commit position + 1 on EventStoreDB (a byte offset in its log). Compare
+   * positions, never count with them.
+   */
   position: number;
   /** When the store appended it, RFC 3339 UTC. */
   recordedAt: string;

@@ -46,6 +46,13 @@ export interface ReadAllOptions {
   limit?: number;
 }
 
+export interface ReadBackwardsOptions {
+  /** The newest revision to read (included). Default: the stream's last. */
+  fromRevision?: number;
+  /** At most this many events. Default 100. */
+  limit?: number;
+}
+
 export interface SubscribeOptions {
   /** Deliver events strictly after this global position (a checkpoint). Default 0. */
   after?: number;
@@ -76,6 +83,13 @@ export interface EventStore {
   appendMany(requests: AppendRequest[]): Promise<Array<AppendResult | AppError>>;
   /** The events of one stream from `fromRevision` (default 0), oldest first; [] for a missing stream. */
   readStream(stream: string, options?: { fromRevision?: number }): Promise<RecordedEvent[]>;
+  /**
+   * The events of one stream at or below `fromRevision` (default: the stream's last), newest
+   * first, at most `limit` (default 100); [] for a missing stream. What a caller that needs only a stream's recent events reads instead of the whole
+   * stream (the ranking job reads the previous day's chart): EventStoreDB reads backwards from
+   * the end natively, the other adapters from their per-stream index.
+   */
+  readStreamBackwards(stream: string, options?: ReadBackwardsOptions): Promise<RecordedEvent[]>;
   /** The last revision of a stream, or -1 when it does not exist. */
   streamRevision(stream: string): Promise<number>;
   /** Events of all streams in global order. */

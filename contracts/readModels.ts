@@ -99,9 +99,9 @@ export interface FeaturedDoc {
 }
 
 /**
- * The latest day's full ranking of a country, as the rankings projection folds it. It is
- * stored split (projections/rankings.ts): a page of a 250,000-title chart reads its rows, not
- * a 9 MB document.
+ * A day's full ranking of a country. Never stored whole (projections/rankings.ts stores a
+ * header and a row per rank, so a page of a 250,000-title chart reads its rows, not a 9 MB
+ * document): what the release writes, and what synthetic catalogs lay out.
  */
 export interface RankingDoc {
   country: string;
@@ -110,18 +110,41 @@ export interface RankingDoc {
   entries: RankingEntry[];
 }
 
-/** `rankings`, key: country. The chart's header: its day and its length, overall and per kind. */
-export interface RankingHeadDoc {
-  country: string;
+/** Where a country's chart rows are stored: the served chart in one slot, the next one assembled in the other. */
+export type RankingSlot = 'a' | 'b';
+
+/** A chart overall (`all`) or of one kind. */
+export type RankingSlice = ContentType | 'all';
+
+/** A complete chart: its day and its length, overall and per kind, and the slot of its rows. */
+export interface RankingChartHead {
   date: string;
   formulaVersion: number;
+  slot: RankingSlot;
   total: number;
   totals: Record<ContentType, number>;
 }
 
+/** A newer chart whose parts are still arriving (`received` of `parts`), written in the other slot. */
+export interface RankingPendingChart extends RankingChartHead {
+  parts: number;
+  received: number;
+}
+
+/** `rankings`, key: country. The header of a country's charts. */
+export interface RankingHeadDoc {
+  country: string;
+  /** The newest complete chart, the one served; null until one is complete. */
+  chart: RankingChartHead | null;
+  /** A newer chart being assembled; null when none is. */
+  pending: RankingPendingChart | null;
+  /** Rows stored per slot and slice: a shorter chart deletes the rows its slot holds beyond it. */
+  stored: Record<RankingSlot, Record<RankingSlice, number>>;
+}
+
 /**
- * `rankings`, key: `${country}:${kind or 'all'}:${rank, zero-padded}` (rankingRowKey): one row
- * of the chart, the nth overall or the nth of its kind. `position` stays the overall one.
+ * `rankings`, key: `${country}:${slot}:${kind or 'all'}:${rank, zero-padded}` (rankingRowKey):
+ * one row of a chart, the nth overall or the nth of its kind. `position` stays the overall one.
  */
 export type RankingRowDoc = RankingEntry;
 

@@ -685,6 +685,80 @@ export const SCHEMA_SOURCES: readonly SchemaSource[] = [
     }
   },
   {
+    "path": "events/RankingComputed/v3.avsc",
+    "schema": {
+      "type": "record",
+      "name": "RankingComputed",
+      "namespace": "marquee",
+      "doc": "One part of the daily ranking of a country. v3 splits a chart into parts (part, parts; 1 of 1 when read from v2: the whole chart) and adds latestDate (null when read from v2) and positionChanges (0 when read from v2).",
+      "fields": [
+        {
+          "name": "data",
+          "type": {
+            "type": "record",
+            "name": "RankingComputedData",
+            "fields": [
+              {
+                "name": "country",
+                "type": "string"
+              },
+              {
+                "name": "date",
+                "type": "string",
+                "doc": "The day ranked, YYYY-MM-DD."
+              },
+              {
+                "name": "formulaVersion",
+                "type": "int",
+                "default": 1,
+                "doc": "Rankings written before v2 were computed with formula 1."
+              },
+              {
+                "name": "part",
+                "type": "int",
+                "default": 1,
+                "doc": "This part of the day's chart, 1-based. Events before v3 hold the whole chart: part 1 of 1."
+              },
+              {
+                "name": "parts",
+                "type": "int",
+                "default": 1,
+                "doc": "How many parts the day's chart has; the day is complete once part == parts is in."
+              },
+              {
+                "name": "latestDate",
+                "type": [
+                  "null",
+                  "string"
+                ],
+                "default": null,
+                "doc": "The newest day the stream holds once this day is complete (a later one for a backfill); null: unknown."
+              },
+              {
+                "name": "positionChanges",
+                "type": "int",
+                "default": 0,
+                "doc": "On a day's last part: how many PositionChanged events of the day sit just before it; 0 on the other parts."
+              },
+              {
+                "name": "entries",
+                "type": {
+                  "type": "array",
+                  "items": "marquee.RankingEntry"
+                },
+                "doc": "The ranked titles of this part, by position."
+              }
+            ]
+          }
+        },
+        {
+          "name": "metadata",
+          "type": "marquee.EventMetadata"
+        }
+      ]
+    }
+  },
+  {
     "path": "events/SeasonChanged/v1.avsc",
     "schema": {
       "type": "record",

@@ -134,6 +134,32 @@ export function eventStoreDbEventStore(options: EventStoreDbEventStoreOptions): 
       return out;
     },
 
+    async readStreamBackwards(stream, readOptions = {}) {
+      open();
+      const limit = readOptions.limit ?? 100;
+      const from = readOptions.fromRevision;
+      if ((from !== undefined && from < 0) || limit <= 0) return [];
+      const read = async (fromRevision: bigint | typeof END): Promise<RecordedEvent[]> => {
+        const out: RecordedEvent[] = [];
+        try {
+          // The server reads a stream backwards natively, from its end or from a revision.
+          for await (const resolved of client.readStream(stream, { fromRevision, direction: BACKWARDS, maxCount: limit })) {
+            if (resolved.event) out.push(recordedEvent(resolved.event, streamReadPosition(resolved.event)));
+          }
+        } catch (err) {
+          if (isStreamNotFound(err)) return [];
+          throw eventStoreDbError(err, `EventStoreDB backwards read of ${stream}`);
+        }
+        return out;
+      };
+      if (from === undefined) return read(END);
+      const out = await read(BigInt(from));
+      // A revision past the stream's end may count the missing revisions against maxCount (a
+      // short or empty page that did not reach revision 0): then the page is the end's.
+      const clipped = out.length < limit && (out.length === 0 || ((out[0] as RecordedEvent).revision < from && (out.at(-1) as RecordedEvent).revision > 0));
+      return clipped ? read(END) : out;
+    },
+
     async streamRevision(stream) {
       open();
       try {

@@ -1,5 +1,8 @@
 /**
- * Global positions of the port from EventStoreDB's `$all` positions, and back.
+ * Global positions of the port from EventStoreDB's `$all` positions, and back. On EventStoreDB a
+ * port position is a COMMIT POSITION (plus one), not a 1-based count of events: a checkpoint,
+ * `marquee status`'s lag (head minus checkpoint: bytes of log, not events) and a `/v1/changes`
+ * cursor (the position of the last change examined) are byte offsets in the server's log.
  *
  * EventStoreDB places an event in `$all` by its byte offset in the transaction log: a
  * `{ commit, prepare }` pair. Events appended through the gRPC API are implicit transactions,

@@ -25,6 +25,8 @@ export interface EventLogIndex {
   /** Last revision of a stream, -1 when missing. */
   revision(stream: string): number;
   readStream(stream: string, fromRevision: number): RecordedEvent[];
+  /** Events of a stream at or below `fromRevision`, newest first, at most `limit`. */
+  readStreamBackwards(stream: string, fromRevision: number, limit: number): RecordedEvent[];
   readAll(after: number, limit: number): RecordedEvent[];
   /** Resolves once `nextOffset >= offset`; rejects on `timeoutMs` or `fail`. */
   reached(offset: number, timeoutMs: number): Promise<void>;
@@ -85,16 +87,19 @@ export function eventLogIndex(): EventLogIndex {
       return start === -1 ? [] : events.slice(start);
     },
 
+    readStreamBackwards(stream, fromRevision, limit) {
+      const events = streams.get(stream) ?? [];
+      // Revisions grow in log order, as positions do along the log.
+      const end = countAtOrBelow(events, (e) => e.revision, fromRevision);
+      const out: RecordedEvent[] = [];
+      for (let i = end - 1; i >= 0 && out.length < limit; i -= 1) out.push(events[i] as RecordedEvent);
+      return out;
+    },
+
     readAll(after, limit) {
-      // Binary search for the first position > after: positions increase along the log.
-      let lo = 0;
-      let hi = log.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if ((log[mid] as RecordedEvent).position <= after) lo = mid + 1;
-        else hi = mid;
-      }
-      return log.slice(lo, lo + limit);
+      // Positions increase along the log.
+      const start = countAtOrBelow(log, (e) => e.position, after);
+      return log.slice(start, start + limit);
     },
 
     reached(offset, timeoutMs) {
@@ -126,4 +131,16 @@ export function eventLogIndex(): EventLogIndex {
       waiters.clear();
     },
   };
+}
+
+/** How many events of an array ordered by `key` have a key <= `value` (a binary search). */
+function countAtOrBelow(events: readonly RecordedEvent[], key: (e: RecordedEvent) => number, value: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (key(events[mid] as RecordedEvent) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -421,6 +421,11 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       return index.readStream(stream, readOptions.fromRevision ?? 0);
     },
 
+    async readStreamBackwards(stream, readOptions = {}) {
+      await sync();
+      return index.readStreamBackwards(stream, readOptions.fromRevision ?? Number.MAX_SAFE_INTEGER, readOptions.limit ?? 100);
+    },
+
     async streamRevision(stream) {
       await sync();
       return index.revision(stream);

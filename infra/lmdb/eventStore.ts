@@ -158,6 +158,23 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
       });
     },
 
+    async readStreamBackwards(stream, readOptions = {}) {
+      const from = readOptions.fromRevision ?? MAX_KEY;
+      const limit = readOptions.limit ?? 100;
+      return reading(() => {
+        const out: RecordedEvent[] = [];
+        if (from < 0 || limit <= 0) return out;
+        // A reverse range runs from its start key down to (not including) its end key: [stream]
+        // sorts before every [stream, revision].
+        for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream], reverse: true, limit })) {
+          const stored = events.get(position);
+          if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
+          out.push(toRecorded(position, stored));
+        }
+        return out;
+      });
+    },
+
     async streamRevision(stream) {
       return reading(() => heads.get(stream) ?? -1);
     },

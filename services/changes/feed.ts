@@ -78,6 +78,9 @@ export function feedSourceOf(readStore: ReadStore): FeedSource {
  * Cursors are opaque to clients; inside, the event position of the last change examined, as 16
  * digits. Positions are global, so every string of that form is a valid cursor of every
  * country's feed (the one the OpenAPI pattern describes): nothing the document allows is refused.
+ * A position is the event log's, not a count of changes (RecordedEvent.position): on EventStoreDB
+ * a commit position, a byte offset below 2^53, which 16 digits hold; so consecutive cursors
+ * differ by more than one, and a cursor belongs to the event log it was read from.
  */
 export const CURSOR_PATTERN = /^[0-9]{16}$/;
 export function encodeCursor(key: string): string {

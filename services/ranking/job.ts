@@ -1,15 +1,18 @@
 /**
  * The daily ranking job: per country, score every title available there (formula.ts), compare
- * with the previous day's chart and append to `ranking-{country}` ONE RankingComputed plus one
- * PositionChanged per title that moved, entered or left the chart. The trending read model is
- * built from those events alone, so ranking history replays like everything else.
+ * with the previous day's chart and append to `ranking-{country}` the day's chart as
+ * RankingComputed parts plus one PositionChanged per title that moved, entered or left the
+ * chart (chartEvents.ts: a large chart takes several appends, its last part closing the day).
+ * The trending read model is built from those events alone, so ranking history replays like
+ * everything else.
  *
  * It reads the `links`, `media` and `providers` read models, so run it after the projections
- * have caught up with the day's crawl. Re-running a day that a country already has is a no-op.
+ * have caught up with the day's crawl, and of its own stream only the end (history.ts).
+ * Re-running a day that a country already has complete is a no-op; a day a crash left
+ * unfinished is ranked again from its first part.
  */
 import type { RankingEntry } from '../../contracts/domain.ts';
 import { AppError, isAppError } from '../../contracts/errors.ts';
-import type { DomainEvent, RankingComputed, RecordedEvent } from '../../contracts/events.ts';
 import { isCountryCode, isIsoDate, streams } from '../../contracts/ids.ts';
 import type { Clock, EventStore, ExpectedRevision, ReadStore } from '../../contracts/ports.ts';
 import type { LinksDoc, MediaDoc, ProvidersDoc } from '../../contracts/readModels.ts';
@@ -17,8 +20,10 @@ import { linksProjection } from '../../projections/links.ts';
 import { mediaProjection } from '../../projections/media.ts';
 import { providersProjection } from '../../projections/providers.ts';
 import { resolveCollection } from '../shared/readModels.ts';
+import { dayEvents, MAX_APPEND_BYTES, packAppends, PART_ENTRIES } from './chartEvents.ts';
 import { diffCharts } from './diff.ts';
 import { FORMULA_VERSION, rankTitles, type RankingCandidate } from './formula.ts';
+import { readRankingHistory } from './history.ts';
 
 export interface RankDayOptions {
   /** The day to rank, `YYYY-MM-DD`. Default: the clock's current UTC date. */
@@ -34,6 +39,10 @@ export interface RankDayOptions {
   pageSize?: number;
   /** Appends tried again after a concurrent writer moved the stream. Default 3. */
   maxAttempts?: number;
+  /** Positions per RankingComputed part. Default PART_ENTRIES (1,000). */
+  partSize?: number;
+  /** Most bytes of events per append (EventStoreDB refuses over its MaxAppendSize). Default MAX_APPEND_BYTES (512 KiB). */
+  maxAppendBytes?: number;
 }
 
 export interface CountryRanking {
@@ -41,7 +50,7 @@ export interface CountryRanking {
   date: string;
   /** `appended`: this run appended the day; `exists`: the stream already had it (no-op). */
   status: 'appended' | 'exists';
-  /** Titles ranked (entries of the RankingComputed), 0 when `exists`. */
+  /** Titles ranked (entries of the day's RankingComputed parts), 0 when `exists`. */
   ranked: number;
   /** PositionChanged events appended, 0 when `exists`. */
   positionChanges: number;
@@ -103,42 +112,30 @@ async function rankCountry(job: CountryJob): Promise<CountryRanking> {
   const stream = streams.ranking(job.country);
   const maxAttempts = job.maxAttempts ?? 3;
   for (let attempt = 1; ; attempt += 1) {
-    const history = await job.eventStore.readStream(stream);
-    const computed = history.filter(isRankingComputed);
-    if (computed.some((e) => e.data.date === job.date)) {
+    const history = await readRankingHistory(job.eventStore, stream, job.date, job.chartSize);
+    if (history.exists) {
       return { country: job.country, date: job.date, status: 'exists', ranked: 0, positionChanges: 0 };
     }
     const entries = await computeEntries(job);
-    const changes = diffCharts(previousDay(computed, job.date)?.data.entries ?? null, entries, job.chartSize);
-    const metadata = { producer: 'ranking' };
-    const events: DomainEvent[] = [
-      { type: 'RankingComputed', data: { country: job.country, date: job.date, formulaVersion: FORMULA_VERSION, entries }, metadata },
-      ...changes.map((c): DomainEvent => ({ type: 'PositionChanged', data: { country: job.country, date: job.date, ...c }, metadata })),
-    ];
-    const last = history.at(-1);
-    const expected: ExpectedRevision = last === undefined ? 'no_stream' : last.revision;
+    const changes = diffCharts(history.previous?.entries ?? null, entries, job.chartSize);
+    const latestDate = history.latest !== null && history.latest > job.date ? history.latest : job.date;
+    const events = dayEvents(
+      { country: job.country, date: job.date, formulaVersion: FORMULA_VERSION, latestDate, entries, changes, metadata: { producer: 'ranking' } },
+      job.partSize ?? PART_ENTRIES,
+    );
+    let expected: ExpectedRevision = history.revision === -1 ? 'no_stream' : history.revision;
     try {
-      await job.eventStore.append(stream, events, expected);
+      for (const batch of packAppends(events, job.maxAppendBytes ?? MAX_APPEND_BYTES)) {
+        expected = (await job.eventStore.append(stream, batch, expected)).nextExpectedRevision;
+      }
       return { country: job.country, date: job.date, status: 'appended', ranked: entries.length, positionChanges: changes.length };
     } catch (err) {
-      // Another run appended meanwhile: read again; it probably ranked this very day already.
+      // Another run appended meanwhile: read again; it probably ranked this very day already
+      // (parts this run appended before the conflict are an unfinished day, which nothing reads).
       if (isAppError(err, 'wrong_expected_revision') && attempt < maxAttempts) continue;
       throw err;
     }
   }
-}
-
-function isRankingComputed(event: RecordedEvent): event is RecordedEvent<RankingComputed> {
-  return event.type === 'RankingComputed';
-}
-
-/** The newest ranked day before `date` (a backfilled older day compares with its own past). */
-function previousDay(computed: Array<RecordedEvent<RankingComputed>>, date: string): RecordedEvent<RankingComputed> | null {
-  let best: RecordedEvent<RankingComputed> | null = null;
-  for (const e of computed) {
-    if (e.data.date < date && (best === null || e.data.date >= best.data.date)) best = e;
-  }
-  return best;
 }
 
 async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {

@@ -202,12 +202,14 @@ async function writeCountry(input: BuildReleaseOptions & {
   input.finished(linksPath, (await links.close()).rows);
 
   // The chart is stored a row per rank (projections/rankings.ts): the header, then its rows.
-  const ranking = await readStore.get<RankingHeadDoc>(collections.rankings, country);
+  // Only the served chart: one still being assembled sits in the other slot.
+  const chart = (await readStore.get<RankingHeadDoc>(collections.rankings, country))?.doc.chart ?? null;
   const entries: RankingRowDoc[] = [];
-  if (ranking) {
-    for await (const { doc } of scanAll<RankingRowDoc>(readStore, collections.rankings, { prefix: rankingRowPrefix(country, 'all') })) entries.push(doc);
+  if (chart) {
+    const rows = scanAll<RankingRowDoc>(readStore, collections.rankings, { prefix: rankingRowPrefix(country, chart.slot, 'all') });
+    for await (const { doc } of rows) entries.push(doc);
   }
-  await write(RANKINGS_FILE, ranking ? rankingRows({ ...ranking.doc, entries }) : []);
+  await write(RANKINGS_FILE, chart ? rankingRows({ country, date: chart.date, formulaVersion: chart.formulaVersion, entries }) : []);
 
   const days = trendingDays(input.version, input.clock.now());
   const docs = await readStore.getMany<TrendingDoc>(collections.trending, days.map((day) => trendingKey(country, day)));

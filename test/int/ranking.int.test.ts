@@ -10,7 +10,9 @@ import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { rankingsProjection } from '../../projections/rankings.ts';
 import { trendingProjection } from '../../projections/trending.ts';
+import { readRankingHistory } from '../../services/ranking/history.ts';
 import { rankDay } from '../../services/ranking/job.ts';
+import { countingReads } from '../fixtures/ranking.ts';
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
@@ -70,12 +72,14 @@ describe('rankDay on the LMDB adapters', () => {
       { country: 'US', date: '2026-03-01', status: 'appended', ranked: 5, positionChanges: 3 },
     ]);
     const us1 = await rankingStream('US');
-    assert.deepEqual(us1.map((e) => e.type), ['RankingComputed', 'PositionChanged', 'PositionChanged', 'PositionChanged']);
-    assert.deepEqual(us1[0]?.metadata, { producer: 'ranking' });
-    const computed1 = us1[0] as RecordedEvent<RankingComputed>;
+    // A chart of one part: the changes, then the part that closes the day.
+    assert.deepEqual(us1.map((e) => e.type), ['PositionChanged', 'PositionChanged', 'PositionChanged', 'RankingComputed']);
+    assert.deepEqual(us1[3]?.metadata, { producer: 'ranking' });
+    const computed1 = us1[3] as RecordedEvent<RankingComputed>;
     assert.deepEqual(computed1.data.entries.map((e) => [e.mediaId, e.position]), [
       ['mv00000001', 1], ['mv00000002', 2], ['mv00000003', 3], ['mv00000004', 4], ['mv00000005', 5],
     ]);
+    assert.deepEqual([computed1.data.part, computed1.data.parts, computed1.data.latestDate], [1, 1, '2026-03-01']);
     assert.equal(computed1.data.formulaVersion, 1);
     assert.equal(computed1.data.entries[0]?.score, 100);
 
@@ -85,7 +89,7 @@ describe('rankDay on the LMDB adapters', () => {
     const day2 = await rankDay({ date: '2026-03-02', countries: ['us'], readStore, eventStore, clock, chartSize: 3 });
     assert.deepEqual(day2, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 4, positionChanges: 3 }]);
     const us2 = (await rankingStream('US')).slice(4);
-    const changes = us2.slice(1).map((e) => (e as RecordedEvent<PositionChanged>).data);
+    const changes = us2.slice(0, -1).map((e) => (e as RecordedEvent<PositionChanged>).data);
     assert.deepEqual(changes, [
       { country: 'US', date: '2026-03-02', mediaId: 'mv00000005', kind: 'movie', position: 1, previousPosition: null },
       { country: 'US', date: '2026-03-02', mediaId: 'mv00000001', kind: 'movie', position: 2, previousPosition: 1 },
@@ -94,7 +98,7 @@ describe('rankDay on the LMDB adapters', () => {
 
     // The read models built from the stream: newest ranking, and the day's trending order.
     const all = await rankingStream('US');
-    assert.equal(foldStream(rankingsProjection, all)?.date, '2026-03-02');
+    assert.equal(foldStream(rankingsProjection, all)?.chart?.date, '2026-03-02');
     const trending = foldStream(trendingProjection, all.filter((e) => e.type === 'PositionChanged' && e.data.date === '2026-03-02'));
     assert.deepEqual(trending?.entries.map((e) => e.mediaId), ['mv00000005', 'mv00000001', 'mv00000002']);
   });
@@ -112,6 +116,96 @@ describe('rankDay on the LMDB adapters', () => {
     await readStore.setAlias('links', 'links_v2');
     const result = await rankDay({ countries: ['US'], readStore, eventStore, clock });
     assert.deepEqual(result, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 1, positionChanges: 1 }]);
+  });
+
+  function day(n: number): string {
+    return `2026-03-${String(n).padStart(2, '0')}`;
+  }
+
+  it('reads the events of one chart for day N, not the N-1 charts before it', async () => {
+    const { store, reads } = countingReads(eventStore);
+    const perDay: number[] = [];
+    for (let n = 1; n <= 12; n += 1) {
+      // A chart of 3 parts a day, and titles that move, so each day has changes too.
+      await put('media_v1', 'mv00000005', media('mv00000005', n % 2 === 0 ? 1000 : 10));
+      const before = reads.events;
+      const [result] = await rankDay({ date: day(n), countries: ['US'], readStore, eventStore: store, clock, chartSize: 3, partSize: 2 });
+      assert.equal(result?.status, 'appended');
+      perDay.push(reads.events - before);
+    }
+    assert.equal(reads.wholeStream, 0);
+    const stream = await rankingStream('US');
+    assert.equal(stream.filter((e) => e.type === 'RankingComputed').length, 36);
+    // Day N reads of day N-1 its last part (the stream's last event), then its parts 1 and 2
+    // (positions 1-4, holding the chart of 3): three events at day 12 as at day 2, while the
+    // stream grows by a day (3 parts and the PositionChanged) each day.
+    assert.deepEqual(perDay, [0, ...Array.from({ length: 11 }, () => 3)]);
+    const before12 = stream.filter((e) => (e.data as { date?: string }).date !== day(12)).length;
+    console.log(`      events read per day: ${perDay.join(', ')}; the stream held ${before12} events when day 12 ran`);
+  });
+
+  it('ranks a day again from its first part after a crash left it unfinished, and serves the old day meanwhile', async () => {
+    await rankDay({ date: day(1), countries: ['US'], readStore, eventStore, clock, chartSize: 3 });
+    await put('media_v1', 'mv00000005', media('mv00000005', 1000));
+    // One part per append: the second append fails as a crashed process would leave it.
+    let appends = 0;
+    const crashing: EventStore = {
+      ...eventStore,
+      async append(stream, events, expected) {
+        appends += 1;
+        if (appends === 2) throw new Error('process killed');
+        return eventStore.append(stream, events, expected);
+      },
+    };
+    const options = { date: day(2), countries: ['US'], readStore, clock, chartSize: 3, partSize: 2, maxAppendBytes: 1 };
+    await assert.rejects(rankDay({ ...options, eventStore: crashing }), /process killed/);
+    const unfinished = await rankingStream('US');
+    assert.equal(foldStream(rankingsProjection, unfinished)?.chart?.date, day(1));
+    assert.deepEqual(unfinished.slice(-1).map((e) => [e.type, (e.data as { part?: number }).part]), [['RankingComputed', 1]]);
+
+    const [again] = await rankDay({ ...options, eventStore });
+    assert.deepEqual(again, { country: 'US', date: day(2), status: 'appended', ranked: 5, positionChanges: 4 });
+    const all = await rankingStream('US');
+    const folded = foldStream(rankingsProjection, all);
+    assert.deepEqual([folded?.chart?.date, folded?.chart?.total], [day(2), 5]);
+    const trending = foldStream(trendingProjection, all.filter((e) => e.type === 'PositionChanged' && e.data.date === day(2)));
+    assert.deepEqual(trending?.entries.map((e) => [e.mediaId, e.previousPosition, e.position]), [
+      ['mv00000005', null, 1], ['mv00000001', 1, 2], ['mv00000002', 2, 3], ['mv00000003', 3, null],
+    ]);
+    const [third] = await rankDay({ ...options, eventStore });
+    assert.equal(third?.status, 'exists');
+  });
+
+  it('finds the previous day by date, not by append order, after a backfill, and reads a stream written before parts', async () => {
+    // Days 1 and 2 as the job wrote them before charts were split: one whole chart, then the changes.
+    const whole = (date: string) => ({
+      type: 'RankingComputed' as const,
+      data: { country: 'US', date, formulaVersion: 1, entries: [{ mediaId: 'mv00000001', kind: 'movie' as const, position: 1, score: 100, points: 50 }] },
+      metadata: { producer: 'ranking' },
+    });
+    await eventStore.append('ranking-US', [whole(day(1))], 'no_stream');
+    await eventStore.append('ranking-US', [whole(day(2))], 0);
+    for (const n of [10, 12, 11]) await rankDay({ date: day(n), countries: ['US'], readStore, eventStore, clock, chartSize: 3, partSize: 2 });
+    const history = (date: string) => readRankingHistory(eventStore, 'ranking-US', date, 3);
+    // Day 11 came last, yet day 13 follows day 12.
+    const d13 = await history(day(13));
+    assert.deepEqual([d13.exists, d13.previous?.date, d13.latest], [false, day(12), day(12)]);
+    assert.deepEqual(d13.previous?.entries.map((e) => e.position), [1, 2, 3]);
+    assert.equal((await history(day(12))).exists, true);
+    assert.equal((await history(day(10))).exists, true);
+    const d11b = await history('2026-03-11');
+    assert.equal(d11b.exists, true);
+    // Between the old days and the new ones: the walk reaches the unsplit charts, reading one
+    // event per day (each new day's last part says where it starts), of a stream of many more.
+    const { store, reads } = countingReads(eventStore);
+    const d5 = await readRankingHistory(store, 'ranking-US', day(5), 3);
+    assert.deepEqual([d5.exists, d5.previous?.date, d5.previous?.entries.length], [false, day(2), 1]);
+    // Days 11, 12 and 10 (their last parts), day 2, day 1: 5 of the stream's 13 events.
+    assert.equal(reads.events, 5);
+    assert.equal((await rankingStream('US')).length, 13);
+    assert.equal((await history(day(1))).exists, true);
+    const d0 = await history('2026-02-28');
+    assert.deepEqual([d0.exists, d0.previous, d0.revision], [false, null, (await eventStore.streamRevision('ranking-US'))]);
   });
 
   it('refuses a date that is not a calendar day', async () => {

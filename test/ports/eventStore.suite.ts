@@ -111,6 +111,31 @@ export function eventStoreSuite(
         assert.deepEqual(await store.readStream(stream, { fromRevision: 4 }), []);
       });
 
+      it('reads a stream backwards from its end, newest first, up to a limit', async () => {
+        const stream = uniqueName('s');
+        await store.append(stream, [genreEvent(0), genreEvent(1), genreEvent(2), genreEvent(3)], 'no_stream');
+        const last2 = await store.readStreamBackwards(stream, { limit: 2 });
+        assert.deepEqual(last2.map((e) => [e.revision, genreId(e)]), [[3, 3], [2, 2]]);
+        assert.deepEqual(last2.map((e) => e.streamId), [stream, stream]);
+        assert.deepEqual((await store.readStreamBackwards(stream)).map((e) => e.revision), [3, 2, 1, 0]);
+        assert.deepEqual(await store.readStreamBackwards(uniqueName('missing')), []);
+      });
+
+      it('reads a stream backwards from a given revision, past-the-end revisions reading from the last', async () => {
+        const stream = uniqueName('s');
+        const other = uniqueName('o');
+        await store.append(stream, [genreEvent(0), genreEvent(1), genreEvent(2), genreEvent(3)], 'no_stream');
+        await store.append(other, [genreEvent(9)], 'no_stream');
+        assert.deepEqual((await store.readStreamBackwards(stream, { fromRevision: 2, limit: 2 })).map((e) => e.revision), [2, 1]);
+        assert.deepEqual((await store.readStreamBackwards(stream, { fromRevision: 1, limit: 10 })).map((e) => genreId(e)), [1, 0]);
+        assert.deepEqual((await store.readStreamBackwards(stream, { fromRevision: 0, limit: 1 })).map((e) => e.revision), [0]);
+        assert.deepEqual((await store.readStreamBackwards(stream, { fromRevision: 40, limit: 1 })).map((e) => e.revision), [3]);
+        // Positions are those readStream reports for the same events.
+        const forwards = await store.readStream(stream);
+        const backwards = await store.readStreamBackwards(stream);
+        assert.deepEqual(backwards.map((e) => e.position), forwards.map((e) => e.position).reverse());
+      });
+
       it('keeps the streams apart', async () => {
         const a = uniqueName('a');
         const b = uniqueName('b');

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import avsc from 'avsc';
 import { codec, decodeEvent, decodeObservation } from '../../contracts/codec.ts';
 import { isAppError } from '../../contracts/errors.ts';
-import { EVENT_TYPES } from '../../contracts/events.ts';
+import { chartPart, EVENT_TYPES, type RankingComputed } from '../../contracts/events.ts';
 import { OBSERVATION_TYPES } from '../../contracts/observations.ts';
 import { rabinFingerprint, type VersionedSchema } from '../../contracts/schemaRegistry.ts';
 import { BUNDLE_FILE, renderBundle } from '../../infra/avro/bundleSchemas.ts';
 import { SCHEMAS_DIR, loadSchemas } from '../../infra/avro/loadSchemas.ts';
 import { fixturePath } from '../fixtures/avro/record.ts';
+import { EVENT_SAMPLES } from '../fixtures/avro/samples.ts';
 
 const registry = codec.registry;
 
@@ -18,12 +19,12 @@ describe('contracts schemas', () => {
   it('has a schema for every observation and event type, named after the type in namespace marquee', () => {
     for (const type of OBSERVATION_TYPES) assert.equal(registry.latest('observation', type)?.avro.name, `marquee.${type}`);
     for (const type of EVENT_TYPES) assert.equal(registry.latest('event', type)?.avro.name, `marquee.${type}`);
-    assert.equal(registry.all.length, OBSERVATION_TYPES.length + EVENT_TYPES.length + 2);
+    assert.equal(registry.all.length, OBSERVATION_TYPES.length + EVENT_TYPES.length + 3);
   });
 
-  it('keeps a real second version of MediaObserved and of RankingComputed', () => {
+  it('keeps a real second version of MediaObserved and the second and third of RankingComputed', () => {
     assert.equal(registry.versions('observation', 'MediaObserved').length, 2);
-    assert.equal(registry.versions('event', 'RankingComputed').length, 2);
+    assert.equal(registry.versions('event', 'RankingComputed').length, 3);
   });
 
   it('computes CRC-64-AVRO fingerprints matching the Avro specification', () => {
@@ -146,6 +147,23 @@ describe('contracts schemas', () => {
       assert.equal(decoded.type, 'RankingComputed');
       assert.equal((decoded.data as { formulaVersion: number }).formulaVersion, 1);
       assert.deepEqual(decoded.metadata, { producer: 'ranking' });
+    });
+
+    it('decodes a RankingComputed v2 event (a whole chart) as v3 part 1 of 1 with no latest date', async () => {
+      const v2 = registry.versions('event', 'RankingComputed')[1] as VersionedSchema;
+      const { bytes, written } = await read(v2);
+      const decoded = decodeEvent(bytes);
+      assert.equal(decoded.type, 'RankingComputed');
+      const data = decoded.data as RankingComputed['data'];
+      assert.deepEqual(chartPart(data), { part: 1, parts: 1 });
+      assert.equal(data.latestDate, null);
+      assert.deepEqual(data.entries, (written as { data: { entries: unknown } }).data.entries);
+    });
+
+    it('encodes a RankingComputed written without parts (the shape before the split) as part 1 of 1', () => {
+      const whole = { ...EVENT_SAMPLES.RankingComputed, data: { country: 'GB', date: '2026-11-21', formulaVersion: 2, entries: [] } };
+      const data = decodeEvent(codec.encodeEvent(whole)).data as RankingComputed['data'];
+      assert.deepEqual({ part: data.part, parts: data.parts }, { part: 1, parts: 1 });
     });
 
     it('refuses bytes of a schema the reader does not know with its fingerprint in the reason', () => {

@@ -61,6 +61,11 @@ export function memoryEventStore(): MemoryEventStore {
       calls.readStream += 1;
       return (byStream.get(stream) ?? []).slice(options.fromRevision ?? 0);
     },
+    async readStreamBackwards(stream, options = {}) {
+      const list = byStream.get(stream) ?? [];
+      const from = Math.min(options.fromRevision ?? list.length - 1, list.length - 1);
+      return from < 0 ? [] : list.slice(Math.max(0, from + 1 - (options.limit ?? 100)), from + 1).reverse();
+    },
     async streamRevision(stream) {
       calls.streamRevision += 1;
       return revisionOf(stream);

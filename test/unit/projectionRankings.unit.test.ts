@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import type { RankingEntry } from '../../contracts/domain.ts';
-import type { TrendingDoc } from '../../contracts/readModels.ts';
+import type { RecordedEvent } from '../../contracts/events.ts';
+import { storedWrites } from '../../contracts/projection.ts';
+import type { RankingHeadDoc, TrendingDoc } from '../../contracts/readModels.ts';
 import { foldStream } from '../../projections/fold.ts';
-import { layoutRanking, rankingRowKey, rankingsProjection } from '../../projections/rankings.ts';
+import { layoutRanking, rankingRowKey, rankingRowPrefix, rankingsProjection, type RankingFold } from '../../projections/rankings.ts';
 import { changeOf, trendingProjection } from '../../projections/trending.ts';
 import { recorded } from './projectionEvents.ts';
 
@@ -10,44 +12,139 @@ function entry(mediaId: string, position: number): RankingEntry {
   return { mediaId, kind: 'movie', position, score: 100 - position, points: 50 - position };
 }
 
-function computed(date: string, entries: RankingEntry[]) {
-  return recorded('RankingComputed', { country: 'US', date, formulaVersion: 1, entries }, { metadata: { producer: 'ranking' } });
+function computed(date: string, entries: RankingEntry[], parts?: { part: number; parts: number }) {
+  return recorded('RankingComputed', { country: 'US', date, formulaVersion: 1, ...parts, entries }, { metadata: { producer: 'ranking' } });
+}
+
+/** A chart of `n` titles, movies and (every third) TV shows, by position. */
+function chart(n: number, prefix = 'm'): RankingEntry[] {
+  return Array.from({ length: n }, (_, i) => ({ ...entry(`${prefix}${i + 1}`, i + 1), kind: i % 3 === 2 ? ('tv_show' as const) : ('movie' as const) }));
+}
+
+/** The parts of a chart, `size` positions each, as the ranking job appends them. */
+function inParts(date: string, entries: RankingEntry[], size: number): RecordedEvent[] {
+  const parts = Math.ceil(entries.length / size);
+  return Array.from({ length: parts }, (_, i) => computed(date, entries.slice(i * size, (i + 1) * size), { part: i + 1, parts }));
+}
+
+/**
+ * A read store as the runner keeps it: each batch folds its events onto the stored header,
+ * then writes the laid-out header and rows (a null row deletes).
+ */
+class Stored {
+  readonly docs = new Map<string, unknown>();
+  apply(...batches: RecordedEvent[][]): this {
+    for (const batch of batches) {
+      let doc = (this.docs.get('US') ?? null) as RankingFold | null;
+      for (const event of batch) doc = rankingsProjection.evolve(doc, event);
+      for (const write of storedWrites(rankingsProjection, 'US', doc, null, 1)) {
+        if (write.doc === null) this.docs.delete(write.key);
+        else this.docs.set(write.key, write.doc);
+      }
+    }
+    return this;
+  }
+  get head(): RankingHeadDoc {
+    return this.docs.get('US') as RankingHeadDoc;
+  }
+  /** What a reader of the served chart sees: its rows of one slice, in key order. */
+  served(slice: 'all' | 'movie' | 'tv_show' = 'all'): RankingEntry[] {
+    const chart = this.head.chart;
+    if (chart === null) return [];
+    const prefix = rankingRowPrefix('US', chart.slot, slice);
+    return [...this.docs.keys()].filter((k) => k.startsWith(prefix)).sort().map((k) => this.docs.get(k) as RankingEntry);
+  }
+  /** Every key of one slot. */
+  slot(slot: 'a' | 'b'): string[] {
+    return [...this.docs.keys()].filter((k) => k.startsWith(`US:${slot}:`)).sort();
+  }
 }
 
 describe('rankings projection', () => {
-  it('stores the day ranking under the country, entries by position', () => {
+  it('stores an unsplit chart (an event from before the split) as the served chart, entries by position', () => {
     const event = computed('2026-03-02', [entry('b', 2), entry('a', 1)]);
     assert.equal(rankingsProjection.documentId(event), 'US');
-    assert.deepEqual(rankingsProjection.evolve(null, event), { country: 'US', date: '2026-03-02', formulaVersion: 1, entries: [entry('a', 1), entry('b', 2)] });
+    const store = new Stored().apply([event]);
+    assert.deepEqual(store.head, {
+      country: 'US',
+      chart: { date: '2026-03-02', formulaVersion: 1, slot: 'a', total: 2, totals: { movie: 2, tv_show: 0 } },
+      pending: null,
+      stored: { a: { all: 2, movie: 2, tv_show: 0 }, b: { all: 0, movie: 0, tv_show: 0 } },
+    });
+    assert.deepEqual(store.served(), [entry('a', 1), entry('b', 2)]);
   });
 
-  it('replaces an older day with a newer one and ignores an older day arriving later', () => {
-    const newer = rankingsProjection.evolve(null, computed('2026-03-02', [entry('a', 1)]));
-    const ignored = rankingsProjection.evolve(newer, computed('2026-03-01', [entry('z', 1)]));
-    assert.deepEqual(ignored, newer);
-    const next = rankingsProjection.evolve(newer, computed('2026-03-03', [entry('c', 1)]));
-    assert.deepEqual(next !== null && 'entries' in next ? next.entries : null, [entry('c', 1)]);
-    assert.equal(next?.date, '2026-03-03');
+  it('replaces an older day with a newer one, in the other slot, and ignores an older day or the same day arriving later', () => {
+    const store = new Stored().apply([computed('2026-03-02', [entry('a', 1)])]);
+    const before = new Map(store.docs);
+    store.apply([computed('2026-03-01', [entry('z', 1)])], [computed('2026-03-02', [entry('y', 1)])]);
+    assert.deepEqual(store.docs, before);
+    store.apply([computed('2026-03-03', [entry('c', 1)])]);
+    assert.equal(store.head.chart?.date, '2026-03-03');
+    assert.equal(store.head.chart?.slot, 'b');
+    assert.deepEqual(store.served(), [entry('c', 1)]);
   });
 
   it('is stored as a header and a row per rank, overall and per kind, so a page is a range read', () => {
     const tv = { ...entry('t', 2), kind: 'tv_show' as const };
-    const chart = rankingsProjection.evolve(null, computed('2026-03-02', [entry('a', 1), tv, entry('c', 3)]));
-    const laid = layoutRanking('US', chart, null);
-    assert.deepEqual(laid.document, { country: 'US', date: '2026-03-02', formulaVersion: 1, total: 3, totals: { movie: 2, tv_show: 1 } });
-    assert.deepEqual(laid.rows.map((r) => r.key), ['US:all:0000001', 'US:movie:0000001', 'US:all:0000002', 'US:tv_show:0000001', 'US:all:0000003', 'US:movie:0000002']);
+    const laid = layoutRanking({ country: 'US', date: '2026-03-02', formulaVersion: 1, entries: [entry('a', 1), tv, entry('c', 3)] }, null);
+    assert.deepEqual((laid.document as RankingHeadDoc).chart, { date: '2026-03-02', formulaVersion: 1, slot: 'a', total: 3, totals: { movie: 2, tv_show: 1 } });
+    assert.deepEqual(laid.rows.map((r) => r.key), ['US:a:all:0000001', 'US:a:movie:0000001', 'US:a:all:0000002', 'US:a:tv_show:0000001', 'US:a:all:0000003', 'US:a:movie:0000002']);
     // Key order is rank order past ten and a hundred.
-    assert.ok(rankingRowKey('US', 'all', 9) < rankingRowKey('US', 'all', 10) && rankingRowKey('US', 'all', 99) < rankingRowKey('US', 'all', 100));
+    assert.ok(rankingRowKey('US', 'a', 'all', 9) < rankingRowKey('US', 'a', 'all', 10) && rankingRowKey('US', 'a', 'all', 99) < rankingRowKey('US', 'a', 'all', 100));
   });
 
-  it('deletes the rows a shorter new chart no longer has, and keeps them when an older day is ignored', () => {
-    const long = rankingsProjection.evolve(null, computed('2026-03-02', [entry('a', 1), entry('b', 2), entry('c', 3)]));
-    const head = layoutRanking('US', long, null).document;
-    const short = rankingsProjection.evolve(head, computed('2026-03-03', [entry('z', 1)]));
-    const laid = layoutRanking('US', short, head);
-    assert.deepEqual(laid.rows.filter((r) => r.doc === null).map((r) => r.key), ['US:all:0000002', 'US:all:0000003', 'US:movie:0000002', 'US:movie:0000003']);
-    const ignored = rankingsProjection.evolve(head, computed('2026-03-01', [entry('y', 1)]));
-    assert.deepEqual(layoutRanking('US', ignored, head), { document: head, rows: [] });
+  it('deletes the rows a shorter chart no longer has in its slot', () => {
+    const store = new Stored().apply(
+      [computed('2026-03-01', [entry('a', 1), entry('b', 2), entry('c', 3)])],
+      [computed('2026-03-02', [entry('x', 1), entry('y', 2)])],
+    );
+    // Day 3 reuses day 1's slot: its rows beyond the one title of day 3 go in the same write.
+    store.apply([computed('2026-03-03', [entry('z', 1)])]);
+    assert.equal(store.head.chart?.slot, 'a');
+    assert.deepEqual(store.slot('a'), ['US:a:all:0000001', 'US:a:movie:0000001']);
+    assert.deepEqual(store.served(), [entry('z', 1)]);
+    assert.deepEqual(store.head.stored.a, { all: 1, movie: 1, tv_show: 0 });
+  });
+
+  it('serves a chart in parts only once its last part is in, the same as the chart in one event, however batches cut it', () => {
+    const day1 = chart(7, 'old');
+    const day2 = chart(10);
+    const whole = new Stored().apply([computed('2026-03-01', day1)], [computed('2026-03-02', day2)]);
+    const parts = inParts('2026-03-02', day2, 3);
+    assert.deepEqual(parts.map((e) => (e.data as { part: number }).part), [1, 2, 3, 4]);
+    // One batch per part: until the last, the served chart is day 1, whole.
+    const split = new Stored().apply([computed('2026-03-01', day1)]);
+    for (const part of parts.slice(0, 3)) {
+      split.apply([part]);
+      assert.equal(split.head.chart?.date, '2026-03-01');
+      assert.deepEqual(split.served(), day1);
+      assert.equal(split.head.pending?.received, (part.data as { part: number }).part);
+    }
+    split.apply([parts[3] as RecordedEvent]);
+    assert.deepEqual(split.docs, whole.docs);
+    assert.deepEqual(split.served('tv_show'), day2.filter((e) => e.kind === 'tv_show'));
+    // All parts in one batch, or cut anywhere, store the same.
+    assert.deepEqual(new Stored().apply([computed('2026-03-01', day1)], parts).docs, whole.docs);
+    assert.deepEqual(new Stored().apply([computed('2026-03-01', day1), ...parts.slice(0, 2)], parts.slice(2)).docs, whole.docs);
+  });
+
+  it('starts a chart over at a first part (a day run again after a crash) and deletes what the unfinished one left', () => {
+    const crashed = inParts('2026-03-02', chart(10, 'x'), 2).slice(0, 3);
+    const rerun = inParts('2026-03-02', chart(4), 2);
+    const store = new Stored().apply([computed('2026-03-01', [entry('a', 1)])], crashed, rerun);
+    assert.deepEqual(store.docs, new Stored().apply([computed('2026-03-01', [entry('a', 1)])], rerun).docs);
+    assert.deepEqual(store.served(), chart(4));
+  });
+
+  it('ignores a part whose earlier parts were not folded', () => {
+    const [first, second, third] = inParts('2026-03-02', chart(6), 2);
+    const store = new Stored().apply([first as RecordedEvent]);
+    const before = new Map(store.docs);
+    store.apply([third as RecordedEvent]);
+    assert.deepEqual(store.docs, before);
+    store.apply([second as RecordedEvent, third as RecordedEvent]);
+    assert.deepEqual(store.served(), chart(6));
   });
 });
 

@@ -13,15 +13,16 @@ export async function getRankings({ params, catalog }: HandlerInput): Promise<un
   const limit = int(params, 'limit');
   const offset = int(params, 'offset');
   const stored = await catalog.get('rankings', country);
-  const head = stored !== null && 'totals' in stored ? stored : null;
+  // The served chart; a newer one whose parts are still arriving is not shown until complete.
+  const head = stored !== null && 'chart' in stored ? stored.chart : null;
   // Positions stay those of the overall chart: a kind filter selects rows, it does not re-rank.
   const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
   // A page is one range read of its own rows (the chart is stored a row per rank), so it
   // costs the same at 4,000 titles as at 250,000.
   const count = Math.max(0, Math.min(limit, total - offset));
-  const rows = count === 0 ? [] : await catalog.scan('rankings', {
-    prefix: rankingRowPrefix(country, kind ?? 'all'),
-    start: rankingRowKey(country, kind ?? 'all', offset + 1),
+  const rows = head === null || count === 0 ? [] : await catalog.scan('rankings', {
+    prefix: rankingRowPrefix(country, head.slot, kind ?? 'all'),
+    start: rankingRowKey(country, head.slot, kind ?? 'all', offset + 1),
     limit: count,
   });
   const slice = rows.map((r) => r.doc).filter((d): d is RankingRowDoc => 'mediaId' in d);
