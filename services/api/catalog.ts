@@ -17,6 +17,8 @@ import type {
   RankingRowDoc,
   SeasonsDoc,
   TrendingDoc,
+  TrendingHeadDoc,
+  TrendingRowDoc,
 } from '../../contracts/readModels.ts';
 import type { ChangeDoc, DayIndexDoc, HistoryDoc } from '../../contracts/changeModels.ts';
 
@@ -32,7 +34,8 @@ export interface CatalogModels {
   featured: FeaturedDoc;
   /** The header under the country, rows under `${country}:${slice}:${rank}` (projections/rankings.ts). */
   rankings: RankingHeadDoc | RankingRowDoc;
-  trending: TrendingDoc;
+  /** The day under `${country}:${date}`, its head and rows beside it (projections/trending.ts). */
+  trending: TrendingDoc | TrendingHeadDoc | TrendingRowDoc;
   availability_history: HistoryDoc;
   changes: ChangeDoc;
   arrivals: DayIndexDoc;
