@@ -37,7 +37,16 @@ export function renderJson(body: unknown): RenderedBody {
   return { bytes, tag: `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"` };
 }
 
-interface Entry extends RenderedBody {
+/** Where a kept answer came from: what its stamp covers and how metrics name it. */
+export interface AnswerOrigin {
+  operationId: string;
+  /** The route template (`/v1/media/:id`), the metrics label. */
+  route: string;
+}
+
+export interface KeptAnswer extends RenderedBody, AnswerOrigin {}
+
+interface Entry extends KeptAnswer {
   stamp: string;
   until: number;
   size: number;
@@ -75,8 +84,13 @@ export class ResponseCache {
     return this.#entries.size;
   }
 
+  /** The origin of the answer kept for `key` under any stamp: which stamp to read for it. */
+  origin(key: string): AnswerOrigin | undefined {
+    return this.#entries.get(key);
+  }
+
   /** The answer kept for `key` under exactly this `stamp`, or undefined. */
-  get(key: string, stamp: string): RenderedBody | undefined {
+  get(key: string, stamp: string): KeptAnswer | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined || entry.stamp !== stamp || entry.until <= this.#now()) {
       this.misses += 1;
@@ -89,11 +103,11 @@ export class ResponseCache {
     return entry;
   }
 
-  set(key: string, stamp: string, rendered: RenderedBody): void {
+  set(key: string, stamp: string, rendered: RenderedBody, origin: AnswerOrigin): void {
     const size = rendered.bytes.length + key.length;
     if (size > this.#maxBytes / 16) return; // one huge answer must not flush the rest
     this.#drop(key);
-    this.#entries.set(key, { ...rendered, stamp, until: this.#now() + this.#maxAgeMs, size });
+    this.#entries.set(key, { bytes: rendered.bytes, tag: rendered.tag, operationId: origin.operationId, route: origin.route, stamp, until: this.#now() + this.#maxAgeMs, size });
     this.#bytes += size;
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
