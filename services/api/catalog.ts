@@ -131,11 +131,16 @@ export function createCatalog(store: ReadStore, options: CatalogOptions = {}): C
       return guarded(() => store.scan<CatalogModels[typeof name]>(collection, scanOptions));
     },
     async stamp(names) {
-      let stamp = '';
+      // Collections from the alias cache without a promise when it holds them, and all the
+      // checkpoints in one read: this runs for every request that may reuse a kept answer.
+      const collections: string[] = [];
       for (const name of names) {
-        const collection = await collectionOf(name);
-        stamp += `${collection}@${await guarded(() => store.getCheckpoint(collection))};`;
+        const hit = cache.get(name);
+        collections.push(hit !== undefined && hit.until > now() ? hit.collection : await collectionOf(name));
       }
+      const checkpoints = await guarded(() => store.getCheckpoints(collections));
+      let stamp = '';
+      for (let i = 0; i < collections.length; i += 1) stamp += `${collections[i]}@${checkpoints[i]};`;
       return stamp;
     },
   };
