@@ -133,10 +133,8 @@ export function createApp(deps: ApiDeps): ApiApp {
         }
         return;
       }
-      // The URL, which the hot path (hotPath.ts) can look up before any parsing: the answer
-      // depends on nothing else (parameters are parsed from it alone), and an invalid one
-      // throws above, so it is never kept.
-      const key = ctx.url;
+      // Parameters in their definition order: one key per distinct answer.
+      const key = `${e.operationId}\n${JSON.stringify(params)}`;
       // A copy: another request may learn a model while this one's stamp is being read.
       const models = [...readsOf(e.operationId)];
       const stamp = await catalog.stamp(models);
@@ -151,6 +149,8 @@ export function createApp(deps: ApiDeps): ApiApp {
         if (unstamped.length === 0) responses.set(key, stamp, rendered, { operationId: e.operationId, route });
         else learn(e.operationId, unstamped);
       }
+      // The hot path (hotPath.ts) finds the answer by this URL from now on, before any parsing.
+      responses.alias(ctx.url, key);
       ctx.status = 200;
       ctx.body = rendered.bytes;
       ctx.state.rendered = rendered;

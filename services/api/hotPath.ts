@@ -1,9 +1,10 @@
 /**
- * The hot path of a lookup: a GET under /v1 whose rendered answer is kept (responseCache.ts), from
- * a caller whose key is in the key cache and who is under its limit, answered from the raw
- * request before Koa builds a context. It costs what a lookup must: a map lookup for the URL, the
- * key check, the stamp of the answer's read models (the freshness guarantee, one tiny read per
- * model), the rate-limit counter, a metrics counter and writing the prepared bytes with their ETag.
+ * The hot path of a lookup: a GET under /v1 whose URL was answered with a rendered answer still
+ * kept (responseCache.ts), from a caller whose key is in the key cache and who is under its
+ * limit, answered from the raw request before Koa builds a context. It costs what a lookup
+ * must: a map lookup for the URL, the key check, the stamp of the answer's read models (the
+ * freshness guarantee: one read of their checkpoints), the rate-limit counter, a metrics
+ * counter and writing the prepared bytes with their ETag.
  *
  * Anything else goes to Koa, untouched, which answers it as always (and would answer this one
  * the same, headers included): another method, no kept answer for the URL or a changed stamp,
@@ -71,16 +72,16 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
     const start = performance.now();
     const url = req.url;
     if (req.method !== 'GET' || url === undefined || !url.startsWith('/v1/')) return fallback(req, res);
-    const origin = responses.origin(url);
+    const known = responses.byUrl(url);
     const headers = req.headers;
-    if (origin === undefined || headers['if-none-match'] !== undefined) return fallback(req, res);
+    if (known === undefined || headers['if-none-match'] !== undefined) return fallback(req, res);
     const presented = keyOfHeaders(headers.authorization, headers['x-api-key']);
     const key = presented === undefined ? undefined : keys.cached(presented);
     if (!key || !readyNow()) return fallback(req, res);
     const keyId = `key:${key.id}`;
-    catalog.stamp(readsOf(origin.operationId)).then(
+    catalog.stamp(readsOf(known.origin.operationId)).then(
       (stamp) => {
-        const kept = responses.get(url, stamp);
+        const kept = responses.get(known.key, stamp);
         if (kept === undefined || !answer(res, kept, keyId, start)) fallback(req, res);
       },
       // An outage: Koa's path answers it (503) as for any other request.

@@ -65,6 +65,8 @@ export interface ResponseCacheOptions {
 /** A bounded LRU of rendered answers by request key, each valid for one stamp. */
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
+  /** Request URL -> key of the answer it was given (hotPath.ts looks answers up by URL). */
+  readonly #aliases = new Map<string, string>();
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #maxAgeMs: number;
@@ -84,9 +86,31 @@ export class ResponseCache {
     return this.#entries.size;
   }
 
-  /** The origin of the answer kept for `key` under any stamp: which stamp to read for it. */
-  origin(key: string): AnswerOrigin | undefined {
-    return this.#entries.get(key);
+  /**
+   * Remembers that `url` is answered by the answer kept under `key`. Answers are kept by their
+   * parsed parameters, so URLs spelled differently (parameter order, ignored extras) share one
+   * answer and cannot be used to render it again and again; the aliases are bounded like the
+   * answers, the oldest dropped first.
+   */
+  alias(url: string, key: string): void {
+    if (this.#aliases.get(url) === key) return;
+    this.#aliases.delete(url);
+    if (this.#aliases.size >= this.#maxEntries) {
+      const oldest = this.#aliases.keys().next();
+      if (!oldest.done) this.#aliases.delete(oldest.value);
+    }
+    this.#aliases.set(url, key);
+  }
+
+  get aliases(): number {
+    return this.#aliases.size;
+  }
+
+  /** The key and origin of the answer kept for a URL under any stamp: which stamp to read for it. */
+  byUrl(url: string): { key: string; origin: AnswerOrigin } | undefined {
+    const key = this.#aliases.get(url);
+    const entry = key === undefined ? undefined : this.#entries.get(key);
+    return entry === undefined || key === undefined ? undefined : { key, origin: entry };
   }
 
   /** The answer kept for `key` under exactly this `stamp`, or undefined. */
