@@ -124,7 +124,7 @@ async function writeSyntheticChart(readStore: import('../contracts/ports.ts').Re
   const laid = layoutRanking('US', { country: 'US', date: head.doc.date, formulaVersion: head.doc.formulaVersion, entries }, head.doc);
   const writes = [{ key: 'US', doc: laid.document as unknown, position }, ...laid.rows.map((r) => ({ ...r, position }))];
   for (let at = 0; at < writes.length; at += 20_000) await readStore.writeBatch(rankings, writes.slice(at, at + 20_000));
-  await writeSyntheticTrending(readStore, entries, head.doc.date, position);
+  await writeSyntheticTrending(readStore, entries, position);
   return entries.length;
 }
 
@@ -134,7 +134,7 @@ async function writeSyntheticChart(readStore: import('../contracts/ports.ts').Re
  * against a day as long as the chart.
  */
 async function writeSyntheticTrending(
-  readStore: import('../contracts/ports.ts').ReadStore, chart: Array<import('../contracts/domain.ts').RankingEntry>, fallbackDate: string, position: number,
+  readStore: import('../contracts/ports.ts').ReadStore, chart: Array<import('../contracts/domain.ts').RankingEntry>, position: number,
 ): Promise<void> {
   const { resolveCollection } = await import('../services/shared/readModels.ts');
   const { storedWrites } = await import('../contracts/projection.ts');
@@ -143,7 +143,8 @@ async function writeSyntheticTrending(
   type TrendingHeadDoc = import('../contracts/readModels.ts').TrendingHeadDoc;
   const trending = await resolveCollection(readStore, trendingProjection);
   const latest = (await readStore.scan<TrendingHeadDoc>(trending, { prefix: trendingHeadPrefix('US'), reverse: true, limit: 1 }))[0]?.doc;
-  const date = latest?.date ?? fallbackDate;
+  if (latest === undefined) throw new Error('the sample has no US trending day to replace');
+  const date = latest.date;
   const previous = (await readStore.get<TrendingDoc>(trending, trendingKey('US', date)))?.doc ?? null;
   const entries = chart.map((e, i) => ({ mediaId: e.mediaId, kind: e.kind, position: e.position, previousPosition: e.position + 1 + (i % 5) }));
   const day: TrendingDoc = { country: 'US', date, entries: entries.sort(compareTrending) };
