@@ -2,7 +2,8 @@
  * Hostile requests against the kept answers and their hot path (services/api/hotPath.ts,
  * responseCache.ts): one answer asked for by URLs spelled hundreds of ways, and a flood of
  * lookups with keys that are not cached, 3 at a time. Each case checks the answers and that a
- * concurrent `/healthz` keeps answering within 100 ms while it runs. */
+ * concurrent `/healthz` keeps answering within 100 ms while it runs.
+ */
 import assert from 'node:assert/strict';
 import type { Clock } from '../../contracts/ports.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
