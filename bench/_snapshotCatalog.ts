@@ -21,6 +21,8 @@ import type {
 import { defaultCollectionName } from '../projections/collections.ts';
 import { GENRES_KEY } from '../projections/genres.ts';
 import { layoutRanking, rankingsProjection } from '../projections/rankings.ts';
+import { trendingKey, trendingProjection } from '../projections/trending.ts';
+import { storedWrites } from '../contracts/projection.ts';
 
 export interface SyntheticCatalogOptions {
   /** Titles (70% movies). Default 250000. */
@@ -53,6 +55,7 @@ function rng(seed: number): () => number {
 const pad8 = (n: number): string => String(n).padStart(8, '0');
 const col = (name: string): string => defaultCollectionName({ name, version: 1 });
 const rankingsCollection = defaultCollectionName(rankingsProjection);
+const trendingCollection = defaultCollectionName(trendingProjection);
 
 export async function writeSyntheticCatalog(readStore: ReadStore, options: SyntheticCatalogOptions = {}): Promise<{ titles: number; links: number; countries: string[] }> {
   const titles = options.titles ?? 250_000;
@@ -155,7 +158,8 @@ export async function writeSyntheticCatalog(readStore: ReadStore, options: Synth
       country, date: today,
       entries: ranked.slice(0, 500).map((mediaId, i) => ({ mediaId, kind: mediaId.startsWith('mv') ? 'movie' : 'tv_show', position: i + 1, previousPosition: i % 7 === 0 ? null : i + 3 })),
     };
-    await readStore.writeBatch<TrendingDoc>(col('trending'), [{ key: `${country}:${today}`, doc: trending, position: position++ }]);
+    // Also as the projection lays it out: the day, its head and its rows.
+    await readStore.writeBatch(trendingCollection, storedWrites(trendingProjection, trendingKey(country, today), trending, null, position++));
     const featured: FeaturedDoc = {
       country, updatedAt: `${today}T06:00:00Z`,
       daily: ranked.slice(0, 10).map((mediaId, i) => ({ mediaId, position: i + 1 })),

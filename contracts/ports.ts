@@ -207,6 +207,12 @@ export interface ReadStore {
     checkpoint?: { name: string; position: number },
   ): Promise<WriteBatchResult>;
   getCheckpoint(name: string): Promise<number>;
+  /**
+   * Several checkpoints at once, in the order asked (0 for one never set): the API stamps each
+   * kept answer with the checkpoints of its read models on every request, so one read, not one
+   * per model.
+   */
+  getCheckpoints(names: readonly string[]): Promise<number[]>;
   setCheckpoint(name: string, position: number): Promise<void>;
   /** Drops a collection and everything in it (an old projection version after a switch). */
   dropCollection(collection: string): Promise<void>;

@@ -156,12 +156,33 @@ export interface TrendingEntry {
   previousPosition: number | null;
 }
 
-/** `trending`, key: `${country}:${date}`. */
+/**
+ * `trending`, key: `${country}:${date}`: the day's fold, every title that moved, entered or left,
+ * in the served order. Read whole only by the weekly release; the API reads the head and rows
+ * below (projections/trending.ts).
+ */
 export interface TrendingDoc {
   country: string;
   date: string;
   entries: TrendingEntry[];
 }
+
+/**
+ * `trending`, key: `head:${country}:${date}` (trendingHeadKey): the day and how many titles it
+ * serves (those still in the chart), overall and per kind.
+ */
+export interface TrendingHeadDoc {
+  country: string;
+  date: string;
+  total: number;
+  totals: Record<ContentType, number>;
+}
+
+/**
+ * `trending`, key: `row:${country}:${date}:${kind or 'all'}:${rank, zero-padded}`
+ * (trendingRowKey): the nth served entry of the day, overall or of its kind.
+ */
+export type TrendingRowDoc = TrendingEntry;
 
 /**
  * `api_keys` read-model collection, key: sha256 hex of the key. Where API keys were kept before

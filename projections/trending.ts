@@ -10,14 +10,50 @@
  *   3. fallers (change <= 0): smallest fall first, ties by position;
  *   4. titles that left the chart (position null): by their previous position.
  * A final tie-break by media id makes the order total.
+ *
+ * Stored so a page costs the page (as rankings are): the fold keeps the whole day under its key
+ * (the next PositionChanged needs it, the weekly release exports it), and its layout adds what
+ * the API reads: a head under `head:${country}:${date}` (day and counts) and one row per served
+ * rank, overall and per kind, under `row:${country}:${date}:${slice}:${rank}` (rank zero-padded,
+ * so key order is rank order). Served means still in the chart: titles that left have no
+ * position that day and are not trending. Heads and rows live under their own prefixes so the
+ * `${country}:` prefix still holds only days. A fold writes only the rows whose rank changed
+ * hands, and deletes those past the new end.
+ *
+ * Version 2: version 1 stored only the day, which the API read and sorted whole per request.
  */
+import type { ContentType } from '../contracts/domain.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
-import { defineProjection } from '../contracts/projection.ts';
-import type { TrendingDoc, TrendingEntry } from '../contracts/readModels.ts';
+import { defineProjection, type StoredLayout } from '../contracts/projection.ts';
+import type { TrendingDoc, TrendingEntry, TrendingHeadDoc } from '../contracts/readModels.ts';
 import { compareStrings } from './offerOrder.ts';
+
+/** Ranks up to 9,999,999 keep key order equal to rank order. */
+const RANK_DIGITS = 7;
+
+export type TrendingSlice = ContentType | 'all';
 
 export function trendingKey(country: string, date: string): string {
   return `${country}:${date}`;
+}
+
+/** The common start of a country's heads: the newest day is the last key under it. */
+export function trendingHeadPrefix(country: string): string {
+  return `head:${country}:`;
+}
+
+export function trendingHeadKey(country: string, date: string): string {
+  return trendingHeadPrefix(country) + date;
+}
+
+/** The common start of the row keys of one slice of a day. */
+export function trendingRowPrefix(country: string, date: string, slice: TrendingSlice): string {
+  return `row:${country}:${date}:${slice}:`;
+}
+
+/** The key of the `rank`th (1-based) served entry of a day, overall or of one kind. */
+export function trendingRowKey(country: string, date: string, slice: TrendingSlice, rank: number): string {
+  return trendingRowPrefix(country, date, slice) + String(rank).padStart(RANK_DIGITS, '0');
 }
 
 /** previousPosition - position; null for a title that entered or left (nothing to compare). */
@@ -42,9 +78,48 @@ export function compareTrending(a: TrendingEntry, b: TrendingEntry): number {
   return byChange || byPosition || compareStrings(a.mediaId, b.mediaId);
 }
 
+/** The entries the API serves, per slice, in the stored (trending) order. */
+function servedSlices(doc: TrendingDoc | null): Record<TrendingSlice, TrendingEntry[]> {
+  const slices: Record<TrendingSlice, TrendingEntry[]> = { all: [], movie: [], tv_show: [] };
+  for (const entry of doc?.entries ?? []) {
+    if (entry.position === null) continue;
+    slices.all.push(entry);
+    slices[entry.kind].push(entry);
+  }
+  return slices;
+}
+
+function sameEntry(a: TrendingEntry | undefined, b: TrendingEntry): boolean {
+  return a !== undefined && a.mediaId === b.mediaId && a.kind === b.kind && a.position === b.position && a.previousPosition === b.previousPosition;
+}
+
+/**
+ * The day as stored, with its head and the rows that changed since `previous` (see the header).
+ * Exported for writers of synthetic catalogs (bench/).
+ */
+export function layoutTrending(_id: string, doc: TrendingDoc | null, previous: TrendingDoc | null): StoredLayout<TrendingDoc> {
+  const day = doc ?? previous;
+  if (day === null) return { document: null, rows: [] };
+  const { country, date } = day;
+  const next = servedSlices(doc);
+  const before = servedSlices(previous);
+  const rows: Array<{ key: string; doc: TrendingEntry | TrendingHeadDoc | null }> = [];
+  for (const slice of ['all', 'movie', 'tv_show'] as const) {
+    next[slice].forEach((entry, i) => {
+      if (!sameEntry(before[slice][i], entry)) rows.push({ key: trendingRowKey(country, date, slice, i + 1), doc: entry });
+    });
+    for (let rank = next[slice].length + 1; rank <= before[slice].length; rank += 1) rows.push({ key: trendingRowKey(country, date, slice, rank), doc: null });
+  }
+  const head: TrendingHeadDoc | null = doc === null
+    ? null
+    : { country, date, total: next.all.length, totals: { movie: next.movie.length, tv_show: next.tv_show.length } };
+  rows.push({ key: trendingHeadKey(country, date), doc: head });
+  return { document: doc, rows };
+}
+
 export const trendingProjection = defineProjection<TrendingDoc>({
   name: 'trending',
-  version: 1,
+  version: 2,
   canHandle: ['PositionChanged'],
   documentId(event: RecordedEvent): string | null {
     return event.type === 'PositionChanged' ? trendingKey(event.data.country, event.data.date) : null;
@@ -57,4 +132,5 @@ export const trendingProjection = defineProjection<TrendingDoc>({
     const entry: TrendingEntry = { mediaId, kind, position, previousPosition };
     return { country, date, entries: [...others, entry].sort(compareTrending) };
   },
+  layout: layoutTrending,
 });

@@ -193,6 +193,13 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       return typeof value === 'number' ? value : 0;
     },
 
+    async getCheckpoints(names) {
+      return reading('getCheckpoints', () => names.map((name) => {
+        const value = meta.get(checkpointKey(name));
+        return typeof value === 'number' ? value : 0;
+      }));
+    },
+
     async setCheckpoint(name, position) {
       await write('setCheckpoint', () => meta.putSync(checkpointKey(name), position));
     },

@@ -186,6 +186,16 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       return typeof record?.position === 'number' ? record.position : 0;
     },
 
+    async getCheckpoints(names) {
+      if (names.length === 0) return [];
+      const records = await run('getCheckpoints', () => meta.find({ _id: { $in: names.map(checkpointId) } }).toArray());
+      const byId = new Map(records.map((r) => [r._id, r.position]));
+      return names.map((name) => {
+        const position = byId.get(checkpointId(name));
+        return typeof position === 'number' ? position : 0;
+      });
+    },
+
     async setCheckpoint(name, position) {
       await run('setCheckpoint', () => putMeta(checkpointId(name), { position }));
     },

@@ -17,8 +17,9 @@ import { cachedLinkTokens } from './linkTokenCache.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseParams } from './params.ts';
-import { ExpiringMap, rateLimiter } from './rateLimit.ts';
-import { renderJson, ResponseCache } from './responseCache.ts';
+import { withHotPath } from './hotPath.ts';
+import { ExpiringMap, MemoryLimiter, rateLimiter } from './rateLimit.ts';
+import { renderJson, ResponseCache, type RenderedBody } from './responseCache.ts';
 import type { ApiDeps, Endpoint } from './types.ts';
 
 export type { ApiDeps } from './types.ts';
@@ -52,6 +53,8 @@ export interface ApiApp extends Koa {
   openapi: Record<string, unknown>;
   /** Rendered answers kept per read-model state; absent when turned off. */
   responseCache?: ResponseCache;
+  /** Answers the hot path served (hotPath.ts); absent when it is off (no cache, or Redis counters). */
+  hotPath?: { served: number };
 }
 
 export function createApp(deps: ApiDeps): ApiApp {
@@ -73,16 +76,16 @@ export function createApp(deps: ApiDeps): ApiApp {
 
   const memory = deps.rateLimit?.redis ? undefined : new ExpiringMap();
   if (memory) app.rateLimitStore = memory;
+  const keyLookup = createKeyLookup(deps.apiKeys, {
+    ttlMs: deps.keyCacheMs ?? 1000,
+    clock: deps.clock,
+    onTouchError: (err) => deps.logger?.warn({ err }, 'recording the last use of an API key failed'),
+  });
+  const perMinute = deps.rateLimit?.perMinute ?? 60;
   const v1 = chain([
-    authenticate(
-      createKeyLookup(deps.apiKeys, {
-        ttlMs: deps.keyCacheMs ?? 1000,
-        clock: deps.clock,
-        onTouchError: (err) => deps.logger?.warn({ err }, 'recording the last use of an API key failed'),
-      }),
-    ),
+    authenticate(keyLookup),
     rateLimiter({
-      max: deps.rateLimit?.perMinute ?? 60,
+      max: perMinute,
       windowMs: deps.rateLimit?.windowMs ?? 60_000,
       redis: deps.rateLimit?.redis,
       redisDependency: deps.rateLimit?.redisDependency,
@@ -135,16 +138,19 @@ export function createApp(deps: ApiDeps): ApiApp {
       // A copy: another request may learn a model while this one's stamp is being read.
       const models = [...readsOf(e.operationId)];
       const stamp = await catalog.stamp(models);
-      let rendered = responses.get(key, stamp);
+      let rendered: RenderedBody | undefined = responses.get(key, stamp);
       if (rendered === undefined) {
         const used = new Set<ModelName>();
         const body = await e.handler({ params, deps: handlerDeps, catalog: trackingCatalog(catalog, used), ctx, imageBase });
         if (body === undefined) return;
         rendered = renderJson(body);
         const unstamped = [...used].filter((m) => !models.includes(m));
-        if (unstamped.length === 0) responses.set(key, stamp, rendered);
+        const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? e.path;
+        if (unstamped.length === 0) responses.set(key, stamp, rendered, { operationId: e.operationId, route });
         else learn(e.operationId, unstamped);
       }
+      // The hot path (hotPath.ts) finds the answer by this URL from now on, before any parsing.
+      responses.alias(ctx.url, key);
       ctx.status = 200;
       ctx.body = rendered.bytes;
       ctx.state.rendered = rendered;
@@ -188,5 +194,17 @@ export function createApp(deps: ApiDeps): ApiApp {
     return ctx.path.startsWith('/go/') ? guard(ctx, () => goLimiter(ctx, next)) : guard(ctx, next);
   });
   app.use(router.routes());
+
+  // Kept answers of /v1 are served before Koa builds a context (hotPath.ts), with this process's
+  // counters; Redis counters are shared and asynchronous, so with Redis every request is Koa's.
+  if (responses && memory) {
+    app.hotPath = { served: 0 };
+    const hot = {
+      responses, catalog, readsOf, keys: keyLookup, metrics, ready: deps.ready, max: perMinute, stats: app.hotPath,
+      limiter: new MemoryLimiter({ max: perMinute, windowMs: deps.rateLimit?.windowMs ?? 60_000, store: memory }),
+    };
+    const koaListener = app.callback.bind(app);
+    app.callback = () => withHotPath(hot, koaListener()) as ReturnType<Koa['callback']>;
+  }
   return app;
 }

@@ -18,16 +18,22 @@ export interface AuthState {
 
 const HOW = "Send your API key as 'Authorization: Bearer <key>' or in the 'X-API-Key' header.";
 
-/** The key from `Authorization: Bearer <key>` or `X-API-Key`, or undefined. */
-export function presentedKey(ctx: Koa.Context): string | undefined {
-  const header = ctx.get('Authorization');
-  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+/** The key from an `Authorization: Bearer <key>` or an `X-API-Key` header value, or undefined. */
+export function keyOfHeaders(authorization: string | undefined, xApiKey: string | string[] | undefined): string | undefined {
+  const bearer = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (bearer) return bearer[1];
-  const x = ctx.get('X-API-Key').trim();
+  const x = typeof xApiKey === 'string' ? xApiKey.trim() : '';
   return x === '' ? undefined : x;
 }
 
-export function authenticate(lookup: (key: string) => Promise<ApiKeyRecord | null>): Koa.Middleware {
+/** The key from `Authorization: Bearer <key>` or `X-API-Key`, or undefined. */
+export function presentedKey(ctx: Koa.Context): string | undefined {
+  return keyOfHeaders(ctx.get('Authorization'), ctx.get('X-API-Key'));
+}
+
+type Lookup = ((key: string) => Promise<ApiKeyRecord | null>) & { cached?: (key: string) => ApiKeyRecord | null | undefined };
+
+export function authenticate(lookup: Lookup): Koa.Middleware {
   return async (ctx, next) => {
     const key = presentedKey(ctx);
     let state: AuthState;
@@ -41,9 +47,11 @@ export function authenticate(lookup: (key: string) => Promise<ApiKeyRecord | nul
           : `An API key is required. ${HOW}`),
       };
     } else {
-      let doc: ApiKeyRecord | null;
+      let doc: ApiKeyRecord | null | undefined;
       try {
-        doc = await lookup(key);
+        // A cached answer costs no promise.
+        doc = lookup.cached?.(key);
+        if (doc === undefined) doc = await lookup(key);
       } catch (err) {
         // Kept for requireKey, so the rate limiter still runs and the 503 carries its headers.
         state = { key: null, presented: true, refusal: isAppError(err) ? err : new AppError('unavailable', 'The key store is unavailable.', { cause: err }) };

@@ -17,6 +17,8 @@ import type {
   RankingRowDoc,
   SeasonsDoc,
   TrendingDoc,
+  TrendingHeadDoc,
+  TrendingRowDoc,
 } from '../../contracts/readModels.ts';
 import type { ChangeDoc, DayIndexDoc, HistoryDoc } from '../../contracts/changeModels.ts';
 
@@ -32,7 +34,8 @@ export interface CatalogModels {
   featured: FeaturedDoc;
   /** The header under the country, rows under `${country}:${slice}:${rank}` (projections/rankings.ts). */
   rankings: RankingHeadDoc | RankingRowDoc;
-  trending: TrendingDoc;
+  /** The day under `${country}:${date}`, its head and rows beside it (projections/trending.ts). */
+  trending: TrendingDoc | TrendingHeadDoc | TrendingRowDoc;
   availability_history: HistoryDoc;
   changes: ChangeDoc;
   arrivals: DayIndexDoc;
@@ -128,11 +131,16 @@ export function createCatalog(store: ReadStore, options: CatalogOptions = {}): C
       return guarded(() => store.scan<CatalogModels[typeof name]>(collection, scanOptions));
     },
     async stamp(names) {
-      let stamp = '';
+      // Collections from the alias cache without a promise when it holds them, and all the
+      // checkpoints in one read: this runs for every request that may reuse a kept answer.
+      const collections: string[] = [];
       for (const name of names) {
-        const collection = await collectionOf(name);
-        stamp += `${collection}@${await guarded(() => store.getCheckpoint(collection))};`;
+        const hit = cache.get(name);
+        collections.push(hit !== undefined && hit.until > now() ? hit.collection : await collectionOf(name));
       }
+      const checkpoints = await guarded(() => store.getCheckpoints(collections));
+      let stamp = '';
+      for (let i = 0; i < collections.length; i += 1) stamp += `${collections[i]}@${checkpoints[i]};`;
       return stamp;
     },
   };

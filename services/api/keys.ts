@@ -104,7 +104,16 @@ export interface KeyLookupOptions {
  * A valid key's last use is recorded at most once a minute, in the background: a cache hit
  * costs no write and a request never waits for one.
  */
-export function createKeyLookup(keys: ApiKeyStore, options: KeyLookupOptions = {}): (key: string) => Promise<ApiKeyRecord | null> {
+export interface KeyLookup {
+  (key: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The answer still cached for `key`, synchronously (valid key, or null when refused), or
+   * undefined when the store must be asked: the hot path checks a key with no promise.
+   */
+  cached(key: string): ApiKeyRecord | null | undefined;
+}
+
+export function createKeyLookup(keys: ApiKeyStore, options: KeyLookupOptions = {}): KeyLookup {
   const ttl = Math.min(Math.max(options.ttlMs ?? 1000, 0), 1000);
   const clock = options.clock ?? { now: () => new Date() };
   // Keyed by the presented key itself, so a cached answer costs no SHA-256 per request; the
@@ -125,14 +134,17 @@ export function createKeyLookup(keys: ApiKeyStore, options: KeyLookupOptions = {
     });
   }
 
-  return async (key) => {
-    if (!isWellFormedApiKey(key)) return null;
-    const now = Date.now();
+  function cached(key: string): ApiKeyRecord | null | undefined {
     const hit = cache.get(key);
-    if (hit && hit.until > now) {
-      if (hit.doc) recordUse(hit.doc);
-      return hit.doc;
-    }
+    if (hit === undefined || hit.until <= Date.now()) return isWellFormedApiKey(key) ? undefined : null;
+    if (hit.doc) recordUse(hit.doc);
+    return hit.doc;
+  }
+
+  async function lookup(key: string): Promise<ApiKeyRecord | null> {
+    const known = cached(key);
+    if (known !== undefined) return known;
+    const now = Date.now();
     let stored;
     try {
       stored = await keys.findByHash(hashApiKey(key));
@@ -147,5 +159,6 @@ export function createKeyLookup(keys: ApiKeyStore, options: KeyLookupOptions = {
     }
     if (doc) recordUse(doc);
     return doc;
-  };
+  }
+  return Object.assign(lookup, { cached });
 }

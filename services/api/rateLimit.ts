@@ -1,13 +1,13 @@
 /**
- * Rate limiting with koa-ratelimit: per API key, per client address for keyless calls (and
- * always per address for the `/go` redirect, in a bucket of its own).
+ * Rate limiting: per API key, per client address for keyless calls (and always per address for
+ * the `/go` redirect, in a bucket of its own). In memory by MemoryLimiter below (synchronous,
+ * as koa-ratelimit's memory driver counted), shared through Redis by koa-ratelimit's driver.
  * Headers are the IETF draft names `RateLimit-Limit`, `RateLimit-Remaining` and
  * `RateLimit-Reset` (seconds until the window resets) on every /v1 response; over the limit
  * the request fails with AppError `rate_limited` (429) and `Retry-After` in seconds.
  *
- * koa-ratelimit's memory driver never deletes an entry (an expired one is only re-initialised
- * when the same id calls again), so one entry per client address would live forever. The
- * memory driver is therefore given an ExpiringMap that drops entries whose window is over.
+ * An entry is only re-initialised when the same id calls again, so one entry per client address
+ * would live forever: the counters live in an ExpiringMap that drops entries whose window is over.
  *
  * With Redis the limit fails open to the per-process memory counters: while Redis is down (or
  * does not answer a count within the client's command timeout), each API process counts in its
@@ -97,34 +97,113 @@ function secondsUntil(resetHeader: unknown, now: number): number | null {
   return Math.max(0, Math.ceil((resetMs - now) / 1000));
 }
 
+/** One request counted: whether it may go on, and the values of its RateLimit headers. */
+export interface Counted {
+  allowed: boolean;
+  /** RateLimit-Remaining: requests left in the window after this one. */
+  remaining: number;
+  /** RateLimit-Reset: whole seconds until the window ends, at most one window. */
+  reset: number;
+}
+
+interface MemoryEntry extends LimiterEntry {
+  remaining: number;
+}
+
+/**
+ * This process's counters, synchronous: a count is a Map lookup and a decrement, with no
+ * promise per request (the API's hot path counts with it directly). The same fixed-window
+ * semantics and entry shape as koa-ratelimit's memory driver, which it replaces: a window
+ * starts at a client's first request and allows `max`; a refused request changes nothing.
+ */
+export class MemoryLimiter {
+  readonly #store: ExpiringMap;
+  readonly #max: number;
+  readonly #windowMs: number;
+  readonly #namespace: string;
+
+  constructor(options: { max: number; windowMs?: number; store?: ExpiringMap; namespace?: string }) {
+    this.#store = options.store ?? new ExpiringMap();
+    this.#max = options.max;
+    this.#windowMs = options.windowMs ?? 60_000;
+    this.#namespace = options.namespace ?? 'marquee-ratelimit';
+  }
+
+  /** Counts one request of `id` (`key:<key id>` or `ip:<address>`) at `now` (ms). */
+  take(id: string, now = Date.now()): Counted {
+    const key = `${this.#namespace}:${id}`;
+    let entry = this.#store.get(key) as MemoryEntry | undefined;
+    let left: number;
+    if (entry === undefined || entry.reset * 1000 < now) {
+      entry = { reset: (now + this.#windowMs) / 1000, remaining: this.#max };
+      this.#store.set(key, entry);
+      left = entry.remaining;
+    } else {
+      entry.remaining = entry.remaining > 0 ? entry.remaining - 1 : 0;
+      left = entry.remaining;
+    }
+    const reset = Math.min(Math.max(0, Math.ceil((entry.reset * 1000 - now) / 1000)), Math.ceil(this.#windowMs / 1000));
+    return { allowed: left > 0, remaining: left > 0 ? left - 1 : 0, reset };
+  }
+}
+
+/** The counter id of a request: its key's, else its client address's (always the address with `byAddress`). */
+function idOf(ctx: Koa.Context, byAddress: boolean | undefined): string {
+  const auth = byAddress ? undefined : (ctx.state.auth as AuthState | undefined);
+  return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
+}
+
+/** The refusal of a request over the limit: `reset` seconds left in the window, at least one. */
+function limited(options: RateLimiterOptions, windowMs: number, reset: number): AppError {
+  const after = Math.max(1, reset);
+  return new AppError('rate_limited', `Rate limit exceeded: ${options.max} requests per ${windowMs / 1000} s. Retry in ${after} s.`, {
+    details: { retry_after: after },
+  });
+}
+
 export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
   const windowMs = options.windowMs ?? 60_000;
-  const limiterOf = (driver: 'redis' | 'memory', db: unknown) =>
-    ratelimit({
-      driver,
-      db: db as Map<unknown, unknown>,
-      duration: windowMs,
-      max: options.max,
-      namespace: options.namespace ?? 'marquee-ratelimit',
-      id: (ctx: Koa.Context) => {
-        const auth = options.byAddress ? undefined : (ctx.state.auth as AuthState | undefined);
-        return auth?.key ? `key:${auth.key.id}` : `ip:${ctx.ip}`;
-      },
-      headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
-      throw: false,
-    } as ratelimit.MiddlewareOptions);
-  const memory = limiterOf('memory', options.memory ?? new ExpiringMap());
-  const shared = options.redis ? limiterOf('redis', options.redis) : null;
+  const namespace = options.namespace ?? 'marquee-ratelimit';
+  const counters = new MemoryLimiter({ max: options.max, windowMs, store: options.memory, namespace });
+  const total = String(options.max);
+  /** This process's counters: no promise until the handlers run. */
+  const memory: Koa.Middleware = (ctx, next) => {
+    const counted = counters.take(idOf(ctx, options.byAddress));
+    ctx.set('RateLimit-Remaining', String(counted.remaining));
+    ctx.set('RateLimit-Reset', String(counted.reset));
+    ctx.set('RateLimit-Limit', total);
+    if (!counted.allowed) throw limited(options, windowMs, counted.reset);
+    return next();
+  };
+  if (!options.redis) return memory;
+
+  const shared = ratelimit({
+    driver: 'redis',
+    db: options.redis as Map<unknown, unknown>,
+    duration: windowMs,
+    max: options.max,
+    namespace,
+    id: (ctx: Koa.Context) => idOf(ctx, options.byAddress),
+    headers: { remaining: 'RateLimit-Remaining', reset: 'RateLimit-Reset', total: 'RateLimit-Limit' },
+    throw: false,
+  } as ratelimit.MiddlewareOptions);
   const dependency = options.redisDependency;
 
+  /** RateLimit-Reset as seconds left: the Redis driver reports unix milliseconds. */
+  const resetInSeconds = (ctx: Koa.Context): void => {
+    const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), Date.now());
+    if (seconds !== null) ctx.set('RateLimit-Reset', String(Math.min(seconds, Math.ceil(windowMs / 1000))));
+  };
+
   /** The shared counters when Redis answers, else this process's own (fail open, see the header). */
-  const limit: Koa.Middleware = async (ctx, next) => {
-    if (!shared || dependency?.available === false) return memory(ctx, next);
+  return async (ctx, next) => {
+    if (dependency?.available === false) return memory(ctx, next);
     let counted = false;
     try {
       // koa-ratelimit calls `next` only once Redis has answered the count.
-      return await shared(ctx, () => {
+      await shared(ctx, () => {
         counted = true;
+        resetInSeconds(ctx);
         return next();
       });
     } catch (err) {
@@ -133,23 +212,8 @@ export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
       dependency?.failed(err);
       return memory(ctx, next);
     }
-  };
-
-  return async (ctx, next) => {
-    try {
-      await limit(ctx, next);
-    } finally {
-      const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), Date.now());
-      // The drivers keep their own clocks (hrtime from module load), which drift a little
-      // from Date.now(): never report more than one window.
-      if (seconds !== null) ctx.set('RateLimit-Reset', String(Math.min(seconds, Math.ceil(windowMs / 1000))));
-    }
-    if (ctx.status === 429 && ctx.state.rateLimit) {
-      // RateLimit-Reset holds the seconds left in the window by now; wait at least one.
-      const after = Math.max(1, Number(ctx.response.get('RateLimit-Reset')) || 1);
-      throw new AppError('rate_limited', `Rate limit exceeded: ${options.max} requests per ${windowMs / 1000} s. Retry in ${after} s.`, {
-        details: { retry_after: after },
-      });
-    }
+    if (counted) return;
+    resetInSeconds(ctx);
+    if (ctx.status === 429 && ctx.state.rateLimit) throw limited(options, windowMs, Number(ctx.response.get('RateLimit-Reset')) || 1);
   };
 }

@@ -37,7 +37,16 @@ export function renderJson(body: unknown): RenderedBody {
   return { bytes, tag: `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"` };
 }
 
-interface Entry extends RenderedBody {
+/** Where a kept answer came from: what its stamp covers and how metrics name it. */
+export interface AnswerOrigin {
+  operationId: string;
+  /** The route template (`/v1/media/:id`), the metrics label. */
+  route: string;
+}
+
+export interface KeptAnswer extends RenderedBody, AnswerOrigin {}
+
+interface Entry extends KeptAnswer {
   stamp: string;
   until: number;
   size: number;
@@ -56,6 +65,8 @@ export interface ResponseCacheOptions {
 /** A bounded LRU of rendered answers by request key, each valid for one stamp. */
 export class ResponseCache {
   readonly #entries = new Map<string, Entry>();
+  /** Request URL -> key of the answer it was given (hotPath.ts looks answers up by URL). */
+  readonly #aliases = new Map<string, string>();
   readonly #maxEntries: number;
   readonly #maxBytes: number;
   readonly #maxAgeMs: number;
@@ -75,8 +86,35 @@ export class ResponseCache {
     return this.#entries.size;
   }
 
+  /**
+   * Remembers that `url` is answered by the answer kept under `key`. Answers are kept by their
+   * parsed parameters, so URLs spelled differently (parameter order, ignored extras) share one
+   * answer and cannot be used to render it again and again; the aliases are bounded like the
+   * answers, the oldest dropped first.
+   */
+  alias(url: string, key: string): void {
+    if (this.#aliases.get(url) === key) return;
+    this.#aliases.delete(url);
+    if (this.#aliases.size >= this.#maxEntries) {
+      const oldest = this.#aliases.keys().next();
+      if (!oldest.done) this.#aliases.delete(oldest.value);
+    }
+    this.#aliases.set(url, key);
+  }
+
+  get aliases(): number {
+    return this.#aliases.size;
+  }
+
+  /** The key and origin of the answer kept for a URL under any stamp: which stamp to read for it. */
+  byUrl(url: string): { key: string; origin: AnswerOrigin } | undefined {
+    const key = this.#aliases.get(url);
+    const entry = key === undefined ? undefined : this.#entries.get(key);
+    return entry === undefined || key === undefined ? undefined : { key, origin: entry };
+  }
+
   /** The answer kept for `key` under exactly this `stamp`, or undefined. */
-  get(key: string, stamp: string): RenderedBody | undefined {
+  get(key: string, stamp: string): KeptAnswer | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined || entry.stamp !== stamp || entry.until <= this.#now()) {
       this.misses += 1;
@@ -89,11 +127,11 @@ export class ResponseCache {
     return entry;
   }
 
-  set(key: string, stamp: string, rendered: RenderedBody): void {
+  set(key: string, stamp: string, rendered: RenderedBody, origin: AnswerOrigin): void {
     const size = rendered.bytes.length + key.length;
     if (size > this.#maxBytes / 16) return; // one huge answer must not flush the rest
     this.#drop(key);
-    this.#entries.set(key, { ...rendered, stamp, until: this.#now() + this.#maxAgeMs, size });
+    this.#entries.set(key, { bytes: rendered.bytes, tag: rendered.tag, operationId: origin.operationId, route: origin.route, stamp, until: this.#now() + this.#maxAgeMs, size });
     this.#bytes += size;
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;

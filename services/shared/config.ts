@@ -9,7 +9,11 @@ import { AppError } from '../../contracts/errors.ts';
 export interface Config {
   /** API port. `PORT`, default 8080. */
   port: number;
-  /** Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`, default 1 (the API in the one `start` process); `auto` = the number of cores. */
+  /**
+   * Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`, default 1 (the API in the
+   * one `start` process); `auto` = the number of cores. Not cores by default: on 2 cores a second
+   * worker measured slower than one (docs/operations.md, `npm run bench -- api`).
+   */
   apiWorkers: number;
   /** Set by `start` in the API workers it forks (`MARQUEE_API_WORKER=1`), never by hand. */
   isApiWorker: boolean;

@@ -7,6 +7,8 @@ import type { MediaDetails, Offer, Provider, Season } from '../../contracts/doma
 import type { DomainEvent } from '../../contracts/events.ts';
 import { streams } from '../../contracts/ids.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiKeyStore, Clock, EventStore, ReadStore, SearchDocument, SearchIndex } from '../../contracts/ports.ts';
@@ -251,6 +253,20 @@ export function openFixtureStores(prefix: string, clock: Clock): FixtureStores {
       await readStore.close();
       await eventStore.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** An app listening on a free local port: its base URL, and a close that drops idle keep-alive sockets. */
+export async function listenLocally(app: { listen(port: number, host: string, done: () => void): Server }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     },
   };
 }

@@ -9,12 +9,10 @@ import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { ALL_PROJECTIONS, defaultCollectionName } from '../../projections/index.ts';
 import { catchUp } from '../../projections/runner.ts';
 import { streams } from '../../contracts/ids.ts';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import { createApp, type ApiApp } from '../../services/api/app.ts';
 import { createApiKey } from '../../services/api/keys.ts';
 import { ResponseCache } from '../../services/api/responseCache.ts';
-import { details, IDS, openFixtureStores, seedCatalog, type FixtureStores } from './api.fixture.ts';
+import { details, IDS, openFixtureStores, seedCatalog, listenLocally, type FixtureStores } from './api.fixture.ts';
 import { testLinkTokens } from './api.linkTokens.ts';
 
 const clock: Clock = { now: () => new Date('2026-11-21T08:00:00Z') };
@@ -24,7 +22,7 @@ describe('rendered answers kept per read-model state', function () {
   let stores: FixtureStores;
   let search: SearchIndex;
   let app: ApiApp;
-  let server: Server;
+  let server: { url: string; close(): Promise<void> };
   let url: string;
   let key: string;
 
@@ -45,15 +43,12 @@ describe('rendered answers kept per read-model state', function () {
     await seedCatalog(stores.eventStore, stores.readStore, search);
     key = (await createApiKey(stores.apiKeys, 'cache', clock)).key;
     app = createApp({ readStore: stores.readStore, apiKeys: stores.apiKeys, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 100_000 } });
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await listenLocally(app);
+    url = server.url;
   });
 
   after(async () => {
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await server?.close();
     await stores?.close();
   });
 
@@ -116,12 +111,40 @@ describe('rendered answers kept per read-model state', function () {
     assert.deepEqual([shows.total, shows.results.length], [0, 0]);
   });
 
+  it('answers a changed trending day fresh, paged from its rows, and a new day as the latest', async () => {
+    type Page = { total: number; date: string; results: Array<{ id: string; position: number; change: number | null }> };
+    const page = async (path: string) => JSON.parse((await get(path)).text) as Page;
+    const path = '/v1/trending?country=US&limit=1&offset=1';
+    // The first answer learns what the endpoint reads, the second is kept, the third a hit.
+    await get(path);
+    await get(path);
+    const hits = cache().hits;
+    const before = await page(path);
+    assert.equal(cache().hits, hits + 1, 'served from the cache before the write');
+    assert.deepEqual([before.total, before.results.map((r) => r.id)], [3, [IDS.harbor]]);
+    // The show leaves the chart that day: the rows after it move up a rank, the last is deleted.
+    await stores.eventStore.append(streams.ranking('US'), [
+      { type: 'PositionChanged', data: { country: 'US', date: '2026-11-20', mediaId: IDS.harbor, kind: 'tv_show', position: null, previousPosition: 2 }, metadata: { producer: 'ranking' } },
+    ], 'any');
+    await project();
+    const after = await page(path);
+    assert.deepEqual([after.total, after.date, after.results.map((r) => [r.id, r.position, r.change])], [2, '2026-11-20', [[IDS.rapidFire, 3, -2]]]);
+    assert.deepEqual([(await page('/v1/trending?country=US&limit=1&offset=2')).results.length, (await page('/v1/trending?country=US&kind=tv_show')).total], [0, 0]);
+    await stores.eventStore.append(streams.ranking('US'), [
+      { type: 'PositionChanged', data: { country: 'US', date: '2026-11-21', mediaId: IDS.harbor, kind: 'tv_show', position: 1, previousPosition: null }, metadata: { producer: 'ranking' } },
+    ], 'any');
+    await project();
+    const latest = await page('/v1/trending?country=US');
+    assert.deepEqual([latest.total, latest.date, latest.results.map((r) => r.id)], [1, '2026-11-21', [IDS.harbor]]);
+    assert.equal((await page('/v1/trending?country=US&date=2026-11-20')).total, 2, 'the older day keeps its rows');
+  });
+
   it('stays bounded, dropping the least recently used answer first', () => {
     const small = new ResponseCache({ maxEntries: 2 });
-    small.set('a', 's', { bytes: Buffer.from('1'), tag: '"a"' });
-    small.set('b', 's', { bytes: Buffer.from('2'), tag: '"b"' });
+    small.set('a', 's', { bytes: Buffer.from('1'), tag: '"a"' }, { operationId: 'x', route: '/x' });
+    small.set('b', 's', { bytes: Buffer.from('2'), tag: '"b"' }, { operationId: 'x', route: '/x' });
     assert.ok(small.get('a', 's'));
-    small.set('c', 's', { bytes: Buffer.from('3'), tag: '"c"' });
+    small.set('c', 's', { bytes: Buffer.from('3'), tag: '"c"' }, { operationId: 'x', route: '/x' });
     assert.equal(small.size, 2);
     assert.equal(small.get('b', 's'), undefined);
     assert.ok(small.get('a', 's'));

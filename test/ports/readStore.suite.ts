@@ -218,6 +218,14 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         assert.equal(await store.getCheckpoint(uniqueName('cp')), 0);
       });
 
+      it('reads several checkpoints at once, in the order asked, 0 for one never set', async () => {
+        const [a, b, never] = [uniqueName('cp'), uniqueName('cp'), uniqueName('cp')];
+        await store.setCheckpoint(a, 7);
+        await store.setCheckpoint(b, 9);
+        assert.deepEqual(await store.getCheckpoints([b, never, a]), [9, 0, 7]);
+        assert.deepEqual(await store.getCheckpoints([]), []);
+      });
+
       it('sets and moves a checkpoint, back to 0 too (a replay)', async () => {
         const cp = uniqueName('cp');
         await store.setCheckpoint(cp, 42);

@@ -5,7 +5,7 @@ import { storedWrites } from '../../contracts/projection.ts';
 import type { RankingHeadDoc, TrendingDoc } from '../../contracts/readModels.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { layoutRanking, rankingRowKey, rankingRowPrefix, rankingsProjection, type RankingFold } from '../../projections/rankings.ts';
-import { changeOf, trendingProjection } from '../../projections/trending.ts';
+import { changeOf, layoutTrending, trendingHeadKey, trendingProjection, trendingRowKey } from '../../projections/trending.ts';
 import { recorded } from './projectionEvents.ts';
 
 function entry(mediaId: string, position: number): RankingEntry {
@@ -148,8 +148,8 @@ describe('rankings projection', () => {
   });
 });
 
-function moved(mediaId: string, position: number | null, previousPosition: number | null, date = '2026-03-02') {
-  return recorded('PositionChanged', { country: 'US', date, mediaId, kind: 'movie', position, previousPosition });
+function moved(mediaId: string, position: number | null, previousPosition: number | null, date = '2026-03-02', kind: 'movie' | 'tv_show' = 'movie') {
+  return recorded('PositionChanged', { country: 'US', date, mediaId, kind, position, previousPosition });
 }
 
 describe('trending projection', () => {
@@ -184,5 +184,34 @@ describe('trending projection', () => {
     assert.equal(changeOf({ position: 8, previousPosition: 3 }), -5);
     assert.equal(changeOf({ position: 3, previousPosition: null }), null);
     assert.equal(changeOf({ position: null, previousPosition: 3 }), null);
+  });
+
+  it('is laid out as the day, a head and a row per served rank, overall and per kind, titles that left excluded', () => {
+    const day = foldStream(trendingProjection, [moved('up', 1, 4), moved('left', null, 2), moved('new', 2, null, '2026-03-02', 'tv_show'), moved('down', 4, 3)]);
+    const laid = layoutTrending('US:2026-03-02', day, null);
+    // The day itself stays whole under its key: the next fold and the weekly release read it.
+    assert.deepEqual(laid.document, day);
+    const byKey = new Map(laid.rows.map((r) => [r.key, r.doc]));
+    assert.deepEqual(byKey.get(trendingHeadKey('US', '2026-03-02')), { country: 'US', date: '2026-03-02', total: 3, totals: { movie: 2, tv_show: 1 } });
+    const ids = (slice: 'all' | 'movie' | 'tv_show') => laid.rows.filter((r) => r.key.startsWith(`row:US:2026-03-02:${slice}:`)).map((r) => (r.doc as { mediaId: string }).mediaId);
+    assert.deepEqual(ids('all'), ['up', 'new', 'down']);
+    assert.deepEqual(ids('movie'), ['up', 'down']);
+    assert.deepEqual(ids('tv_show'), ['new']);
+    assert.deepEqual(byKey.get(trendingRowKey('US', '2026-03-02', 'all', 2)), { mediaId: 'new', kind: 'tv_show', position: 2, previousPosition: null });
+    // Heads sort by day under the country, rows by rank past ten.
+    assert.ok(trendingHeadKey('US', '2026-03-01') < trendingHeadKey('US', '2026-03-02'));
+    assert.ok(trendingRowKey('US', 'd', 'all', 9) < trendingRowKey('US', 'd', 'all', 10));
+  });
+
+  it('writes only the rows whose rank changed hands, and deletes the rows past the new end', () => {
+    const before = foldStream(trendingProjection, [moved('a', 1, 5), moved('b', 2, 3), moved('c', 3, 2)]);
+    // c leaves the chart: a and b keep their ranks, rank 3 is deleted.
+    const after = trendingProjection.evolve(before, moved('c', null, 2));
+    const laid = layoutTrending('US:2026-03-02', after, before);
+    assert.deepEqual(laid.rows.map((r) => [r.key, r.doc === null ? null : 'mediaId' in (r.doc as object) ? (r.doc as { mediaId: string }).mediaId : 'head']), [
+      [trendingRowKey('US', '2026-03-02', 'all', 3), null],
+      [trendingRowKey('US', '2026-03-02', 'movie', 3), null],
+      [trendingHeadKey('US', '2026-03-02'), 'head'],
+    ]);
   });
 });

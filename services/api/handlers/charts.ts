@@ -1,11 +1,11 @@
 /** /v1/rankings, /v1/trending and /v1/featured: positions per country joined with list items. */
 import type { ContentType, FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
-import type { FeaturedDoc, RankingRowDoc, TrendingDoc } from '../../../contracts/readModels.ts';
+import type { FeaturedDoc, RankingRowDoc, TrendingHeadDoc, TrendingRowDoc } from '../../../contracts/readModels.ts';
 import { rankingRowKey, rankingRowPrefix } from '../../../projections/rankings.ts';
-import { changeOf, compareTrending, trendingKey } from '../../../projections/trending.ts';
+import { changeOf, trendingHeadKey, trendingHeadPrefix, trendingRowKey, trendingRowPrefix } from '../../../projections/trending.ts';
 import { int, reqStr, str } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
-import { listItems, page } from './common.ts';
+import { listItems } from './common.ts';
 
 export async function getRankings({ params, catalog }: HandlerInput): Promise<unknown> {
   const country = reqStr(params, 'country');
@@ -35,26 +35,33 @@ export async function getRankings({ params, catalog }: HandlerInput): Promise<un
   return { total, limit, offset, country, date: head?.date ?? null, results };
 }
 
-/** The newest computed day of a country: the last key of its `${country}:` prefix. */
-async function latestTrending(input: HandlerInput, country: string): Promise<TrendingDoc | null> {
-  const rows = await input.catalog.scan('trending', { prefix: `${country}:`, reverse: true, limit: 1 });
-  return rows[0]?.doc ?? null;
+/** The head of a day, or of the newest computed day of a country (the last of its heads). */
+async function trendingHead(input: HandlerInput, country: string, date: string | undefined): Promise<TrendingHeadDoc | null> {
+  const found = date === undefined
+    ? (await input.catalog.scan('trending', { prefix: trendingHeadPrefix(country), reverse: true, limit: 1 }))[0]?.doc ?? null
+    : await input.catalog.get('trending', trendingHeadKey(country, date));
+  return found !== null && 'totals' in found ? found : null;
 }
 
 export async function getTrending(input: HandlerInput): Promise<unknown> {
   const { params, catalog } = input;
   const country = reqStr(params, 'country');
-  const kind = str(params, 'kind');
+  const kind = str(params, 'kind') as ContentType | undefined;
   const date = str(params, 'date');
   const limit = int(params, 'limit');
   const offset = int(params, 'offset');
-  const doc = date === undefined ? await latestTrending(input, country) : await catalog.get('trending', trendingKey(country, date));
-  const day = doc?.date ?? date ?? null;
-  // Titles that left the chart that day have no position today: they are not trending.
-  const entries = (doc?.entries ?? [])
-    .filter((e) => e.position !== null && (kind === undefined || e.kind === kind))
-    .sort(compareTrending);
-  const slice = page(entries, limit, offset);
+  const head = await trendingHead(input, country, date);
+  const day = head?.date ?? date ?? null;
+  // Only titles still in the chart are stored as rows (those that left are not trending), a
+  // row per served rank: a page is one range read of its own rows, as for rankings.
+  const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
+  const count = Math.max(0, Math.min(limit, total - offset));
+  const rows = head === null || count === 0 ? [] : await catalog.scan('trending', {
+    prefix: trendingRowPrefix(country, head.date, kind ?? 'all'),
+    start: trendingRowKey(country, head.date, kind ?? 'all', offset + 1),
+    limit: count,
+  });
+  const slice = rows.map((r) => r.doc).filter((d): d is TrendingRowDoc => 'mediaId' in d);
   const items = await listItems(catalog, slice.map((e) => e.mediaId));
   const results = [];
   for (const e of slice) {
@@ -63,7 +70,7 @@ export async function getTrending(input: HandlerInput): Promise<unknown> {
       results.push({ ...item, position: e.position, previous_position: e.previousPosition, change: changeOf(e), date: day });
     }
   }
-  return { total: entries.length, limit, offset, country, date: day, results };
+  return { total, limit, offset, country, date: day, results };
 }
 
 /**
