@@ -23,29 +23,34 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
 }
 
 /**
- * True once the consumer group `group` has committed every observation published so far: the
- * ingest processes of the group, together, have nothing left to read.
+ * A probe of the consumer group `group`: true once it has committed every observation published
+ * so far, i.e. the ingest processes of the group, together, have nothing left to read.
  */
-export async function ingestGroupIdle(brokers: string[], prefix: string, group: string): Promise<boolean> {
+export function ingestGroupProbe(brokers: string[], prefix: string, group: string): { idle(): Promise<boolean>; close(): Promise<void> } {
   const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  try {
-    const topics = [...topicNames(prefix).observations];
-    const existing = new Set(await admin.listTopics());
-    const present = topics.filter((t) => existing.has(t));
-    const committed = new Map<string, bigint>();
-    for (const t of await admin.fetchOffsets({ groupId: group, topics: present })) {
-      for (const p of t.partitions) committed.set(`${t.topic}/${p.partition}`, BigInt(p.offset));
-    }
-    for (const topic of present) {
-      for (const p of await admin.fetchTopicOffsets(topic)) {
-        if (BigInt(p.high) > BigInt(p.low) && (committed.get(`${topic}/${p.partition}`) ?? -1n) < BigInt(p.high)) return false;
+  const connected = admin.connect();
+  const topics = [...topicNames(prefix).observations];
+  return {
+    async idle() {
+      await connected;
+      const existing = new Set(await admin.listTopics());
+      const present = topics.filter((t) => existing.has(t));
+      const committed = new Map<string, bigint>();
+      for (const t of await admin.fetchOffsets({ groupId: group, topics: present })) {
+        for (const p of t.partitions) committed.set(`${t.topic}/${p.partition}`, BigInt(p.offset));
       }
-    }
-    return true;
-  } finally {
-    await admin.disconnect();
-  }
+      for (const topic of present) {
+        for (const p of await admin.fetchTopicOffsets(topic)) {
+          if (BigInt(p.high) > BigInt(p.low) && (committed.get(`${topic}/${p.partition}`) ?? -1n) < BigInt(p.high)) return false;
+        }
+      }
+      return true;
+    },
+    async close() {
+      await connected.catch(() => undefined);
+      await admin.disconnect();
+    },
+  };
 }
 
 /** Removes what a run on the servers created: its database, index, topics and release objects. */
