@@ -1,11 +1,13 @@
 /**
- * `npm run bench -- ingest [--titles N] [--skip-sample]`
+ * `npm run bench -- ingest [--titles N] [--skip-sample] [--kafka-titles N] [--skip-kafka]`
  *
  * Observations/s and events/s from publish to projected read models (crawl -> inbox -> ingest ->
  * LMDB event store -> every projection), for the sample catalog and a synthetic catalog
  * (default 250,000 titles), beside the raw LMDB batched-append rate of the same event values in
  * the same run (one transaction per 1,000 events, the bare engine with no decide, no index, no
- * projection), and the peak RSS. Prints one JSON line.
+ * projection), and the peak RSS. With KAFKA_BROKERS, also observations/s through Kafka into the
+ * Kafka event log with one and two ingest processes beside a raw kafkajs loop, and the projector
+ * failover time (bench/_ingestKafka.ts). Prints one JSON line.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { open } from 'lmdb';
 import { systemClock } from '../contracts/ports.ts';
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { startProjectionThread } from '../services/cli/projectionThread.ts';
+import { kafkaIngestBench } from './_ingestKafka.ts';
 import { crawl } from '../services/crawler/crawl.ts';
 import { openAdapters } from '../services/shared/adapters.ts';
 import { loadConfig } from '../services/shared/config.ts';
@@ -28,6 +31,9 @@ const { values } = parseArgs({
     countries: { type: 'string', default: 'US,GB,DE,FR,JP' },
     'skip-sample': { type: 'boolean', default: false },
     'skip-synthetic': { type: 'boolean', default: false },
+    // The Kafka part runs separate processes on a loaded broker: a smaller catalog keeps it short.
+    'kafka-titles': { type: 'string', default: '2000' },
+    'skip-kafka': { type: 'boolean', default: false },
   },
 });
 
@@ -140,6 +146,11 @@ if (!values['skip-sample']) result.sample = await runOnce('sample', undefined, u
 if (!values['skip-synthetic']) {
   const countries = values.countries.split(',').map((c) => c.trim().toUpperCase());
   result.synthetic = { titles: Number(values.titles), countries, ...(await runOnce('synthetic', Number(values.titles), countries)) };
+}
+const brokers = loadConfig().kafkaBrokers;
+if (brokers && !values['skip-kafka']) {
+  const countries = values.countries.split(',').map((c) => c.trim().toUpperCase());
+  result.kafka_event_log = await kafkaIngestBench({ brokers, titles: Number(values['kafka-titles']), countries, env: process.env });
 }
 result.peak_rss_mb = Math.round(process.resourceUsage().maxRSS / 1024);
 result.peak_rss_anon_mb = peak.anonMb;

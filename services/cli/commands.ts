@@ -4,6 +4,7 @@
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { parseArgs } from 'node:util';
@@ -25,11 +26,12 @@ import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
-import { describeLease, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
+import { describeLease, LeaseKeeper, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
 import { createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
+import { awaitProjections } from './schedule.ts';
 import { webhooksCommand } from './webhooks.ts';
 
 export interface CommandContext {
@@ -50,6 +52,27 @@ async function withAdapters<T>(ctx: CommandContext, work: (adapters: Adapters) =
     return await work(adapters);
   } finally {
     await adapters.close();
+  }
+}
+
+/**
+ * Brings the read models up to the head of the log before a command reads them. The projections
+ * have one writer at a time, the holder of the projector lease: the command folds them itself
+ * only when it can take the lease (no projector runs), and otherwise waits for the active
+ * projector, which a second writer beside it would race document by document.
+ */
+async function projectionsUpToDate(adapters: Adapters, logger: Logger): Promise<void> {
+  const lease = new LeaseKeeper(adapters.readStore, PROJECTOR_LEASE, `${hostname()}:${process.pid}:cli`, 10_000);
+  if (!(await lease.take())) {
+    await awaitProjections(adapters.eventStore, adapters.readStore, 600_000);
+    return;
+  }
+  const renew = setInterval(() => void lease.take().catch(() => undefined), lease.ms / 4);
+  try {
+    await createPipeline(adapters, logger, { guard: () => lease.check() }).projections.catchUp();
+  } finally {
+    clearInterval(renew);
+    await lease.release().catch(() => undefined);
   }
 }
 
@@ -105,11 +128,11 @@ async function rankCommand(ctx: CommandContext): Promise<number> {
   const date = values.date ?? ctx.clock.now().toISOString().slice(0, 10);
   if (!isIsoDate(date)) throw new UsageError(`--date takes YYYY-MM-DD, got "${date}"`);
   return withAdapters(ctx, async (adapters) => {
-    // Rankings read the links and media read models: bring them up to date first.
-    const pipeline = createPipeline(adapters, ctx.logger);
-    await pipeline.projections.catchUp();
+    // Rankings read the links and media read models: bring them up to date first, and fold
+    // the ranking's own events before answering.
+    await projectionsUpToDate(adapters, ctx.logger);
     const result = await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock: ctx.clock });
-    await pipeline.projections.catchUp();
+    await projectionsUpToDate(adapters, ctx.logger);
     console.log(`ranking for ${date}: ${JSON.stringify(result)}`);
     return 0;
   });
@@ -412,7 +435,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   const keys = linkKeysFromEnv({ LINK_TOKEN_KEYS: ctx.config.linkTokenKeys ?? undefined }, { development: values.sample });
   return withAdapters(ctx, async (adapters) => {
     // The release reads the read models: bring them up to date first.
-    await createPipeline(adapters, ctx.logger).projections.catchUp();
+    await projectionsUpToDate(adapters, ctx.logger);
     const { releases, close: closeReleases } = await openReleaseStore(ctx.config);
     const linkTokens = createLinkTokens({ keys });
     let bar: ReturnType<typeof progress> | null = null;

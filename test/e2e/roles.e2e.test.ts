@@ -14,26 +14,12 @@ import { openAdapters, type Adapters } from '../../services/shared/adapters.ts';
 import { loadConfig } from '../../services/shared/config.ts';
 import { LEASES_COLLECTION } from '../../services/shared/lease.ts';
 import { silentLogger } from '../../services/shared/logger.ts';
-import { Client } from '@opensearch-project/opensearch';
-import { Kafka, logLevel } from 'kafkajs';
-import { MongoClient } from 'mongodb';
 import { describeWithServer, serverUrl } from '../ports/requireServer.ts';
 import { bin, embeddedEnv, freePort, marquee, root, scratchDirs, stop } from './process.ts';
+import { dropServerData, until, type Proc as LoggedProc } from './topology.support.ts';
 
-interface Proc {
-  name: string;
+interface Proc extends LoggedProc {
   child: ChildProcess;
-  log: string;
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs: number, procs: Proc[] = []): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms\n${procs.map((p) => `--- ${p.name}\n${p.log.slice(-1500)}`).join('\n')}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 const SERVERS = ['KAFKA_BROKERS', 'MONGODB_URL', 'OPENSEARCH_URL', 'REDIS_URL'] as const;
@@ -190,17 +176,3 @@ describeWithServer('marquee start --roles on the real servers (e2e)', 'MONGODB_U
     ...Object.fromEntries(SERVERS.map((name) => [name, serverUrl(name)])),
   });
 });
-
-/** Removes what a run on the servers created: its database, index and topics. */
-async function dropServerData(servers: NodeJS.ProcessEnv): Promise<void> {
-  const mongo = new MongoClient(servers.MONGODB_URL as string);
-  await mongo.db(servers.MONGODB_DB as string).dropDatabase().catch(() => undefined);
-  await mongo.close();
-  const os = new Client({ node: servers.OPENSEARCH_URL as string });
-  await os.indices.delete({ index: `${servers.OPENSEARCH_INDEX_PREFIX}*` }).catch(() => undefined);
-  const admin = new Kafka({ brokers: (servers.KAFKA_BROKERS as string).split(','), logLevel: logLevel.NOTHING }).admin();
-  await admin.connect();
-  const topics = (await admin.listTopics()).filter((t) => t.startsWith(servers.KAFKA_TOPIC_PREFIX as string));
-  if (topics.length > 0) await admin.deleteTopics({ topics }).catch(() => undefined);
-  await admin.disconnect();
-}
