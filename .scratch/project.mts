@@ -1,0 +1,18 @@
+import { cpSync, rmSync } from 'node:fs';
+import { ALL_PROJECTIONS } from '../projections/index.ts';
+import { ProjectionGroup } from '../projections/group.ts';
+import { lmdbEventStore } from '../infra/lmdb/eventStore.ts';
+import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
+const batchSize = Number(process.argv[2]);
+const dir = `/tmp/speed2-proj-${batchSize}`;
+if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+cpSync('/tmp/speed2-data', dir, { recursive: true });
+const eventStore = lmdbEventStore({ dataDir: dir });
+const readStore = lmdbReadStore({ dataDir: dir });
+const group = new ProjectionGroup({ eventStore, readStore, projections: ALL_PROJECTIONS, logger: console, batchSize });
+const c = process.cpuUsage(); const t = performance.now();
+await group.catchUp();
+const u = process.cpuUsage(c);
+console.log(JSON.stringify({ batchSize, cpu_s: (u.user + u.system) / 1e6, wall_s: (performance.now() - t) / 1000, load: (await import('node:os')).loadavg()[0], rss_mb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+await eventStore.close(); await readStore.close();
+if (!process.env.KEEP) rmSync(dir, { recursive: true, force: true });
