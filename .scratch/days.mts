@@ -15,5 +15,5 @@ for (let day = 0; day < days; day++) {
   await ingest.run({ untilIdle: true, batchSize: 2000 }).done;
   const u = process.cpuUsage(c); const s = (u.user + u.system) / 1e6; ingestCpu += s; perDay.push(Math.round(s * 10) / 10);
 }
-console.log(JSON.stringify({ days, cacheSize, ingestCpu: Math.round(ingestCpu * 10) / 10, perDay, head: await adapters.eventStore.headPosition(), load: (await import('node:os')).loadavg()[0] }));
+console.log(JSON.stringify({ days, cacheSize, ingestCpu: Math.round(ingestCpu * 10) / 10, perDay, head: await adapters.eventStore.headPosition(), heapMb: Math.round(process.memoryUsage().heapUsed / 1048576), rssMb: Math.round(process.resourceUsage().maxRSS / 1024), load: (await import('node:os')).loadavg()[0] }));
 await adapters.close(); rmSync(dataDir, { recursive: true, force: true });
