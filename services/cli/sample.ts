@@ -90,8 +90,8 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   else logger.info(`resuming the sample load at day ${Math.min(fromDay + 1, days)} of ${days} (${days} days from ${startDate})`);
   const started = Date.now();
   pipeline.deferSearch(true);
-  // Projections fold on the other core while this thread crawls and ingests; each day waits
-  // for them only where the ranking needs the read models up to date.
+  // Projections fold in a thread of their own while this one ingests; each day waits for them
+  // only where the ranking needs the read models up to date.
   const crawlOptions = {
     seed: config.sampleSeed,
     startDate,

@@ -59,7 +59,8 @@ export interface IngestOptions {
    * How many folded stream states are kept in memory, least recently used evicted. Default
    * 100,000: a daily crawl of the sample touches about 60,000 streams (a title's offers in each
    * country are a stream of their own), and a state not cached is read back and folded from the
-   * store on the next crawl, which was most of what a day after the first cost.
+   * store on the next crawl: 1.7 s of CPU per later sample day with 10,000, 0.5 s with all of
+   * them cached, for about 65 MB of heap.
    */
   cacheSize?: number;
   /**
