@@ -30,6 +30,13 @@ export interface Codec {
   readonly registry: SchemaRegistry;
   /** Throws AppError `invalid_observation` naming the bad field. */
   encodeObservation(o: Observation): Buffer;
+  /**
+   * Encodes without checking: for a producer whose observations are checked where they are
+   * consumed instead (the sample crawl thread, appending to the local inbox, whose consumer
+   * decodes and checks every record), so each observation is validated once, not twice. A value
+   * that does not match its schema may encode to bytes that do not decode, or decode wrongly.
+   */
+  encodeObservationUnchecked(o: Observation): Buffer;
   /** Throws AppError `invalid_observation` for bytes that are not a known observation record. */
   decodeObservation(buf: Uint8Array): Observation;
   /** null when valid (its schema and the domain rules of observationRules.ts), otherwise a reason naming the bad field. */
@@ -147,6 +154,9 @@ export function createCodec(registry: SchemaRegistry): Codec {
       if (reason) throw new AppError('invalid_observation', reason, { details: { reason } });
       return encode(latestOf('observation', o.type), observationBody(o));
     },
+    encodeObservationUnchecked(o) {
+      return encode(latestOf('observation', o.type), observationBody(o));
+    },
     decodeObservation(buf) {
       let decoded: { type: string; body: Record<string, unknown> };
       try {
@@ -212,6 +222,7 @@ function describeInvalid(path: string[], value: unknown, type: avsc.Type): strin
 export const codec: Codec = createCodec(buildSchemaRegistry(SCHEMA_SOURCES));
 
 export const encodeObservation = (o: Observation): Buffer => codec.encodeObservation(o);
+export const encodeObservationUnchecked = (o: Observation): Buffer => codec.encodeObservationUnchecked(o);
 export const decodeObservation = (buf: Uint8Array): Observation => codec.decodeObservation(buf);
 export const validateObservation = (o: unknown): string | null => codec.validateObservation(o);
 /**

@@ -12,6 +12,7 @@ import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Pipeline } from './pipeline.ts';
+import { publishWhileIngesting, startCrawlThread, type CrawlThread } from './crawlThread.ts';
 import { startProjectionThread } from './projectionThread.ts';
 import { progress } from './progress.ts';
 
@@ -71,6 +72,13 @@ export async function sampleLoadState(adapters: Adapters, days: number): Promise
   return (await adapters.eventStore.headPosition()) === 0 ? { kind: 'empty' } : { kind: 'other' };
 }
 
+/** `rest` with the result already taken from it in front. */
+async function* prepend<T>(first: IteratorResult<T>, rest: AsyncGenerator<T>): AsyncGenerator<T> {
+  if (first.done) return;
+  yield first.value;
+  yield* rest;
+}
+
 export async function loadSample({ adapters, pipeline, logger, config, clock, signal, fromDay = 0 }: SampleOptions & { fromDay?: number }): Promise<void> {
   const days = Math.max(1, config.sampleDays);
   // The first day is kept from the load that began, so a load resumed on another day (or with
@@ -82,8 +90,19 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   else logger.info(`resuming the sample load at day ${Math.min(fromDay + 1, days)} of ${days} (${days} days from ${startDate})`);
   const started = Date.now();
   pipeline.deferSearch(true);
-  // Projections fold on the other core while this thread crawls and ingests; each day waits
-  // for them only where the ranking needs the read models up to date.
+  // Projections fold in a thread of their own while this one ingests; each day waits for them
+  // only where the ranking needs the read models up to date.
+  const crawlOptions = {
+    seed: config.sampleSeed,
+    startDate,
+    ...(config.sampleTitles === null ? {} : { titles: config.sampleTitles }),
+    ...(config.sampleCountries === null ? {} : { countries: config.sampleCountries }),
+  };
+  // On the local inbox, each day's crawl is generated and encoded on a thread of its own while
+  // the day before is ingested, projected and ranked (other buses crawl here, as `crawl` does).
+  const { localInbox } = adapters;
+  const crawling: CrawlThread | null = localInbox ? startCrawlThread(crawlOptions) : null;
+  crawling?.prepare(fromDay);
   const projecting = await startProjectionThread(config, adapters.readStore);
   try {
     for (let day = fromDay; day < days; day += 1) {
@@ -91,15 +110,17 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       const date = crawlDate(day, startDate);
       const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
       logger.debug(`sample day ${day + 1}/${days} ${date}: crawling`);
-      const published = await crawl({
-        bus: adapters.bus,
-        seed: config.sampleSeed,
-        day,
-        startDate,
-        ...(config.sampleTitles === null ? {} : { titles: config.sampleTitles }),
-        ...(config.sampleCountries === null ? {} : { countries: config.sampleCountries }),
-      });
-      await pipeline.ingestUntilIdle();
+      let published: number | Record<string, number>;
+      if (crawling && localInbox) {
+        const chunks = crawling.take(day);
+        const first = await chunks.next();
+        // The next day is generated while this one is ingested, projected and ranked.
+        if (day + 1 < days) crawling.prepare(day + 1);
+        published = await publishWhileIngesting(localInbox, prepend(first, chunks), () => pipeline.ingestUntilIdle(), signal);
+      } else {
+        published = await crawl({ bus: adapters.bus, day, ...crawlOptions });
+        await pipeline.ingestUntilIdle();
+      }
       if (signal?.aborted) return;
       const ingested = await adapters.eventStore.headPosition();
       await projecting.waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'));
@@ -111,7 +132,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       logger.debug({ day, date, published }, 'sample day loaded');
     }
   } finally {
-    await projecting.stop();
+    await Promise.all([projecting.stop(), crawling?.stop()]);
   }
   if (signal?.aborted) return;
   pipeline.deferSearch(false);

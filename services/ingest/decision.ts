@@ -61,7 +61,9 @@ export function noteEvent(seen: Seen, aspect: string, metadata: EventMetadata): 
   let last = seen.lastObservedAt;
   const at = metadata.observedAt;
   const previous = last[aspect];
-  if (at !== undefined && (previous === undefined || timeOf(at) >= timeOf(previous))) {
+  // `at === previous` changes nothing (the events of one observation share it): no two parses
+  // per folded event.
+  if (at !== undefined && at !== previous && (previous === undefined || timeOf(at) >= timeOf(previous))) {
     last = { ...last, [aspect]: at };
   }
   if (ids === seen.recentObservationIds && last === seen.lastObservedAt) return seen;

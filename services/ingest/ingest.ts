@@ -55,7 +55,13 @@ export interface IngestOptions {
   logger?: IngestLogger;
   /** Times batches, and is "now" for `maxFutureSkewMs`. Default: the system clock. */
   clock?: Clock;
-  /** How many folded stream states are kept in memory, least recently used evicted. Default 10000. */
+  /**
+   * How many folded stream states are kept in memory, least recently used evicted. Default
+   * 100,000: a daily crawl of the sample touches about 60,000 streams (a title's offers in each
+   * country are a stream of their own), and a state not cached is read back and folded from the
+   * store on the next crawl: 1.7 s of CPU per later sample day with 10,000, 0.5 s with all of
+   * them cached, for about 65 MB of heap.
+   */
   cacheSize?: number;
   /**
    * How many times, within one batch, a stream whose append conflicted is re-read and
@@ -163,7 +169,7 @@ export function createIngest(options: IngestOptions): Ingest {
   const clock = options.clock ?? systemClock;
   const maxConflictRetries = options.maxConflictRetries ?? 5;
   const maxFutureSkewMs = options.maxFutureSkewMs ?? DEFAULT_MAX_FUTURE_SKEW_MS;
-  const cache = new Lru<string, CachedStream>(options.cacheSize ?? 10_000);
+  const cache = new Lru<string, CachedStream>(options.cacheSize ?? 100_000);
   const totals = emptyStats();
 
   async function load(work: StreamWork): Promise<Loaded | { error: unknown }> {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { ApiKeyStore, EventStore, ObservationBus, ReadStore, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
 import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
-import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
+import { lmdbInbox, type LmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
@@ -22,6 +22,8 @@ export interface Adapters {
   search: SearchIndex;
   /** Whether the search index lives in this process (and must be refilled at start-up). */
   searchInProcess: boolean;
+  /** The bus when it is the local inbox, which takes records already encoded (the sample load's crawl thread). */
+  localInbox?: LmdbInbox;
   /** Consumer group of the ingest role. Default `ingest`. */
   ingestGroup?: string;
   /** One line per port naming the engine, for the start-up log and `marquee status`. */
@@ -104,6 +106,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   const dependencies: DependencyCheck[] = [];
   let bus: ObservationBus;
   let observations: string;
+  let localInbox: LmdbInbox | undefined;
   if (config.kafkaBrokers) {
     const { kafkaObservationBus } = await import('../../infra/kafka/observationBus.ts');
     const kafka = kafkaObservationBus({ brokers: config.kafkaBrokers, topicPrefix: config.kafkaTopicPrefix, logger });
@@ -111,7 +114,8 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     observations = `Kafka ${config.kafkaBrokers.join(',')}`;
     dependencies.push({ name: 'kafka', critical: true, check: () => kafka.ping() });
   } else {
-    bus = lmdbInbox({ dataDir });
+    localInbox = lmdbInbox({ dataDir });
+    bus = localInbox;
     observations = `local inbox ${dataDir}`;
   }
 
@@ -139,6 +143,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     readStore,
     search,
     searchInProcess,
+    ...(localInbox ? { localInbox } : {}),
     ingestGroup: config.ingestGroup,
     engines: { events, observations, readModels, search: searchEngine },
     dependencies,
