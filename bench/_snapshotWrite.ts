@@ -14,14 +14,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { tableFromIPC, type Vector } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
-import {
-  LINKS_FILE,
-  METADATA_FILES,
-  RANKINGS_FILE,
-  TRANSLATIONS_FILE,
-  TRENDING_FILE,
-  type SnapshotFileSchema,
-} from '../contracts/snapshotSchema.ts';
+import { METADATA_FILES, PER_COUNTRY_FILES, TRANSLATIONS_FILE, type SnapshotFileSchema } from '../contracts/snapshotSchema.ts';
 import type { SnapshotRow, SnapshotValue } from '../services/snapshot/arrowSchema.ts';
 import { writeParquetRows } from '../services/snapshot/parquet.ts';
 import { PARQUET_WORKERS, warmParquetPool } from '../services/snapshot/parquetPool.ts';
@@ -32,7 +25,7 @@ if (!outDir || files.length === 0) throw new Error('usage: _snapshotWrite.ts <ou
 function schemaOf(file: string): SnapshotFileSchema {
   const name = basename(file);
   if (name.startsWith('lang_')) return TRANSLATIONS_FILE;
-  const def = [LINKS_FILE, RANKINGS_FILE, TRENDING_FILE, ...METADATA_FILES].find((f) => f.file === name);
+  const def = [...PER_COUNTRY_FILES, ...METADATA_FILES].find((f) => f.file === name);
   if (!def) throw new Error(`no schema for ${file}`);
   return def;
 }

@@ -7,18 +7,28 @@
  */
 
 /**
- * `encode` remembered per URL, at most `maxEntries` tokens; past it the oldest is dropped first
- * (a Map iterates in insertion order). An entry costs ~200 bytes (URL, flat token, the slot).
+ * `encode` remembered per URL, at most `maxEntries` tokens; past it the oldest is dropped first.
+ * An entry costs ~200 bytes (URL, flat token, the slot).
+ *
+ * The insertion order is kept in a ring of keys rather than read back from the Map: a Map
+ * leaves a hole where an entry was deleted, and `keys().next()` walks every hole from the start
+ * until the table is rebuilt, so evicting that way cost time quadratic in the evictions (14 s of
+ * a 50,000-title release build; 400,000 inserts into 100,000 entries took minutes).
  */
 export function cachedEncode(encode: (url: string) => string, maxEntries: number): (url: string) => string {
   const tokens = new Map<string, string>();
+  const order: string[] = [];
+  let oldest = 0;
   return (url) => {
     const hit = tokens.get(url);
     if (hit !== undefined) return hit;
     const token = encode(url);
-    if (tokens.size >= maxEntries) {
-      const oldest = tokens.keys().next();
-      if (!oldest.done) tokens.delete(oldest.value);
+    if (maxEntries <= 0) return token;
+    if (order.length < maxEntries) order.push(url);
+    else {
+      tokens.delete(order[oldest] as string);
+      order[oldest] = url;
+      oldest = (oldest + 1) % maxEntries;
     }
     tokens.set(url, token);
     return token;
