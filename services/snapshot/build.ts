@@ -35,7 +35,7 @@ import {
   trendingProjection,
 } from '../../projections/index.ts';
 import { linksKey } from '../../projections/links.ts';
-import { cachedEncode } from '../links/linkTokenCache.ts';
+import { cachedBatchedEncode, type BatchedEncoder } from '../links/linkTokenCache.ts';
 import { trendingKey } from '../../projections/trending.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { changeRows } from './changes.ts';
@@ -43,7 +43,7 @@ import { writeMetadata, type SnapshotCollections } from './metadata.ts';
 import type { SnapshotRow } from './arrowSchema.ts';
 import { openParquetWriter, writeParquetRows, type ParquetWriterOptions } from './parquet.ts';
 import { linkRows, rankingRows, trendingRows, type LinkTokenEncoder } from './rows.ts';
-import { scanAll } from './scan.ts';
+import { scanAll, scanPages } from './scan.ts';
 import { tarGzStream } from './tarball.ts';
 import { isoWeekLabel, rfc3339, trendingDays, weekStart } from './week.ts';
 
@@ -139,7 +139,10 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
   const release = await releases.begin(version);
   const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), `marquee-snapshot-${version}-`)));
   // One cache for the whole build: a provider URL recurs in the countries that offer the title.
-  const linkTokens: LinkTokenEncoder = { encode: cachedEncode((url) => options.linkTokens.encode(url), LINK_TOKEN_CACHE_ENTRIES) };
+  // Tokens are made a page of links at a time (see writeCountry).
+  const codec = options.linkTokens;
+  const encodeMany = codec.encodeMany?.bind(codec) ?? ((urls: readonly string[]) => urls.map((url) => codec.encode(url)));
+  const linkTokens = cachedBatchedEncode(encodeMany, LINK_TOKEN_CACHE_ENTRIES);
   try {
     for (const country of countries) {
       await writeCountry({ ...options, linkTokens, release, collections, country, version, finished });
@@ -172,7 +175,12 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
   }
 }
 
-async function writeCountry(input: BuildReleaseOptions & {
+function* urlsOf(page: ReadonlyArray<{ doc: LinksDoc }>): Generator<string> {
+  for (const { doc } of page) for (const offer of doc.offers) yield offer.webUrl;
+}
+
+async function writeCountry(input: Omit<BuildReleaseOptions, 'linkTokens'> & {
+  linkTokens: BatchedEncoder;
   release: ReleaseWriter;
   collections: SnapshotCollections;
   country: string;
@@ -191,9 +199,13 @@ async function writeCountry(input: BuildReleaseOptions & {
   const linksPath = releasePaths.country(country, LINKS_FILE.file);
   const links = openParquetWriter(LINKS_FILE, (bytes) => release.write(linksPath, bytes), input.parquet);
   try {
-    for await (const { doc } of scanAll<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
-      const pending = links.appendAll(linkRows(doc, linkTokens));
-      if (pending !== undefined) await pending;
+    for await (const page of scanPages<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
+      // The page's tokens in one batch (the rows sort by token, so they are needed first).
+      linkTokens.prepare(urlsOf(page));
+      for (const { doc } of page) {
+        const pending = links.appendAll(linkRows(doc, linkTokens));
+        if (pending !== undefined) await pending;
+      }
     }
   } catch (err) {
     await links.abort(err);
