@@ -14,6 +14,8 @@ const [dataDir, releasesDir, week = '2026-W47'] = process.argv.slice(2);
 if (!dataDir || !releasesDir) throw new Error('usage: _snapshotRelease.ts <dataDir> <releasesDir> [week]');
 const key = Uint8Array.from(DEVELOPMENT_LINK_KEY_HEX.match(/../g) ?? [], (h) => parseInt(h, 16));
 const readStore = lmdbReadStore({ dataDir });
+const cpu = process.cpuUsage();
+const mainCpu = process.threadCpuUsage();
 const result = await buildRelease({
   readStore,
   releases: fsReleaseStore({ dir: releasesDir }),
@@ -22,4 +24,5 @@ const result = await buildRelease({
   week,
 });
 await readStore.close();
-console.log(JSON.stringify({ build_ms: result.durationMs, peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), files: result.manifest.files.map((f) => f.path) }));
+const ms = (u: { user: number; system: number }): number => Math.round((u.user + u.system) / 1000);
+console.log(JSON.stringify({ build_ms: result.durationMs, cpu_ms: ms(process.cpuUsage(cpu)), main_thread_cpu_ms: ms(process.threadCpuUsage(mainCpu)), peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), files: result.manifest.files.map((f) => f.path) }));

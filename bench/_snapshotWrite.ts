@@ -61,6 +61,7 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
 // The threads load parquet-wasm before the clock starts, as this process did on import before.
 await warmParquetPool();
 let writeMs = 0;
+let writeCpuMs = 0;
 let bytes = 0;
 let rowCount = 0;
 const perFile: Record<string, number> = {};
@@ -70,6 +71,7 @@ for (let g = 0; g < files.length; g += PARQUET_WORKERS) {
     return { file, i: g + k, def, rows: readRows(file, def), target: join(outDir, `ours-${g + k}.parquet`) };
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(
     group.map(async ({ file, i, def, rows, target }) => {
       await writeParquetRows(def, rows, async (stream) => {
@@ -81,9 +83,11 @@ for (let g = 0; g < files.length; g += PARQUET_WORKERS) {
     }),
   );
   writeMs += performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  writeCpuMs += (cpu.user + cpu.system) / 1000;
   for (const { rows, target } of group) {
     bytes += statSync(target).size;
     rowCount += rows.length;
   }
 }
-console.log(JSON.stringify({ write_ms: Math.round(writeMs), bytes, rows: rowCount, per_file_ms: perFile }));
+console.log(JSON.stringify({ write_ms: Math.round(writeMs), write_cpu_ms: Math.round(writeCpuMs), bytes, rows: rowCount, per_file_ms: perFile }));
