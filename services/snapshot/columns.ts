@@ -1,6 +1,6 @@
 /**
- * Arrow column data built straight from the rows into typed arrays: one pass per column reads
- * the value of every row, checks it against the column's type and nullability, and fills the
+ * Arrow column data built straight from a column's values into typed arrays: one pass per
+ * column reads the value of every row, checks it against the column's type and nullability, and fills the
  * values, offsets and validity bitmap. No per-value intermediate arrays or Arrow builders
  * (apache-arrow's generic builders cost ~30 us per links row; this is well under 1 us).
  *
@@ -12,12 +12,11 @@ import { Bool, DateDay, Field, Float64, Int16, Int32, List, Utf8, makeData, type
 import { AppError } from '../../contracts/errors.ts';
 import type { SnapshotColumn } from '../../contracts/snapshotSchema.ts';
 
-/** A value per column name, as rows.ts makes them (see arrowSchema.ts). */
+/** A value of a column, as rows.ts makes them (see arrowSchema.ts). */
 type Value = string | number | boolean | readonly string[] | null | undefined;
-type Row = Record<string, Value>;
 
-/** Builds one column of a chunk of rows. */
-export type ColumnBuilder = (rows: readonly Row[]) => Data;
+/** Builds one column of a chunk of rows from that column's values (arrowSchema.ts takes them out of the rows). */
+export type ColumnBuilder = (values: readonly Value[]) => Data;
 
 const DAY_MS = 86_400_000;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -82,12 +81,12 @@ export function columnBuilder(file: string, column: SnapshotColumn): ColumnBuild
   const notNullable = (v: Value): never => refuse(v, 'is not nullable');
 
   /** Runs `each(value, i)` for present values and records nulls; returns the null count and flags. */
-  const scan = (rows: readonly Row[], each: (v: Value, i: number) => void): { nulls: number; isNull: Uint8Array } => {
-    const n = rows.length;
+  const scan = (values: readonly Value[], each: (v: Value, i: number) => void): { nulls: number; isNull: Uint8Array } => {
+    const n = values.length;
     const isNull = new Uint8Array(n);
     let nulls = 0;
     for (let i = 0; i < n; i++) {
-      const v = (rows[i] as Row)[name];
+      const v = values[i];
       if (v === null || v === undefined) {
         if (!nullable) notNullable(v);
         isNull[i] = 1;
@@ -102,13 +101,13 @@ export function columnBuilder(file: string, column: SnapshotColumn): ColumnBuild
   switch (type) {
     case 'UTF8': {
       const arrowType = new Utf8();
-      return (rows) => {
-        const n = rows.length;
+      return (values) => {
+        const n = values.length;
         const strings = new Array<string | null>(n);
         let nulls = 0;
         let isNull: Uint8Array | null = null;
         for (let i = 0; i < n; i++) {
-          const v = (rows[i] as Row)[name];
+          const v = values[i];
           if (typeof v === 'string') strings[i] = v;
           else if (v === null || v === undefined) {
             if (!nullable) notNullable(v);
@@ -126,44 +125,44 @@ export function columnBuilder(file: string, column: SnapshotColumn): ColumnBuild
     case 'INT32': {
       const [min, max] = type === 'INT16' ? [-32768, 32767] : [-2147483648, 2147483647];
       const arrowType = type === 'INT16' ? new Int16() : new Int32();
-      return (rows) => {
-        const data = type === 'INT16' ? new Int16Array(rows.length) : new Int32Array(rows.length);
-        const { nulls, isNull } = scan(rows, (v, i) => {
+      return (values) => {
+        const data = type === 'INT16' ? new Int16Array(values.length) : new Int32Array(values.length);
+        const { nulls, isNull } = scan(values, (v, i) => {
           if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) refuse(v, `needs an ${type} integer`);
           data[i] = v as number;
         });
-        return makeData({ type: arrowType, length: rows.length, nullCount: nulls, nullBitmap: bitmap(rows.length, nulls, isNull), data } as never);
+        return makeData({ type: arrowType, length: values.length, nullCount: nulls, nullBitmap: bitmap(values.length, nulls, isNull), data } as never);
       };
     }
     case 'DOUBLE': {
       const arrowType = new Float64();
-      return (rows) => {
-        const data = new Float64Array(rows.length);
-        const { nulls, isNull } = scan(rows, (v, i) => {
+      return (values) => {
+        const data = new Float64Array(values.length);
+        const { nulls, isNull } = scan(values, (v, i) => {
           if (typeof v !== 'number') refuse(v, 'needs a number');
           data[i] = v as number;
         });
-        return makeData({ type: arrowType, length: rows.length, nullCount: nulls, nullBitmap: bitmap(rows.length, nulls, isNull), data });
+        return makeData({ type: arrowType, length: values.length, nullCount: nulls, nullBitmap: bitmap(values.length, nulls, isNull), data });
       };
     }
     case 'BOOLEAN': {
       const arrowType = new Bool();
-      return (rows) => {
-        const data = new Uint8Array((rows.length + 7) >> 3);
-        const { nulls, isNull } = scan(rows, (v, i) => {
+      return (values) => {
+        const data = new Uint8Array((values.length + 7) >> 3);
+        const { nulls, isNull } = scan(values, (v, i) => {
           if (typeof v !== 'boolean') refuse(v, 'needs a boolean');
           if (v === true) data[i >> 3]! |= 1 << (i & 7);
         });
-        return makeData({ type: arrowType, length: rows.length, nullCount: nulls, nullBitmap: bitmap(rows.length, nulls, isNull), data });
+        return makeData({ type: arrowType, length: values.length, nullCount: nulls, nullBitmap: bitmap(values.length, nulls, isNull), data });
       };
     }
     case 'DATE': {
       const arrowType = new DateDay();
       // A release has few distinct days and many rows: parse each day once.
       const days = new Map<string, number>();
-      return (rows) => {
-        const data = new Int32Array(rows.length);
-        const { nulls, isNull } = scan(rows, (v, i) => {
+      return (values) => {
+        const data = new Int32Array(values.length);
+        const { nulls, isNull } = scan(values, (v, i) => {
           if (typeof v !== 'string') return refuse(v, 'needs a YYYY-MM-DD date');
           let d = days.get(v);
           if (d === undefined) {
@@ -173,18 +172,18 @@ export function columnBuilder(file: string, column: SnapshotColumn): ColumnBuild
           }
           data[i] = d;
         });
-        return makeData({ type: arrowType, length: rows.length, nullCount: nulls, nullBitmap: bitmap(rows.length, nulls, isNull), data });
+        return makeData({ type: arrowType, length: values.length, nullCount: nulls, nullBitmap: bitmap(values.length, nulls, isNull), data });
       };
     }
     case 'LIST<UTF8>': {
       const arrowType = new List(new Field('item', new Utf8(), true));
       const itemType = new Utf8();
-      return (rows) => {
-        const n = rows.length;
+      return (values) => {
+        const n = values.length;
         const valueOffsets = new Int32Array(n + 1);
         const items: Array<string | null> = [];
         let itemNulls = 0;
-        const { nulls, isNull } = scan(rows, (v, i) => {
+        const { nulls, isNull } = scan(values, (v, i) => {
           if (!Array.isArray(v)) return refuse(v, 'needs an array of strings');
           for (const item of v as readonly unknown[]) {
             if (typeof item === 'string') items.push(item);
