@@ -21,7 +21,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import type { SnapshotColumnType, SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
-import { columnBuilder } from './columns.ts';
+import { columnBuilder, concatColumn } from './columns.ts';
 
 /** A value per column name: strings, numbers, booleans, `YYYY-MM-DD` for DATE, string arrays for LIST<UTF8>. */
 export type SnapshotValue = string | number | boolean | readonly string[] | null | undefined;
@@ -57,6 +57,10 @@ export { dateToDays, dateToMs } from './columns.ts';
 export interface ArrowTableMaker {
   readonly schema: Schema;
   make(rows: readonly SnapshotRow[]): Table;
+  /** The column data of `rows`, a piece of a table to come. */
+  piece(rows: readonly SnapshotRow[]): Data[];
+  /** The table of pieces built one after another: the same as `make` of all their rows. */
+  fromPieces(pieces: ReadonlyArray<readonly Data[]>): Table;
 }
 
 /**
@@ -87,16 +91,22 @@ export function arrowTableMaker(def: SnapshotFileSchema): ArrowTableMaker {
   const schema = arrowSchemaOf(def);
   const builders = def.columns.map((col) => columnBuilder(def.file, col));
   const extract = columnExtractor(def);
+  const piece = (rows: readonly SnapshotRow[]): Data[] => {
+    const columns = extract(rows);
+    return builders.map((build, c) => build(columns[c] as SnapshotValue[]));
+  };
+  const table = (children: Data[]): Table => {
+    const length = children[0]?.length ?? 0;
+    // Built from the schema itself (not inferred from the vectors), so the declared
+    // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
+    // chunk still carries every column.
+    const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children });
+    return new Table([new RecordBatch(schema, data)]);
+  };
   return {
     schema,
-    make(rows) {
-      const columns = extract(rows);
-      const children: Data[] = builders.map((build, c) => build(columns[c] as SnapshotValue[]));
-      // Built from the schema itself (not inferred from the vectors), so the declared
-      // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
-      // chunk still carries every column.
-      const data = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
-      return new Table([new RecordBatch(schema, data)]);
-    },
+    piece,
+    make: (rows) => table(piece(rows)),
+    fromPieces: (pieces) => table(def.columns.map((col, c) => concatColumn(col, pieces.map((p) => p[c] as Data)))),
   };
 }

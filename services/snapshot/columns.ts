@@ -209,3 +209,107 @@ export function columnBuilder(file: string, column: SnapshotColumn): ColumnBuild
     }
   }
 }
+
+/** Validity bits of the pieces, end to end (undefined when none is null); bits past the end stay 0, as bitmap() leaves them. */
+function concatBits(pieces: ReadonlyArray<{ length: number; bits: Uint8Array | null }>, total: number): Uint8Array {
+  const out = new Uint8Array((total + 7) >> 3);
+  let at = 0;
+  for (const { length, bits } of pieces) {
+    if (bits === null) {
+      for (let i = 0; i < length; i++, at++) out[at >> 3]! |= 1 << (at & 7);
+    } else if ((at & 7) === 0) {
+      // Byte-aligned (every piece but the last has a multiple of 8 rows): copy, then clear
+      // what lies past the piece in its last byte.
+      const bytes = (length + 7) >> 3;
+      out.set(bits.subarray(0, bytes), at >> 3);
+      if ((length & 7) !== 0) out[(at + length) >> 3]! &= (1 << ((at + length) & 7)) - 1;
+      at += length;
+    } else {
+      for (let i = 0; i < length; i++, at++) if ((bits[i >> 3]! >> (i & 7)) & 1) out[at >> 3]! |= 1 << (at & 7);
+    }
+  }
+  return out;
+}
+
+function concatValidity(pieces: readonly Data[]): { nullCount: number; nullBitmap: Uint8Array | undefined } {
+  let nullCount = 0;
+  let total = 0;
+  for (const p of pieces) {
+    nullCount += p.nullCount;
+    total += p.length;
+  }
+  if (nullCount === 0) return { nullCount, nullBitmap: undefined };
+  const bits = pieces.map((p) => ({ length: p.length, bits: p.nullCount > 0 ? (p.nullBitmap as Uint8Array) : null }));
+  return { nullCount, nullBitmap: concatBits(bits, total) };
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const p of parts) total += p.byteLength;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** Offsets of the pieces end to end, each piece's shifted by what came before it. */
+function concatOffsets(pieces: readonly Data[], total: number): Int32Array {
+  const out = new Int32Array(total + 1);
+  let row = 0;
+  let base = 0;
+  for (const p of pieces) {
+    const offsets = p.valueOffsets as Int32Array;
+    for (let i = 1; i <= p.length; i++) out[row + i] = base + offsets[i]!;
+    row += p.length;
+    base += offsets[p.length]!;
+  }
+  return out;
+}
+
+/**
+ * One column's Data made of `pieces` of it built one after another (columnBuilder's output),
+ * equal to the Data columnBuilder would build from all their rows at once. The writer builds
+ * small pieces as rows arrive so the rows die young (parquet.ts), then sends whole chunks.
+ */
+export function concatColumn(column: SnapshotColumn, pieces: readonly Data[]): Data {
+  if (pieces.length === 1) return pieces[0] as Data;
+  const length = pieces.reduce((n, p) => n + p.length, 0);
+  const first = pieces[0] as Data;
+  const { nullCount, nullBitmap } = concatValidity(pieces);
+  switch (column.type) {
+    case 'UTF8':
+      return makeData({
+        type: first.type as Utf8,
+        length,
+        nullCount,
+        nullBitmap,
+        valueOffsets: concatOffsets(pieces, length),
+        data: concatBytes(pieces.map((p) => p.values as Uint8Array)),
+      });
+    case 'INT16':
+    case 'INT32':
+    case 'DOUBLE':
+    case 'DATE': {
+      const Typed = (first.values as Int16Array | Int32Array | Float64Array).constructor as Int16ArrayConstructor | Int32ArrayConstructor | Float64ArrayConstructor;
+      const data = new Typed(length);
+      let at = 0;
+      for (const p of pieces) {
+        data.set(p.values as ArrayLike<number>, at);
+        at += p.length;
+      }
+      return makeData({ type: first.type, length, nullCount, nullBitmap, data } as never);
+    }
+    case 'BOOLEAN': {
+      const data = concatBits(pieces.map((p) => ({ length: p.length, bits: p.values as Uint8Array })), length);
+      return makeData({ type: first.type as Bool, length, nullCount, nullBitmap, data });
+    }
+    case 'LIST<UTF8>': {
+      const children = pieces.map((p) => p.children[0] as Data);
+      const child = concatColumn({ ...column, type: 'UTF8', nullable: true }, children);
+      return makeData({ type: first.type, length, nullCount, nullBitmap, valueOffsets: concatOffsets(pieces, length), child } as never);
+    }
+  }
+}
