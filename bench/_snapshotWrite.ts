@@ -55,7 +55,7 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
   return rows.map((row) => Object.fromEntries(def.columns.map((c) => [c.name, row[c.name]])));
 }
 
-// Files are written PARQUET_WORKERS at a time, as the pool encodes them (DuckDB uses its
+// Files are written PARQUET_WORKERS at a time (largest first), as the pool encodes them (DuckDB uses its
 // threads too): a group's rows are read first (not timed), then the group's writes are timed
 // together, wall clock.
 // The threads load parquet-wasm before the clock starts, as this process did on import before.
@@ -65,8 +65,11 @@ let writeCpuMs = 0;
 let bytes = 0;
 let rowCount = 0;
 const perFile: Record<string, number> = {};
-for (let g = 0; g < files.length; g += PARQUET_WORKERS) {
-  const group = files.slice(g, g + PARQUET_WORKERS).map((file, k) => {
+// Largest first, so the files of a group take about as long as each other: in path order a
+// country's links file was paired with its (near) empty changes file, and a thread sat idle.
+const bySize = [...files].sort((a, b) => statSync(b).size - statSync(a).size || (a < b ? -1 : 1));
+for (let g = 0; g < bySize.length; g += PARQUET_WORKERS) {
+  const group = bySize.slice(g, g + PARQUET_WORKERS).map((file, k) => {
     const def = schemaOf(file);
     return { file, i: g + k, def, rows: readRows(file, def), target: join(outDir, `ours-${g + k}.parquet`) };
   });
