@@ -148,14 +148,21 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
     // one waits for the encoding threads (parquetPool.ts) the other makes rows, and the bundle's
     // gzip (on libuv's threads) overlaps the countries. Each file still gets its rows in order,
     // so the bytes do not depend on how the two interleave; the manifest lists files sorted.
+    // The first failure stops the other task at its next read.
+    let failed: { reason: unknown } | null = null;
+    const reads = stopOnFailure(readStore, () => failed);
+    const noteFailure = (err: unknown): never => {
+      failed ??= { reason: err };
+      throw err;
+    };
     const countriesDone = (async () => {
       for (const country of countries) {
-        await writeCountry({ ...options, linkTokens, release, collections, country, version, finished });
+        await writeCountry({ ...options, readStore: reads, linkTokens, release, collections, country, version, finished });
       }
-    })();
+    })().catch(noteFailure);
     const metadataDone = (async () => {
       const metadata = await writeMetadata({
-        readStore,
+        readStore: reads,
         collections,
         workDir,
         release,
@@ -171,7 +178,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
       });
       const bundle = await release.write(METADATA_BUNDLE, tarGzStream(metadata.bundle, clock.now()));
       return { bundle, rows: Object.values(metadata.rowCounts).reduce((a, b) => a + b, 0) };
-    })();
+    })().catch(noteFailure);
     // Both run to their end before a failure is thrown: the release is aborted (its staging
     // removed) only once nothing writes to it any more.
     const [countriesResult, metadataResult] = await Promise.allSettled([countriesDone, metadataDone]);
@@ -187,6 +194,22 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
   } finally {
     if (options.workDir === undefined) await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** `readStore` whose reads fail once `failed()` has a reason (a Proxy: adapters may be classes). */
+function stopOnFailure(readStore: ReadStore, failed: () => { reason: unknown } | null): ReadStore {
+  const reads = new Set<PropertyKey>(['get', 'getMany', 'scan', 'count']);
+  return new Proxy(readStore, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const f = reads.has(property) ? failed() : null;
+        if (f !== null) return Promise.reject(f.reason);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
 }
 
 function* urlsOf(page: ReadonlyArray<{ doc: LinksDoc }>): Generator<string> {
