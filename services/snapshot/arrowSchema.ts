@@ -21,7 +21,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import type { SnapshotColumnType, SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
-import { columnBuilder, concatColumn } from './columns.ts';
+import { columnBuilder } from './columns.ts';
 
 /** A value per column name: strings, numbers, booleans, `YYYY-MM-DD` for DATE, string arrays for LIST<UTF8>. */
 export type SnapshotValue = string | number | boolean | readonly string[] | null | undefined;
@@ -57,56 +57,20 @@ export { dateToDays, dateToMs } from './columns.ts';
 export interface ArrowTableMaker {
   readonly schema: Schema;
   make(rows: readonly SnapshotRow[]): Table;
-  /** The column data of `rows`, a piece of a table to come. */
-  piece(rows: readonly SnapshotRow[]): Data[];
-  /** The table of pieces built one after another: the same as `make` of all their rows. */
-  fromPieces(pieces: ReadonlyArray<readonly Data[]>): Table;
-}
-
-/**
- * The values of every column of `rows`, one array per column, read in one pass.
- *
- * Generated per file so that each property is read by name at its own site (`row.media_id`):
- * the rows of a file share one shape, so every read is monomorphic. One generic loop reading
- * `row[name]` for every column of every file was megamorphic, and that lookup was most of the
- * cost of building a batch. The names are the schema's own (quoted all the same).
- */
-type ColumnExtractor = (rows: readonly SnapshotRow[]) => SnapshotValue[][];
-
-function columnExtractor(def: SnapshotFileSchema): ColumnExtractor {
-  const names = def.columns.map((col) => JSON.stringify(col.name));
-  const body = [
-    'const n = rows.length;',
-    ...names.map((_, c) => `const c${c} = new Array(n);`),
-    'for (let i = 0; i < n; i++) {',
-    '  const row = rows[i];',
-    ...names.map((name, c) => `  c${c}[i] = row[${name}];`),
-    '}',
-    `return [${names.map((_, c) => `c${c}`).join(', ')}];`,
-  ].join('\n');
-  return new Function('rows', body) as ColumnExtractor;
 }
 
 export function arrowTableMaker(def: SnapshotFileSchema): ArrowTableMaker {
   const schema = arrowSchemaOf(def);
   const builders = def.columns.map((col) => columnBuilder(def.file, col));
-  const extract = columnExtractor(def);
-  const piece = (rows: readonly SnapshotRow[]): Data[] => {
-    const columns = extract(rows);
-    return builders.map((build, c) => build(columns[c] as SnapshotValue[]));
-  };
-  const table = (children: Data[]): Table => {
-    const length = children[0]?.length ?? 0;
-    // Built from the schema itself (not inferred from the vectors), so the declared
-    // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
-    // chunk still carries every column.
-    const data = makeData({ type: new Struct(schema.fields), length, nullCount: 0, children });
-    return new Table([new RecordBatch(schema, data)]);
-  };
   return {
     schema,
-    piece,
-    make: (rows) => table(piece(rows)),
-    fromPieces: (pieces) => table(def.columns.map((col, c) => concatColumn(col, pieces.map((p) => p[c] as Data)))),
+    make(rows) {
+      const children: Data[] = builders.map((build) => build(rows));
+      // Built from the schema itself (not inferred from the vectors), so the declared
+      // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
+      // chunk still carries every column.
+      const data = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
+      return new Table([new RecordBatch(schema, data)]);
+    },
   };
 }

@@ -10,7 +10,7 @@
  * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
  * the writer does not sort.
  */
-import { tableToIPC, type Data, type Table } from 'apache-arrow';
+import { tableToIPC } from 'apache-arrow';
 import { AppError } from '../../contracts/errors.ts';
 import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
 import { arrowTableMaker, type SnapshotRow } from './arrowSchema.ts';
@@ -59,15 +59,6 @@ export interface ParquetRowWriter<T> {
   abort(reason: unknown): Promise<void>;
 }
 
-/**
- * Rows turned into Arrow column data at a time, within a chunk. Buffered rows (and the strings
- * they hold) that outlive a young-generation collection are copied by it, and a chunk's rows
- * used to: in a release build those copies cost the main thread more than the rows' making.
- * Pieces of this many rows become Arrow data (off the JavaScript heap) while the rows are still
- * young; the chunk sent is the same, its pieces joined (arrowSchema.ts `fromPieces`).
- */
-const PIECE_ROWS = 256;
-
 /** Rows of the first chunk looked at to choose the dictionary columns. */
 const DICTIONARY_SAMPLE_ROWS = 4096;
 
@@ -97,18 +88,18 @@ export function openParquetWriter<T>(
 ): ParquetRowWriter<T> {
   const chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
   const maker = arrowTableMaker(def);
-  const ratio = options.dictionaryMaxDistinctRatio ?? DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO;
   let failure: unknown = null;
   let file: EncodingFile | null = null;
   let done: Promise<T> | null = null;
   // The file starts encoding (on a pool worker) with the first chunk, whose values choose the
   // dictionary columns; the sink reads its bytes as they come back.
-  const start = (first: readonly SnapshotRow[]): EncodingFile => {
+  const start = (sample: readonly SnapshotRow[]): EncodingFile => {
     if (file !== null) return file;
+    const ratio = options.dictionaryMaxDistinctRatio ?? DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO;
     const opened = openEncodingFile({
       maxRowGroupRows: options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS,
       dictionaryOff: ratio <= 0,
-      plainColumns: ratio <= 0 || ratio >= 1 ? [] : undictionaryColumns(def, first, ratio),
+      plainColumns: ratio <= 0 || ratio >= 1 ? [] : undictionaryColumns(def, sample, ratio),
     });
     file = opened;
     done = sink(opened.bytes);
@@ -119,49 +110,31 @@ export function openParquetWriter<T>(
     return opened;
   };
 
-  // Rows of the piece being gathered, pieces of the chunk being gathered, and that chunk's rows.
   let buffer: SnapshotRow[] = [];
-  let pieces: Data[][] = [];
-  let chunkFill = 0;
   let rows = 0;
   let closed = false;
-  // The first chunk's rows, kept only when they choose the dictionary columns.
-  let sample: SnapshotRow[] | null = ratio > 0 && ratio < 1 ? [] : null;
 
-  async function push(chunk: Table, first: readonly SnapshotRow[]): Promise<void> {
+  async function push(chunk: readonly SnapshotRow[]): Promise<void> {
+    const table = maker.make(chunk);
     // Resolves once the worker has room for more (a bounded number of chunks in flight), which
     // is the backpressure; a failure of the worker or the sink rejects it.
-    await start(first).send(tableToIPC(chunk, 'stream'));
+    await start(chunk).send(tableToIPC(table, 'stream'));
     if (failure !== null) throw failure;
   }
 
-  function endPiece(): void {
-    if (buffer.length === 0) return;
-    pieces.push(maker.piece(buffer));
-    buffer = [];
-  }
-
   async function flush(): Promise<void> {
-    if (chunkFill === 0) return;
-    endPiece();
-    const chunk = maker.fromPieces(pieces);
-    pieces = [];
-    chunkFill = 0;
-    const first = sample ?? [];
-    sample = null;
-    await push(chunk, first);
+    if (buffer.length === 0) return;
+    const chunk = buffer;
+    buffer = [];
+    await push(chunk);
   }
 
   const append = (row: SnapshotRow): Promise<void> | undefined => {
     if (closed) throw new AppError('internal', `${def.file}: append after close`);
     if (failure !== null) throw failure;
     buffer.push(row);
-    sample?.push(row);
     rows += 1;
-    chunkFill += 1;
-    if (chunkFill >= chunkRows) return flush();
-    if (buffer.length >= PIECE_ROWS) endPiece();
-    return undefined;
+    return buffer.length >= chunkRows ? flush() : undefined;
   };
   const appendAll = (list: readonly SnapshotRow[], from = 0): Promise<void> | undefined => {
     for (let i = from; i < list.length; i++) {
@@ -178,7 +151,7 @@ export function openParquetWriter<T>(
       if (closed) throw new AppError('internal', `${def.file}: closed twice`);
       closed = true;
       // An empty file still needs its schema, which parquet-wasm takes from the first batch.
-      if (rows === 0) await push(maker.make([]), []);
+      if (rows === 0) await push([]);
       else await flush();
       (file as EncodingFile | null)?.end();
       return { rows, result: await (done as Promise<T>) };

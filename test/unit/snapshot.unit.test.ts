@@ -10,8 +10,6 @@ import {
   schemaDefinitions,
 } from '../../contracts/snapshotSchema.ts';
 import type { LinksDoc } from '../../contracts/readModels.ts';
-import type { SnapshotColumnType, SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
-import { tableToIPC } from 'apache-arrow';
 import { arrowSchemaOf, arrowTableMaker } from '../../services/snapshot/arrowSchema.ts';
 import { contentTypeOf, matchesEtag, parseRange } from '../../services/snapshot/http.ts';
 import { linkRows, providerWeightRows, trendingRows } from '../../services/snapshot/rows.ts';
@@ -83,40 +81,6 @@ describe('snapshot schema definitions', () => {
     assert.throws(() => maker.make([{ ...row, media_id: null }]), (err: unknown) => (err as { code?: string }).code === 'internal');
     assert.throws(() => maker.make([{ ...row, season_number: 40_000 }]), /INT16/);
     assert.equal(maker.make([]).numRows, 0);
-  });
-
-  it('build the same Arrow batch from pieces of rows as from all of them at once, every type, nulls anywhere', () => {
-    const types: SnapshotColumnType[] = ['UTF8', 'INT16', 'INT32', 'DOUBLE', 'BOOLEAN', 'DATE', 'LIST<UTF8>'];
-    const def: SnapshotFileSchema = {
-      file: 'pieces.parquet', description: '', location: 'global', sorted_by: [],
-      columns: [
-        ...types.map((type) => ({ name: `opt_${type}`, type, nullable: true, description: '' })),
-        ...types.map((type) => ({ name: `req_${type}`, type, nullable: false, description: '' })),
-      ],
-    };
-    const value = (type: SnapshotColumnType, i: number): string | number | boolean | Array<string | null> => {
-      switch (type) {
-        case 'UTF8': return i % 7 === 0 ? `été ${i}` : `v${i}`;
-        case 'INT16': return (i * 37) % 30000;
-        case 'INT32': return i * 100_003;
-        case 'DOUBLE': return i / 7;
-        case 'BOOLEAN': return i % 3 === 0;
-        case 'DATE': return `2026-0${1 + (i % 9)}-1${i % 10}`;
-        case 'LIST<UTF8>': return Array.from({ length: i % 4 }, (_, k) => (k === 1 && i % 5 === 0 ? null : `x${i}.${k}`));
-      }
-    };
-    const rows = Array.from({ length: 1000 }, (_, i) => Object.fromEntries([
-      ...types.map((type) => [`opt_${type}`, i % 3 === 1 || i % 11 === 0 ? null : value(type, i)]),
-      ...types.map((type) => [`req_${type}`, value(type, i)]),
-    ]));
-    const maker = arrowTableMaker(def);
-    const whole = tableToIPC(maker.make(rows as never), 'stream');
-    // Pieces of sizes that do and do not keep the validity bits byte-aligned.
-    for (const sizes of [[256, 256, 256, 232], [1, 7, 8, 9, 300, 675], [1000]]) {
-      let at = 0;
-      const pieces = sizes.map((n) => maker.piece(rows.slice(at, (at += n)) as never));
-      assert.deepEqual(tableToIPC(maker.fromPieces(pieces), 'stream'), whole, `pieces of ${sizes.join(', ')}`);
-    }
   });
 
   it('answer GET /v1/schemas with a copy of the definitions', () => {
