@@ -14,14 +14,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { tableFromIPC, type Vector } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
-import {
-  LINKS_FILE,
-  METADATA_FILES,
-  RANKINGS_FILE,
-  TRANSLATIONS_FILE,
-  TRENDING_FILE,
-  type SnapshotFileSchema,
-} from '../contracts/snapshotSchema.ts';
+import { METADATA_FILES, PER_COUNTRY_FILES, TRANSLATIONS_FILE, type SnapshotFileSchema } from '../contracts/snapshotSchema.ts';
 import type { SnapshotRow, SnapshotValue } from '../services/snapshot/arrowSchema.ts';
 import { writeParquetRows } from '../services/snapshot/parquet.ts';
 import { PARQUET_WORKERS, warmParquetPool } from '../services/snapshot/parquetPool.ts';
@@ -32,7 +25,7 @@ if (!outDir || files.length === 0) throw new Error('usage: _snapshotWrite.ts <ou
 function schemaOf(file: string): SnapshotFileSchema {
   const name = basename(file);
   if (name.startsWith('lang_')) return TRANSLATIONS_FILE;
-  const def = [LINKS_FILE, RANKINGS_FILE, TRENDING_FILE, ...METADATA_FILES].find((f) => f.file === name);
+  const def = [...PER_COUNTRY_FILES, ...METADATA_FILES].find((f) => f.file === name);
   if (!def) throw new Error(`no schema for ${file}`);
   return def;
 }
@@ -62,21 +55,26 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
   return rows.map((row) => Object.fromEntries(def.columns.map((c) => [c.name, row[c.name]])));
 }
 
-// Files are written PARQUET_WORKERS at a time, as the pool encodes them (DuckDB uses its
+// Files are written PARQUET_WORKERS at a time (largest first), as the pool encodes them (DuckDB uses its
 // threads too): a group's rows are read first (not timed), then the group's writes are timed
 // together, wall clock.
 // The threads load parquet-wasm before the clock starts, as this process did on import before.
 await warmParquetPool();
 let writeMs = 0;
+let writeCpuMs = 0;
 let bytes = 0;
 let rowCount = 0;
 const perFile: Record<string, number> = {};
-for (let g = 0; g < files.length; g += PARQUET_WORKERS) {
-  const group = files.slice(g, g + PARQUET_WORKERS).map((file, k) => {
+// Largest first, so the files of a group take about as long as each other: in path order a
+// country's links file was paired with its (near) empty changes file, and a thread sat idle.
+const bySize = [...files].sort((a, b) => statSync(b).size - statSync(a).size || (a < b ? -1 : 1));
+for (let g = 0; g < bySize.length; g += PARQUET_WORKERS) {
+  const group = bySize.slice(g, g + PARQUET_WORKERS).map((file, k) => {
     const def = schemaOf(file);
     return { file, i: g + k, def, rows: readRows(file, def), target: join(outDir, `ours-${g + k}.parquet`) };
   });
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   await Promise.all(
     group.map(async ({ file, i, def, rows, target }) => {
       await writeParquetRows(def, rows, async (stream) => {
@@ -88,9 +86,11 @@ for (let g = 0; g < files.length; g += PARQUET_WORKERS) {
     }),
   );
   writeMs += performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  writeCpuMs += (cpu.user + cpu.system) / 1000;
   for (const { rows, target } of group) {
     bytes += statSync(target).size;
     rowCount += rows.length;
   }
 }
-console.log(JSON.stringify({ write_ms: Math.round(writeMs), bytes, rows: rowCount, per_file_ms: perFile }));
+console.log(JSON.stringify({ write_ms: Math.round(writeMs), write_cpu_ms: Math.round(writeCpuMs), bytes, rows: rowCount, per_file_ms: perFile }));

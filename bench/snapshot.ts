@@ -49,9 +49,13 @@ const log = (line: string): void => {
 const seconds = (ms: number): number => Number((ms / 1000).toFixed(2));
 const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
 
-/** Runs a bench child with tsx; returns its last stdout line as JSON. */
+/**
+ * Runs a bench child with tsx; returns its last stdout line as JSON. With the young generation
+ * `bin/marquee.js` gives every marquee process (--max-semi-space-size=64), so the build is
+ * measured as `marquee snapshot build` runs it.
+ */
 function child<T>(args: string[], heapMb: number): T {
-  const out = execFileSync(process.execPath, [`--max-old-space-size=${heapMb}`, '--import', 'tsx', ...args], {
+  const out = execFileSync(process.execPath, ['--max-semi-space-size=64', `--max-old-space-size=${heapMb}`, '--import', 'tsx', ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 1024 * 1024,
@@ -59,23 +63,32 @@ function child<T>(args: string[], heapMb: number): T {
   return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as T;
 }
 
-async function duckWrite(duck: DuckDBConnection, files: string[], outDir: string): Promise<{ ms: number; bytes: number; rows: number }> {
+/** CPU time (all threads of this process) since `since`, in ms. */
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(since);
+  return (used.user + used.system) / 1000;
+};
+
+async function duckWrite(duck: DuckDBConnection, files: string[], outDir: string): Promise<{ ms: number; cpuMs: number; bytes: number; rows: number }> {
   const lit = (s: string): string => `'${s.replace(/'/g, "''")}'`;
   let ms = 0;
+  let cpu = 0;
   let bytes = 0;
   let rows = 0;
   for (const [i, file] of files.entries()) {
     await duck.run(`CREATE OR REPLACE TABLE t AS SELECT * FROM read_parquet(${lit(file)}, hive_partitioning = false)`);
     const target = join(outDir, `duck-${i}.parquet`);
     const started = performance.now();
+    const cpuBefore = process.cpuUsage();
     await duck.run(`COPY t TO ${lit(target)} (FORMAT parquet, COMPRESSION zstd)`);
     ms += performance.now() - started;
+    cpu += cpuMs(cpuBefore);
     bytes += statSync(target).size;
     const counted = await duck.runAndReadAll('SELECT count(*)::BIGINT AS n FROM t');
     rows += Number(counted.getRowObjectsJson()[0]?.n ?? 0);
     rmSync(target);
   }
-  return { ms, bytes, rows };
+  return { ms, cpuMs: cpu, bytes, rows };
 }
 
 try {
@@ -126,7 +139,7 @@ try {
   log(`writing the same rows again (ours, write phase only, ${parquetFiles.length} files)`);
   const writeDir = join(dir, 'rewrite');
   mkdirSync(writeDir);
-  const write = child<{ write_ms: number; bytes: number; rows: number }>([join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles], 4096);
+  const write = child<{ write_ms: number; write_cpu_ms: number; bytes: number; rows: number }>([join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles], 4096);
 
   // 3. DuckDB writing the same rows, default threads, then one thread.
   const duckDir = join(dir, 'duck');
@@ -152,7 +165,9 @@ try {
     build_s: seconds(ours.build_ms),
     build_cpu_s: seconds(ours.build_cpu_ms),
     write_s: seconds(write.write_ms),
+    write_cpu_s: seconds(write.write_cpu_ms),
     duckdb_write_s: seconds(duckAll.ms),
+    duckdb_write_cpu_s: seconds(duckAll.cpuMs),
     duckdb_threads: threads,
     duckdb_write_1thread_s: seconds(duckOne.ms),
     parquet_bytes: oursParquetBytes,
@@ -163,6 +178,9 @@ try {
       build_over_duckdb_write: ratio(ours.build_ms, duckAll.ms),
       write_over_duckdb_write: ratio(write.write_ms, duckAll.ms),
       write_over_duckdb_write_1thread: ratio(write.write_ms, duckOne.ms),
+      // CPU time (all threads) rather than wall time: steadier on a shared machine.
+      build_cpu_over_duckdb_write_cpu: ratio(ours.build_cpu_ms, duckAll.cpuMs),
+      write_cpu_over_duckdb_write_cpu: ratio(write.write_cpu_ms, duckAll.cpuMs),
       size_over_duckdb: Number((oursParquetBytes / duckAll.bytes).toFixed(3)),
     },
     peak_rss_mb: ours.peak_rss_mb,
@@ -172,6 +190,7 @@ try {
     peak_heap_mb: ours.peak_heap_mb,
     note:
       'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files. ' +
+      '*_cpu_s: CPU time of every thread of the process over the same span. ' +
       'duckdb_write_s: DuckDB COPY of the same rows from an in-memory table. peak_rss_file_mb is LMDB\'s memory map (clean file pages), peak_rss_anon_mb everything else.',
   }));
 } finally {

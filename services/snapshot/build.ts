@@ -35,7 +35,7 @@ import {
   trendingProjection,
 } from '../../projections/index.ts';
 import { linksKey } from '../../projections/links.ts';
-import { cachedEncode } from '../links/linkTokenCache.ts';
+import { cachedBatchedEncode, type BatchedEncoder } from '../links/linkTokenCache.ts';
 import { trendingKey } from '../../projections/trending.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { changeRows } from './changes.ts';
@@ -43,7 +43,7 @@ import { writeMetadata, type SnapshotCollections } from './metadata.ts';
 import type { SnapshotRow } from './arrowSchema.ts';
 import { openParquetWriter, writeParquetRows, type ParquetWriterOptions } from './parquet.ts';
 import { linkRows, rankingRows, trendingRows, type LinkTokenEncoder } from './rows.ts';
-import { scanAll } from './scan.ts';
+import { scanAll, scanPages } from './scan.ts';
 import { tarGzStream } from './tarball.ts';
 import { isoWeekLabel, rfc3339, trendingDays, weekStart } from './week.ts';
 
@@ -139,28 +139,52 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
   const release = await releases.begin(version);
   const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), `marquee-snapshot-${version}-`)));
   // One cache for the whole build: a provider URL recurs in the countries that offer the title.
-  const linkTokens: LinkTokenEncoder = { encode: cachedEncode((url) => options.linkTokens.encode(url), LINK_TOKEN_CACHE_ENTRIES) };
+  // Tokens are made a page of links at a time (see writeCountry).
+  const codec = options.linkTokens;
+  const encodeMany = codec.encodeMany?.bind(codec) ?? ((urls: readonly string[]) => urls.map((url) => codec.encode(url)));
+  const linkTokens = cachedBatchedEncode(encodeMany, LINK_TOKEN_CACHE_ENTRIES);
   try {
-    for (const country of countries) {
-      await writeCountry({ ...options, linkTokens, release, collections, country, version, finished });
-    }
-    const metadata = await writeMetadata({
-      readStore,
-      collections,
-      workDir,
-      release,
-      ...(options.parquet ? { parquet: options.parquet } : {}),
-      onFile: (path, rows) => {
-        if (path.startsWith('metadata/translations/')) {
-          total += 1;
-          finished(path, rows);
-        } else {
-          rowCounts[path] = rows;
-        }
-      },
-    });
-    const bundle = await release.write(METADATA_BUNDLE, tarGzStream(metadata.bundle, clock.now()));
-    finished(bundle.path, Object.values(metadata.rowCounts).reduce((a, b) => a + b, 0));
+    // The countries and the metadata are written at once, as two tasks on this thread: while
+    // one waits for the encoding threads (parquetPool.ts) the other makes rows, and the bundle's
+    // gzip (on libuv's threads) overlaps the countries. Each file still gets its rows in order,
+    // so the bytes do not depend on how the two interleave; the manifest lists files sorted.
+    // The first failure stops the other task at its next read.
+    let failed: { reason: unknown } | null = null;
+    const reads = stopOnFailure(readStore, () => failed);
+    const noteFailure = (err: unknown): never => {
+      failed ??= { reason: err };
+      throw err;
+    };
+    const countriesDone = (async () => {
+      for (const country of countries) {
+        await writeCountry({ ...options, readStore: reads, linkTokens, release, collections, country, version, finished });
+      }
+    })().catch(noteFailure);
+    const metadataDone = (async () => {
+      const metadata = await writeMetadata({
+        readStore: reads,
+        collections,
+        workDir,
+        release,
+        ...(options.parquet ? { parquet: options.parquet } : {}),
+        onFile: (path, rows) => {
+          if (path.startsWith('metadata/translations/')) {
+            total += 1;
+            finished(path, rows);
+          } else {
+            rowCounts[path] = rows;
+          }
+        },
+      });
+      const bundle = await release.write(METADATA_BUNDLE, tarGzStream(metadata.bundle, clock.now()));
+      return { bundle, rows: Object.values(metadata.rowCounts).reduce((a, b) => a + b, 0) };
+    })().catch(noteFailure);
+    // Both run to their end before a failure is thrown: the release is aborted (its staging
+    // removed) only once nothing writes to it any more.
+    const [countriesResult, metadataResult] = await Promise.allSettled([countriesDone, metadataDone]);
+    if (countriesResult.status === 'rejected') throw countriesResult.reason;
+    if (metadataResult.status === 'rejected') throw metadataResult.reason;
+    finished(metadataResult.value.bundle.path, metadataResult.value.rows);
     const manifest = await release.publish({ publishedAt: rfc3339(clock.now()), countries, schemaVersion: SNAPSHOT_SCHEMA_VERSION });
     const pruned = await releases.prune(options.keep ?? DEFAULT_RELEASES_KEEP);
     return { manifest, created: true, rowCounts, pruned, durationMs: Date.now() - started };
@@ -172,7 +196,28 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
   }
 }
 
-async function writeCountry(input: BuildReleaseOptions & {
+/** `readStore` whose reads fail once `failed()` has a reason (a Proxy: adapters may be classes). */
+function stopOnFailure(readStore: ReadStore, failed: () => { reason: unknown } | null): ReadStore {
+  const reads = new Set<PropertyKey>(['get', 'getMany', 'scan', 'count']);
+  return new Proxy(readStore, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const f = reads.has(property) ? failed() : null;
+        if (f !== null) return Promise.reject(f.reason);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+function* urlsOf(page: ReadonlyArray<{ doc: LinksDoc }>): Generator<string> {
+  for (const { doc } of page) for (const offer of doc.offers) yield offer.webUrl;
+}
+
+async function writeCountry(input: Omit<BuildReleaseOptions, 'linkTokens'> & {
+  linkTokens: BatchedEncoder;
   release: ReleaseWriter;
   collections: SnapshotCollections;
   country: string;
@@ -191,9 +236,13 @@ async function writeCountry(input: BuildReleaseOptions & {
   const linksPath = releasePaths.country(country, LINKS_FILE.file);
   const links = openParquetWriter(LINKS_FILE, (bytes) => release.write(linksPath, bytes), input.parquet);
   try {
-    for await (const { doc } of scanAll<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
-      const pending = links.appendAll(linkRows(doc, linkTokens));
-      if (pending !== undefined) await pending;
+    for await (const page of scanPages<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
+      // The page's tokens in one batch (the rows sort by token, so they are needed first).
+      linkTokens.prepare(urlsOf(page));
+      for (const { doc } of page) {
+        const pending = links.appendAll(linkRows(doc, linkTokens));
+        if (pending !== undefined) await pending;
+      }
     }
   } catch (err) {
     await links.abort(err);

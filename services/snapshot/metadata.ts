@@ -1,9 +1,9 @@
 /**
  * The global files of a release: the sixteen metadata files (written to a work directory,
  * then bundled as metadata.tar.gz) and the per-language translation overlays (written straight
- * into the release). Two passes over `media` (the per-title files, then the overlays a few
- * languages at a time, see TRANSLATIONS_PER_PASS), so a bounded number of Parquet writers is
- * open at any time.
+ * into the release). One pass over `media` writes the per-title files and the overlays of the
+ * first few languages met; any further languages take a pass each few of them (see
+ * TRANSLATIONS_PER_PASS), so a bounded number of Parquet writers is open at any time.
  */
 import { createWriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -130,37 +130,65 @@ export async function writeMetadata(input: {
 
   // One pass over the media feeds all eight per-title files: decoding a media document costs
   // far more than the rows it yields, and eight open writers stay well within memory (their
-  // row groups are in wasm memory, a few MB each).
+  // row groups are in wasm memory, a few MB each). The same pass writes the overlays of the
+  // first TRANSLATIONS_PER_PASS languages met (a writer opens at a language's first title),
+  // which saves a whole pass over the media when a catalog has no more languages than that.
   const languages = new Set<string>();
+  const early = new Map<string, ParquetRowWriter<ReleaseFile>>();
+  const translationWriter = (language: string): ParquetRowWriter<ReleaseFile> => {
+    const path = releasePaths.translation(language);
+    return openParquetWriter(TRANSLATIONS_FILE, (bytes) => release.write(path, bytes), input.parquet);
+  };
   // Every person once, by id; the name last seen wins (media ids ascend, so deterministic).
   const people = new Map<string, string>();
-  await withFiles(
-    [
-      'media_details.parquet',
-      'movies.parquet',
-      'tv_shows.parquet',
-      'media_genres.parquet',
-      'media_ids.parquet',
-      'media_ratings.parquet',
-      'media_videos.parquet',
-      'media_talents.parquet',
-    ],
-    async (w) => {
-      for await (const { doc } of media()) {
-        track(w['media_details.parquet'].append(rows.mediaDetailsRow(doc)));
-        if (doc.kind === 'movie') track(w['movies.parquet'].append(rows.movieRow(doc)));
-        else track(w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id))));
-        for (const language of Object.keys(doc.translations)) if (LANGUAGE.test(language)) languages.add(language);
-        track(w['media_genres.parquet'].appendAll(rows.mediaGenreRows(doc)));
-        track(w['media_ids.parquet'].appendAll(rows.mediaIdRows(doc)));
-        track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
-        track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
-        track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
-        for (const member of doc.details.cast) people.set(member.personId, member.name);
-        await settle();
-      }
-    },
-  );
+  try {
+    await withFiles(
+      [
+        'media_details.parquet',
+        'movies.parquet',
+        'tv_shows.parquet',
+        'media_genres.parquet',
+        'media_ids.parquet',
+        'media_ratings.parquet',
+        'media_videos.parquet',
+        'media_talents.parquet',
+      ],
+      async (w) => {
+        for await (const { doc } of media()) {
+          track(w['media_details.parquet'].append(rows.mediaDetailsRow(doc)));
+          if (doc.kind === 'movie') track(w['movies.parquet'].append(rows.movieRow(doc)));
+          else track(w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id))));
+          for (const language of Object.keys(doc.translations)) {
+            if (!languages.has(language)) {
+              if (!LANGUAGE.test(language)) continue;
+              languages.add(language);
+              if (early.size < TRANSLATIONS_PER_PASS) early.set(language, translationWriter(language));
+            }
+            const writer = early.get(language);
+            const row = writer === undefined ? null : rows.translationRow(doc, language);
+            if (row) track((writer as ParquetRowWriter<ReleaseFile>).append(row));
+          }
+          track(w['media_genres.parquet'].appendAll(rows.mediaGenreRows(doc)));
+          track(w['media_ids.parquet'].appendAll(rows.mediaIdRows(doc)));
+          track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
+          track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
+          track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
+          for (const member of doc.details.cast) people.set(member.personId, member.name);
+          await settle();
+        }
+      },
+    );
+  } catch (err) {
+    for (const writer of early.values()) await writer.abort(err);
+    throw err;
+  }
+  const translations: ReleaseFile[] = [];
+  for (const language of [...early.keys()].sort()) {
+    const { rows: count, result } = await (early.get(language) as ParquetRowWriter<ReleaseFile>).close();
+    rowCounts[`lang_${language}.parquet`] = count;
+    translations.push(result);
+    input.onFile?.(result.path, count);
+  }
   counts.clear();
 
   await withFiles(['peoples.parquet'], async (w) => {
@@ -186,14 +214,11 @@ export async function writeMetadata(input: {
     for await (const { doc } of scanAll<FeaturedDoc>(readStore, collections.featured)) await appendAll(w['featured.parquet'], rows.featuredRows(doc));
   });
 
-  const translations: ReleaseFile[] = [];
-  const sorted = [...languages].sort();
+  // The languages the media pass did not write, a few per pass.
+  const sorted = [...languages].filter((language) => !early.has(language)).sort();
   for (let i = 0; i < sorted.length; i += TRANSLATIONS_PER_PASS) {
     const group = sorted.slice(i, i + TRANSLATIONS_PER_PASS);
-    const writers = group.map((language) => {
-      const path = releasePaths.translation(language);
-      return { language, writer: openParquetWriter(TRANSLATIONS_FILE, (bytes) => release.write(path, bytes), input.parquet) };
-    });
+    const writers = group.map((language) => ({ language, writer: translationWriter(language) }));
     try {
       for await (const { doc } of media()) {
         for (const { language, writer } of writers) {
@@ -215,6 +240,7 @@ export async function writeMetadata(input: {
     }
   }
 
+  translations.sort((a, b) => (a.path < b.path ? -1 : 1));
   const bundle: TarEntry[] = METADATA_FILES.map((def) => {
     const file = bundled.get(def.file);
     if (file === undefined) throw new AppError('internal', `${def.file} was never written`);

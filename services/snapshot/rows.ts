@@ -19,6 +19,8 @@ import type { SnapshotRow } from './arrowSchema.ts';
 /** What the builder needs of the link-token codec (services/links/linkTokens.ts). */
 export interface LinkTokenEncoder {
   encode(webUrl: string): string;
+  /** `encode` of many URLs in one batch, when the codec can (much cheaper per token). */
+  encodeMany?(webUrls: readonly string[]): string[];
 }
 
 /** Code-unit order (byte order for the ASCII ids and slugs the files sort by), nulls first. */

@@ -17,6 +17,15 @@ export async function* scanAll<T>(
   collection: string,
   options: { prefix?: string; pageSize?: number } = {},
 ): AsyncGenerator<StoredDocument<T>> {
+  for await (const page of scanPages<T>(readStore, collection, options)) yield* page;
+}
+
+/** `scanAll` a page at a time (for work batched per page, such as making link tokens). */
+export async function* scanPages<T>(
+  readStore: ReadStore,
+  collection: string,
+  options: { prefix?: string; pageSize?: number } = {},
+): AsyncGenerator<Array<StoredDocument<T>>> {
   const limit = options.pageSize ?? SCAN_PAGE;
   let start: string | undefined;
   for (;;) {
@@ -25,7 +34,7 @@ export async function* scanAll<T>(
       ...(start === undefined ? {} : { start }),
       limit,
     });
-    for (const doc of page) yield doc;
+    if (page.length > 0) yield page;
     const last = page[page.length - 1];
     if (page.length < limit || last === undefined) return;
     // The smallest key after `last`.

@@ -267,6 +267,37 @@ describe('the weekly release built from the read models', function () {
     assert.equal(await store.get('2026-W44'), null);
   });
 
+  it('publishes nothing when a read fails half-way, and stops the files written alongside at their next read', async () => {
+    const store = fsReleaseStore({ dir: join(dir, 'failing') });
+    const linksCollection = defaultCollectionName(linksProjection);
+    const mediaCollection = defaultCollectionName(mediaProjection);
+    const boom = new Error('links read failed');
+    let failedAt = -1;
+    let reads = 0;
+    let mediaReadsAfter = 0;
+    // The countries' links fail at their first read; the metadata runs alongside (build.ts).
+    const failing: ReadStore = new Proxy(readStore, {
+      get(target, property) {
+        const value = Reflect.get(target, property, target) as unknown;
+        if (typeof value !== 'function') return value;
+        return async (...args: unknown[]) => {
+          reads += 1;
+          if (property === 'scan' && args[0] === mediaCollection && failedAt >= 0) mediaReadsAfter += 1;
+          if (property === 'scan' && args[0] === linksCollection) {
+            failedAt = reads;
+            throw boom;
+          }
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    await assert.rejects(buildRelease({ readStore: failing, releases: store, linkTokens, clock, parquet: { chunkRows: 1 } }), (err) => err === boom);
+    assert.ok(failedAt > 0);
+    assert.equal(mediaReadsAfter, 0, 'the media pass read on after the failure');
+    assert.deepEqual(await store.list(), []);
+    assert.equal(await store.get('2026-W47'), null);
+  });
+
   it('refuses a malformed week before writing anything', async () => {
     const store = fsReleaseStore({ dir: join(dir, 'malformed') });
     await assert.rejects(

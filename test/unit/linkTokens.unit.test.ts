@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { aessiv } from '@noble/ciphers/aes.js';
 import bs58 from 'bs58';
 import { MAX_WEB_URL_BYTES, PLATFORMS } from '../../contracts/domain.ts';
 import {
@@ -10,6 +11,7 @@ import {
   linkKeysFromEnv,
   usesDevelopmentLinkKey,
 } from '../../services/links/linkTokens.ts';
+import { base58, sivEncrypter } from '../../services/links/fastSiv.ts';
 
 const key1 = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
 const key2 = Uint8Array.from({ length: 32 }, (_, i) => 200 - i);
@@ -40,6 +42,32 @@ describe('link tokens', function () {
     const key64 = Uint8Array.from({ length: 64 }, (_, i) => (i * 7 + 3) & 255);
     const v2 = createLinkTokens({ keys: [{ version: 2, key: key64 }] });
     assert.equal(v2.encode('https://tv.apple.com/us/movie/été'), 'i7oMKbNZ33ZfSjPnE8PseQrtGyYryBcmhKdC46C632jDz8MycLJMLHZicSZzg4DXW3g8hV');
+  });
+
+  it('makes in a batch exactly the bytes of noble aessiv and the text of bs58, for every length and both key sizes', function () {
+    // Lengths around every block boundary up to 160 bytes, then a few long ones, in one batch
+    // (mixed lengths: the batch enciphers block position by block position).
+    const lengths = [...Array.from({ length: 161 }, (_, n) => n), 255, 256, 257, 1024];
+    for (const key of [key1, Uint8Array.from({ length: 64 }, (_, i) => (i * 7 + 3) & 255)]) {
+      const ad = Uint8Array.of(7);
+      const plaintexts = lengths.map((n) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + n) & 255)).reverse();
+      const sealed = sivEncrypter(key, ad)(plaintexts);
+      plaintexts.forEach((p, k) => {
+        const expected = aessiv(key, ad).encrypt(p);
+        assert.deepEqual(sealed[k], expected, `${p.length} bytes, ${key.length}-byte key`);
+        assert.equal(base58(expected), bs58.encode(expected));
+      });
+    }
+    // base58's leading zero bytes (a `1` each), zeros inside, and every remainder of three.
+    for (let n = 0; n < 40; n++) {
+      for (const zeros of [0, 1, 2, 5]) {
+        const bytes = Uint8Array.from({ length: zeros + n }, (_, i) => (i < zeros ? 0 : (i * 97 + 13) % (i % 5 === 0 ? 1 : 256)));
+        assert.equal(base58(bytes), bs58.encode(bytes), `${zeros} zeros + ${n} bytes`);
+      }
+    }
+    const urls = [URL_A, URL_B, '', 'https://example.com/f%C3%A9/été?q=ü&x=1#frag'];
+    assert.deepEqual(v1.encodeMany(urls), urls.map((url) => v1.encode(url)));
+    assert.deepEqual(v1.encodeMany([]), []);
   });
 
   it('bounds tokens by the longest URL accepted, and refuses a longer token without decoding it', function () {

@@ -1,0 +1,28 @@
+/**
+ * Builds one release from an existing data directory with a fixed link key and clock, so two
+ * builds of the same read models (before and after a change to the builder) can be compared
+ * byte for byte: `cmp` every file of the two release directories.
+ * Usage: node --import tsx bench/_snapshotRelease.ts <dataDir> <releasesDir> [week]
+ * Prints one JSON line: the build's time and its files.
+ */
+import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
+import { fsReleaseStore } from '../infra/releases/fsReleaseStore.ts';
+import { DEVELOPMENT_LINK_KEY_HEX, createLinkTokens } from '../services/links/linkTokens.ts';
+import { buildRelease } from '../services/snapshot/build.ts';
+
+const [dataDir, releasesDir, week = '2026-W47'] = process.argv.slice(2);
+if (!dataDir || !releasesDir) throw new Error('usage: _snapshotRelease.ts <dataDir> <releasesDir> [week]');
+const key = Uint8Array.from(DEVELOPMENT_LINK_KEY_HEX.match(/../g) ?? [], (h) => parseInt(h, 16));
+const readStore = lmdbReadStore({ dataDir });
+const cpu = process.cpuUsage();
+const mainCpu = process.threadCpuUsage();
+const result = await buildRelease({
+  readStore,
+  releases: fsReleaseStore({ dir: releasesDir }),
+  linkTokens: createLinkTokens({ keys: [{ version: 1, key }] }),
+  clock: { now: () => new Date('2026-11-21T08:00:00Z') },
+  week,
+});
+await readStore.close();
+const ms = (u: { user: number; system: number }): number => Math.round((u.user + u.system) / 1000);
+console.log(JSON.stringify({ build_ms: result.durationMs, cpu_ms: ms(process.cpuUsage(cpu)), main_thread_cpu_ms: ms(process.threadCpuUsage(mainCpu)), peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024), files: result.manifest.files.map((f) => f.path) }));
