@@ -26,6 +26,7 @@ import type { Collection } from 'mongodb';
 import type { DocumentWrite, WriteBatchResult } from '../../contracts/ports.ts';
 import { recordOf, type StoredRecord } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
+import { bucketOf } from './keys.ts';
 
 interface Plan {
   /** The last write of the rising run: the one sent to the server. */
@@ -51,7 +52,11 @@ export async function guardedWrite(
     }
   }
   // Encoded before anything is sent, so a document that cannot be stored fails the whole batch.
-  const sends = [...plans.values()].map((plan) => ({ plan, record: recordOf(plan.last.key, plan.last.doc, plan.last.position) }));
+  // Each with its bucket, which scans find it by (keys.ts).
+  const sends = [...plans.values()].map((plan) => ({
+    plan,
+    record: { ...recordOf(plan.last.key, plan.last.doc, plan.last.position), _b: bucketOf(plan.last.key) },
+  }));
   let written = 0;
   let replaces = sends;
   try {

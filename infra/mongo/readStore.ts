@@ -29,10 +29,23 @@
 import { MongoClient, type Collection, type Db, type Filter } from 'mongodb';
 import { AppError } from '../../contracts/errors.ts';
 import type { DocumentWrite, ReadStore, ScanOptions, StoredDocument, WriteBatchResult } from '../../contracts/ports.ts';
-import { mongoError } from './errors.ts';
+import { isDuplicateKey, mongoError } from './errors.ts';
 import { documentOf, type StoredRecord } from './documents.ts';
 import { forEachLimited, guardedWrite } from './guardedWrite.ts';
-import { idCondition, keyRange, metaCollectionName, mongoCollectionName, readModelCollectionName } from './keys.ts';
+import {
+  bucketChain,
+  bucketOf,
+  commonPrefix,
+  compareUtf8,
+  directoryCollectionName,
+  idCondition,
+  keyRange,
+  metaCollectionName,
+  mongoCollectionName,
+  prefixEnd,
+  readModelCollectionName,
+  type KeyRange,
+} from './keys.ts';
 
 export interface MongoReadStoreOptions {
   /** Connection string, e.g. `mongodb://127.0.0.1:27017`. */
@@ -53,6 +66,12 @@ export interface MongoReadStoreOptions {
    * command ends): keep it well under its pool. Default 8.
    */
   concurrency?: number;
+}
+
+/** A bucket of the key directory (keys.ts). */
+interface DirectoryNode {
+  _id: string;
+  _b: string;
 }
 
 interface MetaRecord {
@@ -100,6 +119,8 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
   const docs = (collection: string): Collection<StoredRecord> =>
     db.collection<StoredRecord>(mongoCollectionName(prefix, collection));
+  const directoryOf = (collection: string): Collection<DirectoryNode> =>
+    db.collection<DirectoryNode>(directoryCollectionName(prefix, collection));
 
   async function run<T>(what: string, action: () => Promise<T>): Promise<T> {
     if (closed) throw new AppError('closed', 'the MongoDB read store is closed');
@@ -110,10 +131,82 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     }
   }
 
-  function rangeFilter(range: NonNullable<ReturnType<typeof keyRange>>): Filter<StoredRecord> {
+  function rangeFilter(range: KeyRange): Filter<StoredRecord> {
     const condition = idCondition(range);
     // `_id: {}` would match only an `_id` equal to an empty document: omit an unbounded range.
     return Object.keys(condition).length === 0 ? { ...live } : { _id: condition, ...live };
+  }
+
+  /**
+   * The live records of `range` in key order (or reverse), read node by node through the key
+   * directory (keys.ts): two equality reads per node visited, so a page costs its own size and
+   * the depth of its first key, whatever the size of the collection.
+   */
+  async function* walk(collection: string, range: KeyRange, reverse: boolean): AsyncGenerator<StoredRecord> {
+    const target = docs(collection);
+    const directory = directoryOf(collection);
+    const inRange = (key: string) => compareUtf8(key, range.low) >= 0 && (range.high === null || compareUtf8(key, range.high) < 0);
+    // A bucket holds keys in [bucket, prefixEnd(bucket)): skip it when that misses the range.
+    const overlaps = (bucket: string) => {
+      const end = prefixEnd(bucket);
+      return (range.high === null || compareUtf8(bucket, range.high) < 0) && (end === null || compareUtf8(end, range.low) > 0);
+    };
+    async function* visit(node: string): AsyncGenerator<StoredRecord> {
+      const [records, buckets] = await Promise.all([
+        target.find({ _b: node, ...rangeFilter(range) }).toArray(),
+        directory.find({ _b: node }, { projection: { _id: 1 } }).toArray(),
+      ]);
+      type Child = { key: string; record: StoredRecord | null };
+      const children: Child[] = [
+        ...records.filter((r) => inRange(r._id)).map((record) => ({ key: record._id, record })),
+        ...buckets.filter((b) => overlaps(b._id)).map((b) => ({ key: b._id, record: null })),
+      ];
+      // Ascending; a key equal to a bucket sorts before the longer keys the bucket holds.
+      children.sort((a, b) => compareUtf8(a.key, b.key) || (a.record === null ? 1 : 0) - (b.record === null ? 1 : 0));
+      if (reverse) children.reverse();
+      for (const child of children) {
+        if (child.record !== null) yield child.record;
+        else yield* visit(child.key);
+      }
+    }
+    // Every key of the range starts with the common prefix of its bounds, so they all sit
+    // under that prefix's bucket: the walk starts there rather than at the root.
+    yield* visit(bucketOf(commonPrefix(range.low, range.high ?? '')));
+  }
+
+  /**
+   * Buckets known to be in each collection's directory (keys.ts), and so the indexes made: a
+   * node is never removed but with its collection, so once seen it needs no write again.
+   */
+  const directories = new Map<string, Set<string>>();
+
+  async function ensureDirectory(collection: string, writes: Array<DocumentWrite<unknown>>): Promise<void> {
+    let known = directories.get(collection);
+    if (known === undefined) {
+      // Equality on `_b` is every read of a scan: MongoDB needs the indexes; FerretDB on
+      // PostgreSQL answers it with the GIN index of infra/local/ferretdb-index-id.sql.
+      await docs(collection).createIndex({ _b: 1, _id: 1 });
+      await directoryOf(collection).createIndex({ _b: 1 });
+      known = new Set();
+      directories.set(collection, known);
+    }
+    const nodes = new Map<string, string>();
+    for (const { key } of writes) {
+      for (const { bucket, parent } of bucketChain(key)) {
+        if (known.has(bucket) || nodes.has(bucket)) break; // its parents are known or queued too
+        nodes.set(bucket, parent);
+      }
+    }
+    if (nodes.size === 0) return;
+    try {
+      await directoryOf(collection).insertMany([...nodes].map(([bucket, parent]) => ({ _id: bucket, _b: parent })), { ordered: false });
+    } catch (err) {
+      // Nodes another write (or process) made already answer with a duplicate key: that is the goal.
+      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+      if (!Array.isArray(writeErrors) || !writeErrors.every((e: { code?: unknown }) => isDuplicateKey(e.code))) throw err;
+    }
+    for (const bucket of nodes.keys()) known.add(bucket);
+    existing.add(collection);
   }
 
   async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {
@@ -150,12 +243,15 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       const range = keyRange(scanOptions);
       if (range === null || scanOptions.limit === 0) return [];
       return run('scan', async () => {
-        let cursor = docs(collection)
-          .find(rangeFilter(range))
-          .sort({ _id: scanOptions.reverse ? -1 : 1 });
-        if (scanOptions.offset) cursor = cursor.skip(scanOptions.offset);
-        if (scanOptions.limit !== undefined) cursor = cursor.limit(scanOptions.limit);
-        return (await cursor.toArray()).map((record) => storedDocument<T>(record));
+        const out: Array<StoredDocument<T>> = [];
+        if (await knownMissing(collection)) return out;
+        let skip = scanOptions.offset ?? 0;
+        const limit = scanOptions.limit ?? Number.POSITIVE_INFINITY;
+        for await (const record of walk(collection, range, scanOptions.reverse === true)) {
+          if (skip > 0) skip -= 1;
+          else if (out.push(storedDocument<T>(record)) >= limit) break;
+        }
+        return out;
       });
     },
 
@@ -171,6 +267,8 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       checkpoint?: { name: string; position: number },
     ): Promise<WriteBatchResult> {
       return run('writeBatch', async () => {
+        // The directory before the documents: a document is never written where no scan finds it.
+        if (writes.length > 0) await ensureDirectory(collection, writes);
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
@@ -193,11 +291,14 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     async dropCollection(collection) {
       await run('dropCollection', async () => {
         existing.delete(collection);
-        try {
-          await docs(collection).drop();
-        } catch (err) {
-          // 26 NamespaceNotFound: dropping a collection that does not exist is not a failure.
-          if ((err as { code?: unknown }).code !== 26) throw err;
+        directories.delete(collection);
+        for (const target of [docs(collection), directoryOf(collection)]) {
+          try {
+            await target.drop();
+          } catch (err) {
+            // 26 NamespaceNotFound: dropping a collection that does not exist is not a failure.
+            if ((err as { code?: unknown }).code !== 26) throw err;
+          }
         }
       });
     },

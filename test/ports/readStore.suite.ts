@@ -125,6 +125,36 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         assert.deepEqual(keysOf(await store.scan(col, { reverse: true, offset: 1, limit: 2 })), ['c', 'bb']);
       });
 
+      it('scans keys of every length and nesting in byte order, whole, by range and page by page', async () => {
+        // Keys that are prefixes of each other at every length (an adapter may group keys by
+        // their leading characters), multi-byte and astral characters, a deleted key.
+        const many = ['US:', 'US:1', 'US:10', 'US:100', 'US:1000', 'US:10000', 'US:1001', 'US:101', 'US:11', 'US:2', 'US:20', 'US:9',
+          'US:a😀', 'US:a😀b', 'US:aé', 'US:a\uffff', 'US;', 'U', 'UT:1', 'V', 'x'.repeat(41), 'x'.repeat(40), 'x'.repeat(39), 'é1', 'é'];
+        await seed(many);
+        await store.writeBatch(col, [{ key: 'US:11', doc: null, position: 100 }]);
+        const live = many.filter((k) => k !== 'US:11').sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+        assert.deepEqual(keysOf(await store.scan(col)), live);
+        assert.deepEqual(keysOf(await store.scan(col, { reverse: true })), [...live].reverse());
+        const inUs = live.filter((k) => k.startsWith('US:'));
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'US:' })), inUs);
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'US:10', reverse: true })), ['US:101', 'US:1001', 'US:10000', 'US:1000', 'US:100', 'US:10']);
+        assert.deepEqual(keysOf(await store.scan(col, { start: 'US:1000', end: 'US:2' })), ['US:1000', 'US:10000', 'US:1001', 'US:101']);
+        assert.deepEqual(keysOf(await store.scan(col, { start: 'US:a', end: 'V', offset: 1, limit: 3 })), ['US:a\uffff', 'US:a😀', 'US:a😀b']);
+        // Paged as the ranking job and the release builder page: from just after the last key.
+        for (const limit of [1, 2, 5]) {
+          const paged: string[] = [];
+          let start: string | undefined;
+          for (;;) {
+            const page = await store.scan(col, { prefix: 'US:', ...(start === undefined ? {} : { start }), limit });
+            paged.push(...keysOf(page));
+            if (page.length < limit) break;
+            start = `${page.at(-1)?.key}\u0000`;
+          }
+          assert.deepEqual(paged, inUs, `pages of ${limit}`);
+        }
+        assert.equal(await store.count(col, { prefix: 'US:' }), inUs.length);
+      });
+
       it('returns documents with their positions from a scan', async () => {
         await seed(['a', 'b']);
         assert.deepEqual(await store.scan<Doc>(col), [
