@@ -9,12 +9,15 @@
  *   can be queried and indexed like any MongoDB data. A deletion keeps a tombstone
  *   (`_deleted: true`) with its position, so a replayed older write cannot resurrect the
  *   document; every read filters tombstones out. Dropping the collection drops them too.
+ * - `<prefix><name>%dir`: the key directory of that collection, `{ _id: bucket, _b: parent }` (keys.ts).
  * - `<prefix>%meta`: `{ _id: 'checkpoint:<name>', position }` and `{ _id: 'alias:<name>', collection }`.
  *
- * Indexes: every query of the port (and so of the API) is by `_id` (a key, a key range, a
- * prefix), which every MongoDB collection indexes; no other index is needed. On FerretDB that
- * index serves `{ _id: k }` only on PostgreSQL with infra/local/ferretdb-index-id.sql, and never
- * serves `$in`, so batches are looked up key by key, a few at a time, on every server.
+ * Indexes: a key (`get`) is read by `_id`, which every MongoDB collection indexes. Scans and
+ * batches of keys go through the key directory (keys.ts): each document holds its bucket (`_b`)
+ * and a scan or a batch read is a few equality reads on it, indexed `{ _b: 1, _id: 1 }`. Why:
+ * FerretDB 1.24 pushes only equality down to PostgreSQL (no range, no sort, no `$in`): a range
+ * scan read and sorted the whole collection in FerretDB for every page. On FerretDB those
+ * equalities use the GIN indexes of infra/local/ferretdb-index-id.sql.
  *
  * `_id`s are compared by MongoDB (and FerretDB) in the byte order of their UTF-8 encoding, the
  * order the port promises for scans.
@@ -176,9 +179,17 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
   /**
    * Buckets known to be in each collection's directory (keys.ts), and so the indexes made: a
-   * node is never removed but with its collection, so once seen it needs no write again.
+   * node is never removed but with its collection, so once seen it needs no write again. (A
+   * collection dropped by another process is one a replay retired: nothing writes it after.)
    */
   const directories = new Map<string, Set<string>>();
+  /**
+   * The keys the last getMany of each collection found stored. A projection reads the documents
+   * of a batch just before it writes them: guardedWrite replaces those directly instead of first
+   * trying to insert them (an insert that meets a stored key costs FerretDB a retry of its whole
+   * chunk one document at a time). Only a hint: a wrong guess costs a retry, never a wrong write.
+   */
+  const lastFound = new Map<string, Set<string>>();
 
   async function ensureDirectory(collection: string, writes: Array<DocumentWrite<unknown>>): Promise<void> {
     let known = directories.get(collection);
@@ -227,12 +238,26 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('getMany', async () => {
         if (await knownMissing(collection)) return;
         const target = docs(collection);
-        // Key by key, not `$in`: FerretDB answers `$in` by reading the whole collection.
-        await forEachLimited(unique, concurrency, async (key) => {
-          const record = await target.findOne({ _id: key });
-          if (record !== null) byKey.set(key, record);
+        // One read per bucket, not `$in` alone: FerretDB answers `$in` by reading the whole
+        // collection but pushes the bucket's equality down (the `$in` then filters in FerretDB
+        // the few documents of that bucket); a lone key is read by `_id`.
+        const buckets = new Map<string, string[]>();
+        for (const key of unique) {
+          const bucket = bucketOf(key);
+          const list = buckets.get(bucket);
+          if (list === undefined) buckets.set(bucket, [key]);
+          else list.push(key);
+        }
+        await forEachLimited([...buckets], concurrency, async ([bucket, inBucket]) => {
+          const found =
+            inBucket.length === 1
+              ? await target.find({ _id: inBucket[0] as string }).toArray()
+              : await target.find({ _b: bucket, _id: { $in: inBucket } }).toArray();
+          for (const record of found) byKey.set(record._id, record);
         });
       });
+      // What the write of this batch will find stored (see writeBatch).
+      lastFound.set(collection, new Set(byKey.keys()));
       return keys.map((key) => {
         const record = byKey.get(key);
         return record === undefined || record._deleted ? null : storedDocument<T>(record);
@@ -272,7 +297,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
-            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency);
+            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency, lastFound.get(collection));
         // After the documents, never before: see the header.
         if (checkpoint) await putMeta(checkpointId(checkpoint.name), { position: checkpoint.position });
         return result;
@@ -292,6 +317,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('dropCollection', async () => {
         existing.delete(collection);
         directories.delete(collection);
+        lastFound.delete(collection);
         for (const target of [docs(collection), directoryOf(collection)]) {
           try {
             await target.drop();

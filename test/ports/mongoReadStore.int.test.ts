@@ -73,6 +73,30 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         assert.deepEqual(docs.map((d) => d.doc.v), keys.map((_, i) => (i < 100 ? 2 : 1)));
       });
 
+      it('writes right whatever the last read found, when another store wrote or dropped meanwhile', async () => {
+        const col = uniqueName('col');
+        const other = await mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_` });
+        try {
+          await store.writeBatch(col, [{ key: 'a', doc: { v: 1 }, position: 1 }]);
+          // The read finds `a` only; `b` is then written by another store, `c` is new.
+          assert.deepEqual((await store.getMany(col, ['a', 'b', 'c'])).map((d) => d?.key ?? null), ['a', null, null]);
+          await other.writeBatch(col, [{ key: 'b', doc: { v: 1 }, position: 5 }]);
+          const result = await store.writeBatch(col, [
+            { key: 'a', doc: { v: 2 }, position: 2 },
+            { key: 'b', doc: { v: 2 }, position: 4 },
+            { key: 'c', doc: { v: 2 }, position: 3 },
+          ]);
+          assert.deepEqual(result, { written: 2, skipped: 1 });
+          assert.deepEqual((await store.getMany(col, ['a', 'b', 'c'])).map((d) => d?.position), [2, 5, 3]);
+          // The read found all three; the collection is then dropped elsewhere.
+          await other.dropCollection(col);
+          assert.deepEqual(await store.writeBatch(col, [{ key: 'a', doc: { v: 3 }, position: 1 }]), { written: 1, skipped: 0 });
+          assert.deepEqual(await store.scan(col), [{ key: 'a', doc: { v: 3 }, position: 1 }]);
+        } finally {
+          await other.close();
+        }
+      });
+
       it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
         const col = uniqueName('col');
         const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };
