@@ -83,6 +83,9 @@ interface MetaRecord {
   collection?: string;
 }
 
+/** Buckets a scan loads ahead of the one it reads, per level of the directory. */
+const WALK_LOOKAHEAD = 4;
+
 /** Excludes tombstones; `{ $ne: true }` also matches records without the field. */
 const live = { _deleted: { $ne: true } } as const;
 
@@ -154,12 +157,13 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       const end = prefixEnd(bucket);
       return (range.high === null || compareUtf8(bucket, range.high) < 0) && (end === null || compareUtf8(end, range.low) > 0);
     };
-    async function* visit(node: string): AsyncGenerator<StoredRecord> {
+    type Child = { key: string; record: StoredRecord | null };
+    /** A node's children in range, in walk order: its records, and its buckets to expand. */
+    async function load(node: string): Promise<Child[]> {
       const [records, buckets] = await Promise.all([
         target.find({ _b: node, ...rangeFilter(range) }).toArray(),
         directory.find({ _b: node }, { projection: { _id: 1 } }).toArray(),
       ]);
-      type Child = { key: string; record: StoredRecord | null };
       const children: Child[] = [
         ...records.filter((r) => inRange(r._id)).map((record) => ({ key: record._id, record })),
         ...buckets.filter((b) => overlaps(b._id)).map((b) => ({ key: b._id, record: null })),
@@ -167,14 +171,35 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       // Ascending; a key equal to a bucket sorts before the longer keys the bucket holds.
       children.sort((a, b) => compareUtf8(a.key, b.key) || (a.record === null ? 1 : 0) - (b.record === null ? 1 : 0));
       if (reverse) children.reverse();
+      return children;
+    }
+    async function* visit(children: Child[]): AsyncGenerator<StoredRecord> {
+      // The next few buckets load while the ones before them are read: a page spans several
+      // small buckets, and their round trips overlap instead of adding up.
+      const buckets = children.filter((c) => c.record === null).map((c) => c.key);
+      const loads = new Map<string, Promise<Child[]>>();
+      let next = 0;
       for (const child of children) {
-        if (child.record !== null) yield child.record;
-        else yield* visit(child.key);
+        if (child.record !== null) {
+          yield child.record;
+          continue;
+        }
+        while (next < buckets.length && loads.size < WALK_LOOKAHEAD) {
+          const bucket = buckets[next] as string;
+          next += 1;
+          const loading = load(bucket);
+          // A walk stopped at its limit leaves loads unread: their failure is nobody's.
+          loading.catch(() => undefined);
+          loads.set(bucket, loading);
+        }
+        const loading = loads.get(child.key) as Promise<Child[]>;
+        loads.delete(child.key);
+        yield* visit(await loading);
       }
     }
     // Every key of the range starts with the common prefix of its bounds, so they all sit
     // under that prefix's bucket: the walk starts there rather than at the root.
-    yield* visit(bucketOf(commonPrefix(range.low, range.high ?? '')));
+    yield* visit(await load(bucketOf(commonPrefix(range.low, range.high ?? ''))));
   }
 
   /**
