@@ -74,7 +74,10 @@ export interface MongoReadStoreOptions {
 /** A bucket of the key directory (keys.ts). */
 interface DirectoryNode {
   _id: string;
+  /** Its parent bucket. */
   _b: string;
+  /** Whether it holds buckets too, not only keys: a walk reads its buckets only then. */
+  _i?: true;
 }
 
 interface MetaRecord {
@@ -82,6 +85,9 @@ interface MetaRecord {
   position?: number;
   collection?: string;
 }
+
+/** Keys of one bucket from which getMany reads the bucket rather than each key. */
+const BUCKET_READ_MIN = 8;
 
 /** Buckets a scan loads ahead of the one it reads, per level of the directory. */
 const WALK_LOOKAHEAD = 4;
@@ -157,16 +163,16 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       const end = prefixEnd(bucket);
       return (range.high === null || compareUtf8(bucket, range.high) < 0) && (end === null || compareUtf8(end, range.low) > 0);
     };
-    type Child = { key: string; record: StoredRecord | null };
+    type Child = { key: string; record: StoredRecord | null; inner?: boolean };
     /** A node's children in range, in walk order: its records, and its buckets to expand. */
-    async function load(node: string): Promise<Child[]> {
+    async function load(node: string, inner: boolean): Promise<Child[]> {
       const [records, buckets] = await Promise.all([
         target.find({ _b: node, ...rangeFilter(range) }).toArray(),
-        directory.find({ _b: node }, { projection: { _id: 1 } }).toArray(),
+        inner ? directory.find({ _b: node }, { projection: { _id: 1, _i: 1 } }).toArray() : [],
       ]);
       const children: Child[] = [
         ...records.filter((r) => inRange(r._id)).map((record) => ({ key: record._id, record })),
-        ...buckets.filter((b) => overlaps(b._id)).map((b) => ({ key: b._id, record: null })),
+        ...buckets.filter((b) => overlaps(b._id)).map((b) => ({ key: b._id, record: null, inner: b._i === true })),
       ];
       // Ascending; a key equal to a bucket sorts before the longer keys the bucket holds.
       children.sort((a, b) => compareUtf8(a.key, b.key) || (a.record === null ? 1 : 0) - (b.record === null ? 1 : 0));
@@ -176,7 +182,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     async function* visit(children: Child[]): AsyncGenerator<StoredRecord> {
       // The next few buckets load while the ones before them are read: a page spans several
       // small buckets, and their round trips overlap instead of adding up.
-      const buckets = children.filter((c) => c.record === null).map((c) => c.key);
+      const buckets = children.filter((c) => c.record === null);
       const loads = new Map<string, Promise<Child[]>>();
       let next = 0;
       for (const child of children) {
@@ -185,12 +191,12 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
           continue;
         }
         while (next < buckets.length && loads.size < WALK_LOOKAHEAD) {
-          const bucket = buckets[next] as string;
+          const bucket = buckets[next] as Child;
           next += 1;
-          const loading = load(bucket);
+          const loading = load(bucket.key, bucket.inner === true);
           // A walk stopped at its limit leaves loads unread: their failure is nobody's.
           loading.catch(() => undefined);
-          loads.set(bucket, loading);
+          loads.set(bucket.key, loading);
         }
         const loading = loads.get(child.key) as Promise<Child[]>;
         loads.delete(child.key);
@@ -199,15 +205,17 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     }
     // Every key of the range starts with the common prefix of its bounds, so they all sit
     // under that prefix's bucket: the walk starts there rather than at the root.
-    yield* visit(await load(bucketOf(commonPrefix(range.low, range.high ?? ''))));
+    // The first node is read whole: whether it holds buckets is on its own node, unread.
+    yield* visit(await load(bucketOf(commonPrefix(range.low, range.high ?? '')), true));
   }
 
   /**
-   * Buckets known to be in each collection's directory (keys.ts), and so the indexes made: a
+   * Buckets known to be in each collection's directory (keys.ts), with whether they hold buckets
+   * (and so the indexes made): a
    * node is never removed but with its collection, so once seen it needs no write again. (A
    * collection dropped by another process is one a replay retired: nothing writes it after.)
    */
-  const directories = new Map<string, Set<string>>();
+  const directories = new Map<string, Map<string, boolean>>();
   /**
    * The keys the last getMany of each collection found stored. A projection reads the documents
    * of a batch just before it writes them: guardedWrite replaces those directly instead of first
@@ -223,25 +231,42 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       // PostgreSQL answers it with the GIN index of infra/local/ferretdb-index-id.sql.
       await docs(collection).createIndex({ _b: 1, _id: 1 });
       await directoryOf(collection).createIndex({ _b: 1 });
-      known = new Set();
+      known = new Map();
       directories.set(collection, known);
     }
-    const nodes = new Map<string, string>();
+    /** The nodes to write, with whether each holds buckets (`_i`) besides keys. */
+    const nodes = new Map<string, DirectoryNode>();
     for (const { key } of writes) {
+      let inner = false; // a key's own bucket holds keys; every bucket above it holds a bucket
       for (const { bucket, parent } of bucketChain(key)) {
-        if (known.has(bucket) || nodes.has(bucket)) break; // its parents are known or queued too
-        nodes.set(bucket, parent);
+        const node = nodes.get(bucket);
+        if (node !== undefined || known.get(bucket) === true || (known.has(bucket) && !inner)) {
+          // Known or queued as needed; so are the buckets above it, which all hold a bucket.
+          if (node !== undefined && inner) node._i = true;
+          break;
+        }
+        nodes.set(bucket, { _id: bucket, _b: parent, ...(inner ? { _i: true as const } : {}) });
+        inner = true;
       }
     }
     if (nodes.size === 0) return;
+    const directory = directoryOf(collection);
+    const listed = [...nodes.values()];
+    let stored: DirectoryNode[] = [];
     try {
-      await directoryOf(collection).insertMany([...nodes].map(([bucket, parent]) => ({ _id: bucket, _b: parent })), { ordered: false });
+      await directory.insertMany(listed, { ordered: false });
     } catch (err) {
-      // Nodes another write (or process) made already answer with a duplicate key: that is the goal.
+      // Nodes another write (or process) made already answer with a duplicate key: the goal,
+      // unless this write needs a node that held only keys to say it now holds a bucket too.
       const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
-      if (!Array.isArray(writeErrors) || !writeErrors.every((e: { code?: unknown }) => isDuplicateKey(e.code))) throw err;
+      const errors = Array.isArray(writeErrors) ? (writeErrors as Array<{ index: number; code: unknown }>) : null;
+      if (errors === null || !errors.every((e) => isDuplicateKey(e.code))) throw err;
+      stored = errors.map((e) => listed[e.index] as DirectoryNode).filter((node) => node._i === true);
     }
-    for (const bucket of nodes.keys()) known.add(bucket);
+    await forEachLimited(stored, concurrency, async (node) => {
+      await directory.updateOne({ _id: node._id }, { $set: { _i: true } });
+    });
+    for (const node of listed) known.set(node._id, node._i === true);
     existing.add(collection);
   }
 
@@ -263,9 +288,11 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('getMany', async () => {
         if (await knownMissing(collection)) return;
         const target = docs(collection);
-        // One read per bucket, not `$in` alone: FerretDB answers `$in` by reading the whole
-        // collection but pushes the bucket's equality down (the `$in` then filters in FerretDB
-        // the few documents of that bucket); a lone key is read by `_id`.
+        // Many keys of one bucket are read with one equality on the bucket (FerretDB pushes it
+        // down; the `$in` then filters that bucket's documents in FerretDB), other keys one by
+        // one by `_id`: never `$in` alone, which FerretDB answers by reading the whole
+        // collection. A bucket holds up to 10 or 100 keys of digits: reading it whole pays only
+        // when the batch wants a good share of it, as FerretDB decodes every document it reads.
         const buckets = new Map<string, string[]>();
         for (const key of unique) {
           const bucket = bucketOf(key);
@@ -273,12 +300,13 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
           if (list === undefined) buckets.set(bucket, [key]);
           else list.push(key);
         }
-        await forEachLimited([...buckets], concurrency, async ([bucket, inBucket]) => {
-          const found =
-            inBucket.length === 1
-              ? await target.find({ _id: inBucket[0] as string }).toArray()
-              : await target.find({ _b: bucket, _id: { $in: inBucket } }).toArray();
-          for (const record of found) byKey.set(record._id, record);
+        const reads: Array<Filter<StoredRecord>> = [];
+        for (const [bucket, inBucket] of buckets) {
+          if (inBucket.length >= BUCKET_READ_MIN) reads.push({ _b: bucket, _id: { $in: inBucket } });
+          else for (const key of inBucket) reads.push({ _id: key });
+        }
+        await forEachLimited(reads, concurrency, async (filter) => {
+          for (const record of await target.find(filter).toArray()) byKey.set(record._id, record);
         });
       });
       // What the write of this batch will find stored (see writeBatch).

@@ -97,6 +97,25 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         }
       });
 
+      it('scans keys written later under a bucket that held only keys, by this store or another', async () => {
+        const col = uniqueName('col');
+        const other = await mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_` });
+        try {
+          await store.writeBatch(col, [{ key: 'US:1000', doc: 1, position: 1 }]);
+          await store.writeBatch(col, [{ key: 'US:100000', doc: 2, position: 2 }]);
+          // `other` knows nothing of the directory this store made: it learns it from the server.
+          await other.writeBatch(col, [{ key: 'US:10000000', doc: 3, position: 3 }, { key: 'US:1001', doc: 4, position: 4 }]);
+          await store.writeBatch(col, [{ key: 'US:1000000000', doc: 5, position: 5 }]);
+          const expected = ['US:1000', 'US:100000', 'US:10000000', 'US:1000000000', 'US:1001'];
+          for (const reader of [store, other]) {
+            assert.deepEqual((await reader.scan(col, { prefix: 'US:1' })).map((d) => d.key), expected);
+            assert.deepEqual((await reader.scan(col, { reverse: true, limit: 2 })).map((d) => d.key), ['US:1001', 'US:1000000000']);
+          }
+        } finally {
+          await other.close();
+        }
+      });
+
       it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
         const col = uniqueName('col');
         const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };

@@ -60,6 +60,19 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         ]);
       });
 
+      it('returns many keys of similar names, some missing, one deleted, repeated keys too', async () => {
+        const written = Array.from({ length: 30 }, (_, i) => `US:m${String(i * 3).padStart(4, '0')}`);
+        await seed(written);
+        await store.writeBatch(col, [{ key: 'US:m0003', doc: null, position: 100 }]);
+        const asked = [...Array.from({ length: 40 }, (_, i) => `US:m${String(i * 2).padStart(4, '0')}`), 'US:m0003', 'US:m0000', 'UT:m0000'];
+        const docs = await store.getMany<Doc>(col, asked);
+        assert.deepEqual(
+          docs.map((d) => d?.key ?? null),
+          asked.map((key) => (written.includes(key) && key !== 'US:m0003' ? key : null)),
+        );
+        assert.deepEqual(docs[0], { key: 'US:m0000', doc: { n: 0 }, position: 1 });
+      });
+
       it('keeps collections apart', async () => {
         const other = uniqueName('other');
         await store.writeBatch<Doc>(col, [{ key: 'a', doc: { n: 1 }, position: 1 }]);
