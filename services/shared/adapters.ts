@@ -45,6 +45,15 @@ export async function openEventStore(config: Config): Promise<{ eventStore: Even
   return { eventStore: lmdbEventStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
 }
 
+/**
+ * Projections a runner folds at once (ProjectionGroup `parallel`): on MongoDB (FerretDB) every
+ * read and write is a round trip, and several projections in flight overlap them; LMDB is in
+ * process and gains nothing.
+ */
+export function projectionParallelism(config: Pick<Config, 'mongodbUrl'>): number {
+  return config.mongodbUrl ? 4 : 1;
+}
+
 /** The read store the configuration selects. */
 export async function openReadStore(config: Config): Promise<{ readStore: ReadStore; engine: string }> {
   if (config.mongodbUrl) {
