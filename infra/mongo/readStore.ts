@@ -84,7 +84,12 @@ interface MetaRecord {
   _id: string;
   position?: number;
   collection?: string;
+  version?: number;
 }
+
+/** The meta record of the store's layout: version 2 has the key directory. */
+const LAYOUT_ID = 'layout';
+const LAYOUT_VERSION = 2;
 
 /** Keys of one bucket from which getMany reads the bucket rather than each key. */
 const BUCKET_READ_MIN = 8;
@@ -151,7 +156,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
   /**
    * The live records of `range` in key order (or reverse), read node by node through the key
-   * directory (keys.ts): two equality reads per node visited, so a page costs its own size and
+   * directory (keys.ts): one or two equality reads per node visited, so a page costs its own size and
    * the depth of its first key, whatever the size of the collection.
    */
   async function* walk(collection: string, range: KeyRange, reverse: boolean): AsyncGenerator<StoredRecord> {
@@ -204,16 +209,16 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       }
     }
     // Every key of the range starts with the common prefix of its bounds, so they all sit
-    // under that prefix's bucket: the walk starts there rather than at the root.
-    // The first node is read whole: whether it holds buckets is on its own node, unread.
+    // under that prefix's bucket: the walk starts there rather than at the root, reading its
+    // buckets too (whether it has any is on its own node, unread).
     yield* visit(await load(bucketOf(commonPrefix(range.low, range.high ?? '')), true));
   }
 
   /**
    * Buckets known to be in each collection's directory (keys.ts), with whether they hold buckets
-   * (and so the indexes made): a
-   * node is never removed but with its collection, so once seen it needs no write again. (A
-   * collection dropped by another process is one a replay retired: nothing writes it after.)
+   * (and so the indexes made): a node is never removed but with its collection, so once seen it
+   * needs no write again. (A collection dropped by another process is one a replay retired:
+   * nothing writes it after.)
    */
   const directories = new Map<string, Map<string, boolean>>();
   /**
@@ -224,7 +229,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
    */
   const lastFound = new Map<string, Set<string>>();
 
-  async function ensureDirectory(collection: string, writes: Array<DocumentWrite<unknown>>): Promise<void> {
+  async function ensureDirectory(collection: string, keys: Iterable<string>): Promise<void> {
     let known = directories.get(collection);
     if (known === undefined) {
       // Equality on `_b` is every read of a scan: MongoDB needs the indexes; FerretDB on
@@ -236,7 +241,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     }
     /** The nodes to write, with whether each holds buckets (`_i`) besides keys. */
     const nodes = new Map<string, DirectoryNode>();
-    for (const { key } of writes) {
+    for (const key of keys) {
       let inner = false; // a key's own bucket holds keys; every bucket above it holds a bucket
       for (const { bucket, parent } of bucketChain(key)) {
         const node = nodes.get(bucket);
@@ -272,6 +277,31 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
   async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {
     await meta.updateOne({ _id: id }, { $set: fields }, { upsert: true });
+  }
+
+  /**
+   * Gives the documents of a database written before the key directory their bucket and their
+   * collection its directory, once (then `layout` in the meta collection says so): without them
+   * a scan would not see those documents. Safe to run twice at once: both write the same.
+   */
+  async function upgradeLayout(): Promise<void> {
+    const layout = await meta.findOne({ _id: LAYOUT_ID });
+    if (layout?.version === LAYOUT_VERSION) return;
+    for (const name of await store.listCollections()) {
+      const target = docs(name);
+      const cursor = target.find({ _b: { $exists: false } }, { projection: { _id: 1 } });
+      for (;;) {
+        const ids: string[] = [];
+        for (let doc = await cursor.next(); doc !== null; doc = ids.length < 1000 ? await cursor.next() : null) ids.push(doc._id);
+        if (ids.length === 0) break;
+        await ensureDirectory(name, ids);
+        await forEachLimited(ids, concurrency, async (id) => {
+          await target.updateOne({ _id: id }, { $set: { _b: bucketOf(id) } });
+        });
+      }
+      await cursor.close();
+    }
+    await putMeta(LAYOUT_ID, { version: LAYOUT_VERSION });
   }
 
   const store: ReadStore = {
@@ -346,7 +376,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     ): Promise<WriteBatchResult> {
       return run('writeBatch', async () => {
         // The directory before the documents: a document is never written where no scan finds it.
-        if (writes.length > 0) await ensureDirectory(collection, writes);
+        if (writes.length > 0) await ensureDirectory(collection, writes.map((w) => w.key));
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
@@ -406,6 +436,12 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await client.close();
     },
   };
+  try {
+    await upgradeLayout();
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw mongoError(err, `MongoDB read store at ${redact(options.url)} (upgrading its layout)`);
+  }
   return store;
 }
 

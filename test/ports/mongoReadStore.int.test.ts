@@ -116,6 +116,26 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         }
       });
 
+      it('gives documents written before the key directory their buckets when it opens, so scans see them', async () => {
+        const prefix = `old${fixtures}_`;
+        const keys = ['US:mv0001', 'US:mv0002', 'US:mv00021', 'DE:mv0001', 'X'];
+        const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
+        try {
+          // The layout of the previous version: fields and `_position`, no `_b`, no directory.
+          await client.db(database).collection<{ _id: string }>(mongoCollectionName(prefix, 'links')).insertMany(keys.map((key, i) => ({ _id: key, _position: i + 1, n: i })));
+        } finally {
+          await client.close();
+        }
+        const upgraded = await mongoReadStore({ url, database, collectionPrefix: prefix });
+        try {
+          assert.deepEqual((await upgraded.scan('links', { prefix: 'US:' })).map((d) => d.key), ['US:mv0001', 'US:mv0002', 'US:mv00021']);
+          assert.deepEqual((await upgraded.scan('links', { reverse: true })).map((d) => d.key), ['X', 'US:mv00021', 'US:mv0002', 'US:mv0001', 'DE:mv0001']);
+          assert.deepEqual((await upgraded.get('links', 'US:mv0002'))?.doc, { n: 1 });
+        } finally {
+          await upgraded.close();
+        }
+      });
+
       it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
         const col = uniqueName('col');
         const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };
