@@ -14,7 +14,6 @@
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { ProjectionGroup } from '../../projections/group.ts';
 import { projectionsHealth } from '../cli/pipeline.ts';
-import { projectionParallelism } from '../shared/adapters.ts';
 import { supervise } from '../shared/health.ts';
 import { LeaseKeeper, PROJECTOR_LEASE } from '../shared/lease.ts';
 import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
@@ -53,7 +52,7 @@ export function startProjectorRole(ctx: RoleContext, lease: LeaseKeeper, options
         projections: ALL_PROJECTIONS,
         logger,
         batchSize: 5000,
-        parallel: projectionParallelism(ctx.config),
+        parallel: adapters.projectionParallelism ?? 1,
         report,
         guard: () => lease.check(),
       });

@@ -24,6 +24,8 @@ export interface Adapters {
   searchInProcess: boolean;
   /** Consumer group of the ingest role. Default `ingest`. */
   ingestGroup?: string;
+  /** Projections a runner folds at once (see projectionParallelism). Default 1. */
+  projectionParallelism?: number;
   /** One line per port naming the engine, for the start-up log and `marquee status`. */
   engines: Record<'events' | 'observations' | 'readModels' | 'search', string>;
   /** The servers in use, each with a cheap check, for `watchDependencies`. Default none (all embedded). */
@@ -149,6 +151,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     search,
     searchInProcess,
     ingestGroup: config.ingestGroup,
+    projectionParallelism: projectionParallelism(config),
     engines: { events, observations, readModels, search: searchEngine },
     dependencies,
     async close() {
