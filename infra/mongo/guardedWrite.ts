@@ -3,7 +3,7 @@
  * FerretDB 1.24.
  *
  * First every document of the batch is inserted (one unordered `insertMany`), except those the
- * caller's hint says are stored (the keys the batch's read found): a key without a stored
+ * caller's hint says are stored (keys the store found or wrote before): a key without a stored
  * document is written there, which is most keys of a first build. The keys that already have one
  * answer with a duplicate key (MongoDB and FerretDB both go on past it and report each failed
  * index; FerretDB by retrying the chunk that met it one document at a time, hence the hint) and

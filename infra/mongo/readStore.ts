@@ -94,6 +94,9 @@ const LAYOUT_VERSION = 2;
 /** Keys of one bucket from which getMany reads the bucket rather than each key. */
 const BUCKET_READ_MIN = 8;
 
+/** Keys per collection the store remembers as stored (a few MB of strings at most). */
+const STORED_KEYS_MAX = 200_000;
+
 /** Buckets a scan loads ahead of the one it reads, per level of the directory. */
 const WALK_LOOKAHEAD = 4;
 
@@ -222,12 +225,24 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
    */
   const directories = new Map<string, Map<string, boolean>>();
   /**
-   * The keys the last getMany of each collection found stored. A projection reads the documents
-   * of a batch just before it writes them: guardedWrite replaces those directly instead of first
-   * trying to insert them (an insert that meets a stored key costs FerretDB a retry of its whole
-   * chunk one document at a time). Only a hint: a wrong guess costs a retry, never a wrong write.
+   * Keys known to be stored in each collection: found by a getMany or written by this store (a
+   * key never leaves but with its collection: a deletion keeps a tombstone). guardedWrite
+   * replaces those directly instead of first trying to insert them: an insert that meets a
+   * stored key costs FerretDB a retry of its whole chunk one document at a time, then the
+   * replace. A projection reads a batch's documents just before it writes them, but not the rows
+   * it lays out (the ranking rows, rewritten every day): those are known from the last write.
+   * Only a hint: a wrong guess costs a retry, never a wrong write. Bounded: a collection's set
+   * starts again empty past STORED_KEYS_MAX keys.
    */
-  const lastFound = new Map<string, Set<string>>();
+  const storedKeys = new Map<string, Set<string>>();
+  function noteStored(collection: string, keys: Iterable<string>): void {
+    let known = storedKeys.get(collection);
+    if (known === undefined || known.size > STORED_KEYS_MAX) {
+      known = new Set();
+      storedKeys.set(collection, known);
+    }
+    for (const key of keys) known.add(key);
+  }
 
   async function ensureDirectory(collection: string, keys: Iterable<string>): Promise<void> {
     let known = directories.get(collection);
@@ -340,7 +355,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         });
       });
       // What the write of this batch will find stored (see writeBatch).
-      lastFound.set(collection, new Set(byKey.keys()));
+      noteStored(collection, byKey.keys());
       return keys.map((key) => {
         const record = byKey.get(key);
         return record === undefined || record._deleted ? null : storedDocument<T>(record);
@@ -380,7 +395,8 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
-            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency, lastFound.get(collection));
+            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency, storedKeys.get(collection));
+        noteStored(collection, writes.map((w) => w.key));
         // After the documents, never before: see the header.
         if (checkpoint) await putMeta(checkpointId(checkpoint.name), { position: checkpoint.position });
         return result;
@@ -400,7 +416,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('dropCollection', async () => {
         existing.delete(collection);
         directories.delete(collection);
-        lastFound.delete(collection);
+        storedKeys.delete(collection);
         for (const target of [docs(collection), directoryOf(collection)]) {
           try {
             await target.drop();
