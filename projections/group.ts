@@ -44,6 +44,11 @@ export interface ProjectionGroupOptions {
   logger: RunnerLog;
   /** Events read per batch. Default 2000. */
   batchSize?: number;
+  /**
+   * Projections folded at once per batch. Default 1. More overlaps their round trips on a read
+   * store behind a network (MongoDB, FerretDB); an embedded store gains nothing from it.
+   */
+  parallel?: number;
   /** Poll interval of the subscription once caught up, in ms. Default 50. */
   idleMs?: number;
   /** How often the live runner re-reads aliases, to follow a rebuild switched by `marquee replay`. Default 2000 ms. */
@@ -68,7 +73,7 @@ interface TargetState {
 }
 
 export class ProjectionGroup {
-  private readonly options: ProjectionGroupOptions & Required<Pick<ProjectionGroupOptions, 'batchSize' | 'idleMs' | 'aliasRefreshMs'>>;
+  private readonly options: ProjectionGroupOptions & Required<Pick<ProjectionGroupOptions, 'batchSize' | 'idleMs' | 'aliasRefreshMs' | 'parallel'>>;
   private states: TargetState[] = [];
   private stopped = false;
   /** Whether start() was called: only the live runner reports a state. */
@@ -78,7 +83,7 @@ export class ProjectionGroup {
   private wake: (() => void) | null = null;
 
   constructor(options: ProjectionGroupOptions) {
-    this.options = { batchSize: 2000, idleMs: 50, aliasRefreshMs: 2000, ...options };
+    this.options = { batchSize: 2000, idleMs: 50, aliasRefreshMs: 2000, parallel: 1, ...options };
   }
 
   /** Lowest checkpoint of all projections: how far every read model has caught up. */
@@ -224,12 +229,16 @@ export class ProjectionGroup {
   private async applyToAll(targets: TargetState[], batch: RecordedEvent[]): Promise<boolean> {
     let progressed = false;
     const now = Date.now();
-    for (const state of targets) {
-      if (state.retryAt > now || this.stopped) continue;
-      const events = batch[0] !== undefined && batch[0].position > state.checkpoint ? batch : batch.filter((e) => e.position > state.checkpoint);
-      if (events.length === 0) continue;
-      progressed = (await this.apply(state, events)) || progressed;
-    }
+    const queue = targets.filter((state) => state.retryAt <= now);
+    // `apply` never throws (a failure sets the projection aside), so the workers never reject.
+    const worker = async () => {
+      for (let state = queue.shift(); state !== undefined && !this.stopped; state = queue.shift()) {
+        const events = batch[0] !== undefined && batch[0].position > state.checkpoint ? batch : batch.filter((e) => e.position > state.checkpoint);
+        if (events.length === 0) continue;
+        progressed = (await this.apply(state, events)) || progressed;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.options.parallel, queue.length)) }, worker));
     return progressed;
   }
 

@@ -26,6 +26,8 @@ export interface StoredRecord {
   _position: number;
   _deleted?: true;
   _value?: unknown;
+  /** The key's bucket in the key directory (keys.ts). */
+  _b?: string;
   [field: string]: unknown;
 }
 

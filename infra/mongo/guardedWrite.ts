@@ -2,10 +2,12 @@
  * The position-guarded batch write of the MongoDB read store: one code path for MongoDB 7 and
  * FerretDB 1.24.
  *
- * First every document of the batch is inserted (one unordered `insertMany`): a key without a
- * stored document is written there, which is most keys of a first build. The keys that already
- * have one answer with a duplicate key (MongoDB and FerretDB both go on past it and report each
- * failed index) and are then written with `replaceOne({ _id, _position: { $lt: position } },
+ * First every document of the batch is inserted (one unordered `insertMany`), except those the
+ * caller's hint says are stored (keys the store found or wrote before): a key without a stored
+ * document is written there, which is most keys of a first build. The keys that already have one
+ * answer with a duplicate key (MongoDB and FerretDB both go on past it and report each failed
+ * index; FerretDB by retrying the chunk that met it one document at a time, hence the hint) and
+ * are written, like the hinted ones, with `replaceOne({ _id, _position: { $lt: position } },
  * record, { upsert: true })`: the guard is in the filter, checked atomically by the server, so
  * even two runners of one projection (a deploy overlap) can never move a document backwards.
  * When the stored document is not behind, the filter misses, the upsert tries to insert the
@@ -26,6 +28,7 @@ import type { Collection } from 'mongodb';
 import type { DocumentWrite, WriteBatchResult } from '../../contracts/ports.ts';
 import { recordOf, type StoredRecord } from './documents.ts';
 import { isDuplicateKey } from './errors.ts';
+import { bucketOf } from './keys.ts';
 
 interface Plan {
   /** The last write of the rising run: the one sent to the server. */
@@ -38,6 +41,8 @@ export async function guardedWrite(
   collection: Collection<StoredRecord>,
   writes: Array<DocumentWrite<unknown>>,
   concurrency: number,
+  /** Keys likely stored already: replaced without the insert first (a hint; see the header). */
+  stored: ReadonlySet<string> = new Set(),
 ): Promise<WriteBatchResult> {
   const plans = new Map<string, Plan>();
   let skipped = 0;
@@ -51,19 +56,23 @@ export async function guardedWrite(
     }
   }
   // Encoded before anything is sent, so a document that cannot be stored fails the whole batch.
-  const sends = [...plans.values()].map((plan) => ({ plan, record: recordOf(plan.last.key, plan.last.doc, plan.last.position) }));
+  // Each with its bucket, which scans find it by (keys.ts).
+  const sends = [...plans.values()].map((plan) => ({
+    plan,
+    record: { ...recordOf(plan.last.key, plan.last.doc, plan.last.position), _b: bucketOf(plan.last.key) },
+  }));
   let written = 0;
-  let replaces = sends;
+  const inserts = sends.filter((send) => !stored.has(send.record._id));
+  let replaces = sends.filter((send) => stored.has(send.record._id));
   try {
-    await collection.insertMany(sends.map((send) => send.record), { ordered: false });
-    replaces = [];
+    if (inserts.length > 0) await collection.insertMany(inserts.map((send) => send.record), { ordered: false });
   } catch (err) {
     const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
     const errors = Array.isArray(writeErrors) ? (writeErrors as Array<{ index: number; code: unknown }>) : null;
     // Only duplicate keys mean "stored already"; anything else is a real failure.
     if (errors === null || errors.length === 0 || !errors.every((e) => isDuplicateKey(e.code))) throw err;
     const failed = new Set(errors.map((e) => e.index));
-    replaces = sends.filter((_, index) => failed.has(index));
+    replaces = [...replaces, ...inserts.filter((_, index) => failed.has(index))];
   }
   const replaced = new Set(replaces);
   for (const send of sends) if (!replaced.has(send)) written += send.plan.run;

@@ -9,12 +9,15 @@
  *   can be queried and indexed like any MongoDB data. A deletion keeps a tombstone
  *   (`_deleted: true`) with its position, so a replayed older write cannot resurrect the
  *   document; every read filters tombstones out. Dropping the collection drops them too.
+ * - `<prefix><name>%dir`: the key directory of that collection, `{ _id: bucket, _b: parent }` (keys.ts).
  * - `<prefix>%meta`: `{ _id: 'checkpoint:<name>', position }` and `{ _id: 'alias:<name>', collection }`.
  *
- * Indexes: every query of the port (and so of the API) is by `_id` (a key, a key range, a
- * prefix), which every MongoDB collection indexes; no other index is needed. On FerretDB that
- * index serves `{ _id: k }` only on PostgreSQL with infra/local/ferretdb-index-id.sql, and never
- * serves `$in`, so batches are looked up key by key, a few at a time, on every server.
+ * Indexes: a key (`get`) is read by `_id`, which every MongoDB collection indexes. Scans and
+ * batches of keys go through the key directory (keys.ts): each document holds its bucket (`_b`)
+ * and a scan or a batch read is a few equality reads on it, indexed `{ _b: 1, _id: 1 }`. Why:
+ * FerretDB 1.24 pushes only equality down to PostgreSQL (no range, no sort, no `$in`): a range
+ * scan read and sorted the whole collection in FerretDB for every page. On FerretDB those
+ * equalities use the GIN indexes of infra/local/ferretdb-index-id.sql.
  *
  * `_id`s are compared by MongoDB (and FerretDB) in the byte order of their UTF-8 encoding, the
  * order the port promises for scans.
@@ -29,10 +32,23 @@
 import { MongoClient, type Collection, type Db, type Filter } from 'mongodb';
 import { AppError } from '../../contracts/errors.ts';
 import type { DocumentWrite, ReadStore, ScanOptions, StoredDocument, WriteBatchResult } from '../../contracts/ports.ts';
-import { mongoError } from './errors.ts';
+import { isDuplicateKey, mongoError } from './errors.ts';
 import { documentOf, type StoredRecord } from './documents.ts';
 import { forEachLimited, guardedWrite } from './guardedWrite.ts';
-import { idCondition, keyRange, metaCollectionName, mongoCollectionName, readModelCollectionName } from './keys.ts';
+import {
+  bucketChain,
+  bucketOf,
+  commonPrefix,
+  compareUtf8,
+  directoryCollectionName,
+  idCondition,
+  keyRange,
+  metaCollectionName,
+  mongoCollectionName,
+  prefixEnd,
+  readModelCollectionName,
+  type KeyRange,
+} from './keys.ts';
 
 export interface MongoReadStoreOptions {
   /** Connection string, e.g. `mongodb://127.0.0.1:27017`. */
@@ -55,11 +71,34 @@ export interface MongoReadStoreOptions {
   concurrency?: number;
 }
 
+/** A bucket of the key directory (keys.ts). */
+interface DirectoryNode {
+  _id: string;
+  /** Its parent bucket. */
+  _b: string;
+  /** Whether it holds buckets too, not only keys: a walk reads its buckets only then. */
+  _i?: true;
+}
+
 interface MetaRecord {
   _id: string;
   position?: number;
   collection?: string;
+  version?: number;
 }
+
+/** The meta record of the store's layout: version 2 has the key directory. */
+const LAYOUT_ID = 'layout';
+const LAYOUT_VERSION = 2;
+
+/** Keys of one bucket from which getMany reads the bucket rather than each key. */
+const BUCKET_READ_MIN = 8;
+
+/** Keys per collection the store remembers as stored (a few MB of strings at most). */
+const STORED_KEYS_MAX = 200_000;
+
+/** Buckets a scan loads ahead of the one it reads, per level of the directory. */
+const WALK_LOOKAHEAD = 4;
 
 /** Excludes tombstones; `{ $ne: true }` also matches records without the field. */
 const live = { _deleted: { $ne: true } } as const;
@@ -100,6 +139,8 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 
   const docs = (collection: string): Collection<StoredRecord> =>
     db.collection<StoredRecord>(mongoCollectionName(prefix, collection));
+  const directoryOf = (collection: string): Collection<DirectoryNode> =>
+    db.collection<DirectoryNode>(directoryCollectionName(prefix, collection));
 
   async function run<T>(what: string, action: () => Promise<T>): Promise<T> {
     if (closed) throw new AppError('closed', 'the MongoDB read store is closed');
@@ -110,14 +151,172 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     }
   }
 
-  function rangeFilter(range: NonNullable<ReturnType<typeof keyRange>>): Filter<StoredRecord> {
+  function rangeFilter(range: KeyRange): Filter<StoredRecord> {
     const condition = idCondition(range);
     // `_id: {}` would match only an `_id` equal to an empty document: omit an unbounded range.
     return Object.keys(condition).length === 0 ? { ...live } : { _id: condition, ...live };
   }
 
+  /**
+   * The live records of `range` in key order (or reverse), read node by node through the key
+   * directory (keys.ts): one or two equality reads per node visited, so a page costs its own size and
+   * the depth of its first key, whatever the size of the collection.
+   */
+  async function* walk(collection: string, range: KeyRange, reverse: boolean): AsyncGenerator<StoredRecord> {
+    const target = docs(collection);
+    const directory = directoryOf(collection);
+    const inRange = (key: string) => compareUtf8(key, range.low) >= 0 && (range.high === null || compareUtf8(key, range.high) < 0);
+    // A bucket holds keys in [bucket, prefixEnd(bucket)): skip it when that misses the range.
+    const overlaps = (bucket: string) => {
+      const end = prefixEnd(bucket);
+      return (range.high === null || compareUtf8(bucket, range.high) < 0) && (end === null || compareUtf8(end, range.low) > 0);
+    };
+    type Child = { key: string; record: StoredRecord | null; inner?: boolean };
+    /** A node's children in range, in walk order: its records, and its buckets to expand. */
+    async function load(node: string, inner: boolean): Promise<Child[]> {
+      const [records, buckets] = await Promise.all([
+        target.find({ _b: node, ...rangeFilter(range) }).toArray(),
+        inner ? directory.find({ _b: node }, { projection: { _id: 1, _i: 1 } }).toArray() : [],
+      ]);
+      const children: Child[] = [
+        ...records.filter((r) => inRange(r._id)).map((record) => ({ key: record._id, record })),
+        ...buckets.filter((b) => overlaps(b._id)).map((b) => ({ key: b._id, record: null, inner: b._i === true })),
+      ];
+      // Ascending; a key equal to a bucket sorts before the longer keys the bucket holds.
+      children.sort((a, b) => compareUtf8(a.key, b.key) || (a.record === null ? 1 : 0) - (b.record === null ? 1 : 0));
+      if (reverse) children.reverse();
+      return children;
+    }
+    async function* visit(children: Child[]): AsyncGenerator<StoredRecord> {
+      // The next few buckets load while the ones before them are read: a page spans several
+      // small buckets, and their round trips overlap instead of adding up.
+      const buckets = children.filter((c) => c.record === null);
+      const loads = new Map<string, Promise<Child[]>>();
+      let next = 0;
+      for (const child of children) {
+        if (child.record !== null) {
+          yield child.record;
+          continue;
+        }
+        while (next < buckets.length && loads.size < WALK_LOOKAHEAD) {
+          const bucket = buckets[next] as Child;
+          next += 1;
+          const loading = load(bucket.key, bucket.inner === true);
+          // A walk stopped at its limit leaves loads unread: their failure is nobody's.
+          loading.catch(() => undefined);
+          loads.set(bucket.key, loading);
+        }
+        const loading = loads.get(child.key) as Promise<Child[]>;
+        loads.delete(child.key);
+        yield* visit(await loading);
+      }
+    }
+    // Every key of the range starts with the common prefix of its bounds, so they all sit
+    // under that prefix's bucket: the walk starts there rather than at the root, reading its
+    // buckets too (whether it has any is on its own node, unread).
+    yield* visit(await load(bucketOf(commonPrefix(range.low, range.high ?? '')), true));
+  }
+
+  /**
+   * Buckets known to be in each collection's directory (keys.ts), with whether they hold buckets
+   * (and so the indexes made): a node is never removed but with its collection, so once seen it
+   * needs no write again. (A collection dropped by another process is one a replay retired:
+   * nothing writes it after.)
+   */
+  const directories = new Map<string, Map<string, boolean>>();
+  /**
+   * Keys known to be stored in each collection: found by a getMany or written by this store (a
+   * key never leaves but with its collection: a deletion keeps a tombstone). guardedWrite
+   * replaces those directly instead of first trying to insert them: an insert that meets a
+   * stored key costs FerretDB a retry of its whole chunk one document at a time, then the
+   * replace. A projection reads a batch's documents just before it writes them, but not the rows
+   * it lays out (the ranking rows, rewritten every day): those are known from the last write.
+   * Only a hint: a wrong guess costs a retry, never a wrong write. Bounded: a collection's set
+   * starts again empty past STORED_KEYS_MAX keys.
+   */
+  const storedKeys = new Map<string, Set<string>>();
+  function noteStored(collection: string, keys: Iterable<string>): void {
+    let known = storedKeys.get(collection);
+    if (known === undefined || known.size > STORED_KEYS_MAX) {
+      known = new Set();
+      storedKeys.set(collection, known);
+    }
+    for (const key of keys) known.add(key);
+  }
+
+  async function ensureDirectory(collection: string, keys: Iterable<string>): Promise<void> {
+    let known = directories.get(collection);
+    if (known === undefined) {
+      // Equality on `_b` is every read of a scan: MongoDB needs the indexes; FerretDB on
+      // PostgreSQL answers it with the GIN index of infra/local/ferretdb-index-id.sql.
+      await docs(collection).createIndex({ _b: 1, _id: 1 });
+      await directoryOf(collection).createIndex({ _b: 1 });
+      known = new Map();
+      directories.set(collection, known);
+    }
+    /** The nodes to write, with whether each holds buckets (`_i`) besides keys. */
+    const nodes = new Map<string, DirectoryNode>();
+    for (const key of keys) {
+      let inner = false; // a key's own bucket holds keys; every bucket above it holds a bucket
+      for (const { bucket, parent } of bucketChain(key)) {
+        const node = nodes.get(bucket);
+        if (node !== undefined || known.get(bucket) === true || (known.has(bucket) && !inner)) {
+          // Known or queued as needed; so are the buckets above it, which all hold a bucket.
+          if (node !== undefined && inner) node._i = true;
+          break;
+        }
+        nodes.set(bucket, { _id: bucket, _b: parent, ...(inner ? { _i: true as const } : {}) });
+        inner = true;
+      }
+    }
+    if (nodes.size === 0) return;
+    const directory = directoryOf(collection);
+    const listed = [...nodes.values()];
+    let stored: DirectoryNode[] = [];
+    try {
+      await directory.insertMany(listed, { ordered: false });
+    } catch (err) {
+      // Nodes another write (or process) made already answer with a duplicate key: the goal,
+      // unless this write needs a node that held only keys to say it now holds a bucket too.
+      const writeErrors = (err as { writeErrors?: unknown }).writeErrors;
+      const errors = Array.isArray(writeErrors) ? (writeErrors as Array<{ index: number; code: unknown }>) : null;
+      if (errors === null || !errors.every((e) => isDuplicateKey(e.code))) throw err;
+      stored = errors.map((e) => listed[e.index] as DirectoryNode).filter((node) => node._i === true);
+    }
+    await forEachLimited(stored, concurrency, async (node) => {
+      await directory.updateOne({ _id: node._id }, { $set: { _i: true } });
+    });
+    for (const node of listed) known.set(node._id, node._i === true);
+    existing.add(collection);
+  }
+
   async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {
     await meta.updateOne({ _id: id }, { $set: fields }, { upsert: true });
+  }
+
+  /**
+   * Gives the documents of a database written before the key directory their bucket and their
+   * collection its directory, once (then `layout` in the meta collection says so): without them
+   * a scan would not see those documents. Safe to run twice at once: both write the same.
+   */
+  async function upgradeLayout(): Promise<void> {
+    const layout = await meta.findOne({ _id: LAYOUT_ID });
+    if (layout?.version === LAYOUT_VERSION) return;
+    for (const name of await store.listCollections()) {
+      const target = docs(name);
+      const cursor = target.find({ _b: { $exists: false } }, { projection: { _id: 1 } });
+      for (;;) {
+        const ids: string[] = [];
+        for (let doc = await cursor.next(); doc !== null; doc = ids.length < 1000 ? await cursor.next() : null) ids.push(doc._id);
+        if (ids.length === 0) break;
+        await ensureDirectory(name, ids);
+        await forEachLimited(ids, concurrency, async (id) => {
+          await target.updateOne({ _id: id }, { $set: { _b: bucketOf(id) } });
+        });
+      }
+      await cursor.close();
+    }
+    await putMeta(LAYOUT_ID, { version: LAYOUT_VERSION });
   }
 
   const store: ReadStore = {
@@ -134,12 +333,29 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('getMany', async () => {
         if (await knownMissing(collection)) return;
         const target = docs(collection);
-        // Key by key, not `$in`: FerretDB answers `$in` by reading the whole collection.
-        await forEachLimited(unique, concurrency, async (key) => {
-          const record = await target.findOne({ _id: key });
-          if (record !== null) byKey.set(key, record);
+        // Many keys of one bucket are read with one equality on the bucket (FerretDB pushes it
+        // down; the `$in` then filters that bucket's documents in FerretDB), other keys one by
+        // one by `_id`: never `$in` alone, which FerretDB answers by reading the whole
+        // collection. A bucket holds up to 10 or 100 keys of digits: reading it whole pays only
+        // when the batch wants a good share of it, as FerretDB decodes every document it reads.
+        const buckets = new Map<string, string[]>();
+        for (const key of unique) {
+          const bucket = bucketOf(key);
+          const list = buckets.get(bucket);
+          if (list === undefined) buckets.set(bucket, [key]);
+          else list.push(key);
+        }
+        const reads: Array<Filter<StoredRecord>> = [];
+        for (const [bucket, inBucket] of buckets) {
+          if (inBucket.length >= BUCKET_READ_MIN) reads.push({ _b: bucket, _id: { $in: inBucket } });
+          else for (const key of inBucket) reads.push({ _id: key });
+        }
+        await forEachLimited(reads, concurrency, async (filter) => {
+          for (const record of await target.find(filter).toArray()) byKey.set(record._id, record);
         });
       });
+      // What the write of this batch will find stored (see writeBatch).
+      noteStored(collection, byKey.keys());
       return keys.map((key) => {
         const record = byKey.get(key);
         return record === undefined || record._deleted ? null : storedDocument<T>(record);
@@ -150,12 +366,15 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       const range = keyRange(scanOptions);
       if (range === null || scanOptions.limit === 0) return [];
       return run('scan', async () => {
-        let cursor = docs(collection)
-          .find(rangeFilter(range))
-          .sort({ _id: scanOptions.reverse ? -1 : 1 });
-        if (scanOptions.offset) cursor = cursor.skip(scanOptions.offset);
-        if (scanOptions.limit !== undefined) cursor = cursor.limit(scanOptions.limit);
-        return (await cursor.toArray()).map((record) => storedDocument<T>(record));
+        const out: Array<StoredDocument<T>> = [];
+        if (await knownMissing(collection)) return out;
+        let skip = scanOptions.offset ?? 0;
+        const limit = scanOptions.limit ?? Number.POSITIVE_INFINITY;
+        for await (const record of walk(collection, range, scanOptions.reverse === true)) {
+          if (skip > 0) skip -= 1;
+          else if (out.push(storedDocument<T>(record)) >= limit) break;
+        }
+        return out;
       });
     },
 
@@ -171,10 +390,13 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       checkpoint?: { name: string; position: number },
     ): Promise<WriteBatchResult> {
       return run('writeBatch', async () => {
+        // The directory before the documents: a document is never written where no scan finds it.
+        if (writes.length > 0) await ensureDirectory(collection, writes.map((w) => w.key));
         const result =
           writes.length === 0
             ? { written: 0, skipped: 0 }
-            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency);
+            : await guardedWrite(docs(collection), writes as Array<DocumentWrite<unknown>>, concurrency, storedKeys.get(collection));
+        noteStored(collection, writes.map((w) => w.key));
         // After the documents, never before: see the header.
         if (checkpoint) await putMeta(checkpointId(checkpoint.name), { position: checkpoint.position });
         return result;
@@ -203,11 +425,15 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     async dropCollection(collection) {
       await run('dropCollection', async () => {
         existing.delete(collection);
-        try {
-          await docs(collection).drop();
-        } catch (err) {
-          // 26 NamespaceNotFound: dropping a collection that does not exist is not a failure.
-          if ((err as { code?: unknown }).code !== 26) throw err;
+        directories.delete(collection);
+        storedKeys.delete(collection);
+        for (const target of [docs(collection), directoryOf(collection)]) {
+          try {
+            await target.drop();
+          } catch (err) {
+            // 26 NamespaceNotFound: dropping a collection that does not exist is not a failure.
+            if ((err as { code?: unknown }).code !== 26) throw err;
+          }
         }
       });
     },
@@ -236,6 +462,12 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await client.close();
     },
   };
+  try {
+    await upgradeLayout();
+  } catch (err) {
+    await client.close().catch(() => undefined);
+    throw mongoError(err, `MongoDB read store at ${redact(options.url)} (upgrading its layout)`);
+  }
   return store;
 }
 

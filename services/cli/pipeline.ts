@@ -83,6 +83,7 @@ export function createPipeline(adapters: Adapters, logger: Logger, options: Pipe
     projections: ALL_PROJECTIONS,
     logger,
     batchSize: 5000,
+    parallel: adapters.projectionParallelism ?? 1,
     ...(health ? { report: projectionsHealth(health) } : {}),
     ...(options.guard ? { guard: options.guard } : {}),
   });

@@ -52,6 +52,7 @@ export function startProjectorRole(ctx: RoleContext, lease: LeaseKeeper, options
         projections: ALL_PROJECTIONS,
         logger,
         batchSize: 5000,
+        parallel: adapters.projectionParallelism ?? 1,
         report,
         guard: () => lease.check(),
       });

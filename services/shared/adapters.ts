@@ -26,6 +26,8 @@ export interface Adapters {
   localInbox?: LmdbInbox;
   /** Consumer group of the ingest role. Default `ingest`. */
   ingestGroup?: string;
+  /** Projections a runner folds at once (see projectionParallelism). Default 1. */
+  projectionParallelism?: number;
   /** One line per port naming the engine, for the start-up log and `marquee status`. */
   engines: Record<'events' | 'observations' | 'readModels' | 'search', string>;
   /** The servers in use, each with a cheap check, for `watchDependencies`. Default none (all embedded). */
@@ -45,6 +47,15 @@ export async function openEventStore(config: Config): Promise<{ eventStore: Even
     return { eventStore, engine: `Kafka ${config.kafkaBrokers.join(',')} topic ${eventStore.topic}` };
   }
   return { eventStore: lmdbEventStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+/**
+ * Projections a runner folds at once (ProjectionGroup `parallel`): on MongoDB (FerretDB) every
+ * read and write is a round trip, and several projections in flight overlap them; LMDB is in
+ * process and gains nothing.
+ */
+export function projectionParallelism(config: Pick<Config, 'mongodbUrl'>): number {
+  return config.mongodbUrl ? 4 : 1;
 }
 
 /** The read store the configuration selects. */
@@ -145,6 +156,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     searchInProcess,
     ...(localInbox ? { localInbox } : {}),
     ingestGroup: config.ingestGroup,
+    projectionParallelism: projectionParallelism(config),
     engines: { events, observations, readModels, search: searchEngine },
     dependencies,
     async close() {

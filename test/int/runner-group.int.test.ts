@@ -77,6 +77,45 @@ describe('projection runner of a process (group) on LMDB', () => {
     await waitFor('running again', () => states.at(-1) === 'running');
   });
 
+  it('folds several projections at once when told to, each to the same documents, a failing one held back alone', async () => {
+    const copies = ['a', 'b', 'c', 'd'].map((suffix) => defineProjection<StreamTally>({ ...countingProjection, name: `tally${suffix}` }));
+    const broken = defineProjection<StreamTally>({
+      ...countingProjection,
+      name: 'broken',
+      evolve() {
+        throw new Error('projection bug');
+      },
+    });
+    let inFlight = 0;
+    let most = 0;
+    const counted: ReadStore = {
+      ...readStore,
+      async writeBatch(collection, writes, checkpoint) {
+        inFlight += 1;
+        most = Math.max(most, inFlight);
+        try {
+          // A pause, so writes of several projections are seen in flight together.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          return await readStore.writeBatch(collection, writes, checkpoint);
+        } finally {
+          inFlight -= 1;
+        }
+      },
+    };
+    for (let i = 1; i <= 9; i += 1) await append(`s${i % 3}`, i);
+    group = new ProjectionGroup({ eventStore, readStore: counted, projections: [...copies, broken], logger: quiet, batchSize: 4, parallel: 3 });
+    const head = await eventStore.headPosition();
+    await Promise.race([group.catchUp(), waitFor('every healthy copy at the head', async () => {
+      const checkpoints = await Promise.all(copies.map((p) => readStore.getCheckpoint(`${p.name}_v1`)));
+      return checkpoints.every((c) => c === head);
+    })]);
+    assert.equal(most, 3, 'three projections in flight at most, and at once');
+    assert.equal(await readStore.getCheckpoint('broken_v1'), 0);
+    const docs = await Promise.all(copies.map(async (p) => (await readStore.get<StreamTally>(`${p.name}_v1`, 's1'))?.doc));
+    assert.deepEqual(docs[0], { stream: 's1', count: 3, sum: 1 + 4 + 7, revisions: [0, 1, 2] });
+    for (const doc of docs) assert.deepEqual(doc, docs[0]);
+  });
+
   it('follows an alias switched by replay, and writes nothing while its guard refuses', async () => {
     let allowed = true;
     group = new ProjectionGroup({

@@ -73,6 +73,69 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         assert.deepEqual(docs.map((d) => d.doc.v), keys.map((_, i) => (i < 100 ? 2 : 1)));
       });
 
+      it('writes right whatever the last read found, when another store wrote or dropped meanwhile', async () => {
+        const col = uniqueName('col');
+        const other = await mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_` });
+        try {
+          await store.writeBatch(col, [{ key: 'a', doc: { v: 1 }, position: 1 }]);
+          // The read finds `a` only; `b` is then written by another store, `c` is new.
+          assert.deepEqual((await store.getMany(col, ['a', 'b', 'c'])).map((d) => d?.key ?? null), ['a', null, null]);
+          await other.writeBatch(col, [{ key: 'b', doc: { v: 1 }, position: 5 }]);
+          const result = await store.writeBatch(col, [
+            { key: 'a', doc: { v: 2 }, position: 2 },
+            { key: 'b', doc: { v: 2 }, position: 4 },
+            { key: 'c', doc: { v: 2 }, position: 3 },
+          ]);
+          assert.deepEqual(result, { written: 2, skipped: 1 });
+          assert.deepEqual((await store.getMany(col, ['a', 'b', 'c'])).map((d) => d?.position), [2, 5, 3]);
+          // The read found all three; the collection is then dropped elsewhere.
+          await other.dropCollection(col);
+          assert.deepEqual(await store.writeBatch(col, [{ key: 'a', doc: { v: 3 }, position: 1 }]), { written: 1, skipped: 0 });
+          assert.deepEqual(await store.scan(col), [{ key: 'a', doc: { v: 3 }, position: 1 }]);
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('scans keys written later under a bucket that held only keys, by this store or another', async () => {
+        const col = uniqueName('col');
+        const other = await mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_` });
+        try {
+          await store.writeBatch(col, [{ key: 'US:1000', doc: 1, position: 1 }]);
+          await store.writeBatch(col, [{ key: 'US:100000', doc: 2, position: 2 }]);
+          // `other` knows nothing of the directory this store made: it learns it from the server.
+          await other.writeBatch(col, [{ key: 'US:10000000', doc: 3, position: 3 }, { key: 'US:1001', doc: 4, position: 4 }]);
+          await store.writeBatch(col, [{ key: 'US:1000000000', doc: 5, position: 5 }]);
+          const expected = ['US:1000', 'US:100000', 'US:10000000', 'US:1000000000', 'US:1001'];
+          for (const reader of [store, other]) {
+            assert.deepEqual((await reader.scan(col, { prefix: 'US:1' })).map((d) => d.key), expected);
+            assert.deepEqual((await reader.scan(col, { reverse: true, limit: 2 })).map((d) => d.key), ['US:1001', 'US:1000000000']);
+          }
+        } finally {
+          await other.close();
+        }
+      });
+
+      it('gives documents written before the key directory their buckets when it opens, so scans see them', async () => {
+        const prefix = `old${fixtures}_`;
+        const keys = ['US:mv0001', 'US:mv0002', 'US:mv00021', 'DE:mv0001', 'X'];
+        const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
+        try {
+          // The layout of the previous version: fields and `_position`, no `_b`, no directory.
+          await client.db(database).collection<{ _id: string }>(mongoCollectionName(prefix, 'links')).insertMany(keys.map((key, i) => ({ _id: key, _position: i + 1, n: i })));
+        } finally {
+          await client.close();
+        }
+        const upgraded = await mongoReadStore({ url, database, collectionPrefix: prefix });
+        try {
+          assert.deepEqual((await upgraded.scan('links', { prefix: 'US:' })).map((d) => d.key), ['US:mv0001', 'US:mv0002', 'US:mv00021']);
+          assert.deepEqual((await upgraded.scan('links', { reverse: true })).map((d) => d.key), ['X', 'US:mv00021', 'US:mv0002', 'US:mv0001', 'DE:mv0001']);
+          assert.deepEqual((await upgraded.get('links', 'US:mv0002'))?.doc, { n: 1 });
+        } finally {
+          await upgraded.close();
+        }
+      });
+
       it('stores documents with arrays of arrays and keys that MongoDB restricts', async () => {
         const col = uniqueName('col');
         const doc = { matrix: [[1, 2], [3, [4]]], $price: 1, 'a.b': { '': 'empty key' }, big: 2 ** 53 - 1 };
@@ -91,7 +154,7 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         try {
           const raw = client.db(database).collection<{ _id: string; _position?: number }>(mongoCollectionName(`t${fixtures}_`, col));
           const found = await raw.find({ year: 2021 }).toArray();
-          assert.deepEqual(found, [{ _id: 'a', _position: 3, title: 'Dune', year: 2021, genres: ['sf'], 'x%2Ey': 1, '%5Fid': 'own' }]);
+          assert.deepEqual(found, [{ _id: 'a', _position: 3, _b: '', title: 'Dune', year: 2021, genres: ['sf'], 'x%2Ey': 1, '%5Fid': 'own' }]);
           assert.equal((await raw.findOne({ _id: 'c' }))?._position, 5);
         } finally {
           await client.close();

@@ -60,6 +60,19 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         ]);
       });
 
+      it('returns many keys of similar names, some missing, one deleted, repeated keys too', async () => {
+        const written = Array.from({ length: 30 }, (_, i) => `US:m${String(i * 3).padStart(4, '0')}`);
+        await seed(written);
+        await store.writeBatch(col, [{ key: 'US:m0003', doc: null, position: 100 }]);
+        const asked = [...Array.from({ length: 40 }, (_, i) => `US:m${String(i * 2).padStart(4, '0')}`), 'US:m0003', 'US:m0000', 'UT:m0000'];
+        const docs = await store.getMany<Doc>(col, asked);
+        assert.deepEqual(
+          docs.map((d) => d?.key ?? null),
+          asked.map((key) => (written.includes(key) && key !== 'US:m0003' ? key : null)),
+        );
+        assert.deepEqual(docs[0], { key: 'US:m0000', doc: { n: 0 }, position: 1 });
+      });
+
       it('keeps collections apart', async () => {
         const other = uniqueName('other');
         await store.writeBatch<Doc>(col, [{ key: 'a', doc: { n: 1 }, position: 1 }]);
@@ -123,6 +136,36 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         assert.deepEqual(keysOf(await store.scan(col, { prefix: 'b', reverse: true })), ['bb', 'ba', 'b']);
         assert.deepEqual(keysOf(await store.scan(col, { start: 'a1', end: 'bb', reverse: true })), ['ba', 'b', 'a1']);
         assert.deepEqual(keysOf(await store.scan(col, { reverse: true, offset: 1, limit: 2 })), ['c', 'bb']);
+      });
+
+      it('scans keys of every length and nesting in byte order, whole, by range and page by page', async () => {
+        // Keys that are prefixes of each other at every length (an adapter may group keys by
+        // their leading characters), multi-byte and astral characters, a deleted key.
+        const many = ['US:', 'US:1', 'US:10', 'US:100', 'US:1000', 'US:10000', 'US:1001', 'US:101', 'US:11', 'US:2', 'US:20', 'US:9',
+          'US:a😀', 'US:a😀b', 'US:aé', 'US:a\uffff', 'US;', 'U', 'UT:1', 'V', 'x'.repeat(41), 'x'.repeat(40), 'x'.repeat(39), 'é1', 'é'];
+        await seed(many);
+        await store.writeBatch(col, [{ key: 'US:11', doc: null, position: 100 }]);
+        const live = many.filter((k) => k !== 'US:11').sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+        assert.deepEqual(keysOf(await store.scan(col)), live);
+        assert.deepEqual(keysOf(await store.scan(col, { reverse: true })), [...live].reverse());
+        const inUs = live.filter((k) => k.startsWith('US:'));
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'US:' })), inUs);
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'US:10', reverse: true })), ['US:101', 'US:1001', 'US:10000', 'US:1000', 'US:100', 'US:10']);
+        assert.deepEqual(keysOf(await store.scan(col, { start: 'US:1000', end: 'US:2' })), ['US:1000', 'US:10000', 'US:1001', 'US:101']);
+        assert.deepEqual(keysOf(await store.scan(col, { start: 'US:a', end: 'V', offset: 1, limit: 3 })), ['US:a\uffff', 'US:a😀', 'US:a😀b']);
+        // Paged as the ranking job and the release builder page: from just after the last key.
+        for (const limit of [1, 2, 5]) {
+          const paged: string[] = [];
+          let start: string | undefined;
+          for (;;) {
+            const page = await store.scan(col, { prefix: 'US:', ...(start === undefined ? {} : { start }), limit });
+            paged.push(...keysOf(page));
+            if (page.length < limit) break;
+            start = `${page.at(-1)?.key}\u0000`;
+          }
+          assert.deepEqual(paged, inUs, `pages of ${limit}`);
+        }
+        assert.equal(await store.count(col, { prefix: 'US:' }), inUs.length);
       });
 
       it('returns documents with their positions from a scan', async () => {

@@ -1,6 +1,10 @@
 /** Names and key ranges of the MongoDB read store (infra/mongo/keys.ts), without a server. */
 import assert from 'node:assert/strict';
 import {
+  bucketChain,
+  bucketOf,
+  commonPrefix,
+  directoryCollectionName,
   keyRange,
   metaCollectionName,
   mongoCollectionName,
@@ -40,6 +44,8 @@ describe('MongoDB read store keys', () => {
     }
     assert.equal(readModelCollectionName('rm_', metaCollectionName('rm_')), null);
     assert.equal(readModelCollectionName('rm_', 'other'), null);
+    assert.equal(readModelCollectionName('rm_', directoryCollectionName('rm_', 'links%dir')), null);
+    assert.equal(readModelCollectionName('rm_', mongoCollectionName('rm_', 'links%dir')), 'links%dir');
     assert.throws(() => mongoCollectionName('rm_', ''), /must not be empty/);
   });
 
@@ -65,5 +71,29 @@ describe('MongoDB read store keys', () => {
     assert.deepEqual(documentOf(record), JSON.parse(JSON.stringify(doc)));
     for (const value of [7, 'text', [1, [2]], true]) assert.deepEqual(documentOf(recordOf('k', value, 1)), value);
     assert.deepEqual(recordOf('k', null, 3), { _id: 'k', _position: 3, _deleted: true });
+  });
+
+  it('puts a key in the bucket of its leading code points, a whole number of strides shorter', () => {
+    assert.equal(bucketOf(''), '');
+    assert.equal(bucketOf('US'), '');
+    assert.equal(bucketOf('US:'), 'US');
+    assert.equal(bucketOf('US:1'), 'US');
+    assert.equal(bucketOf('US:12'), 'US:1');
+    // Code points, not UTF-16 units: a pair is never cut.
+    assert.equal(bucketOf('a😀b'), 'a😀');
+    assert.equal(bucketOf('😀😀'), '');
+    assert.deepEqual(bucketChain('US:12345'), [
+      { bucket: 'US:123', parent: 'US:1' },
+      { bucket: 'US:1', parent: 'US' },
+      { bucket: 'US', parent: '' },
+    ]);
+    assert.deepEqual(bucketChain('ab'), []);
+  });
+
+  it('cuts the common prefix of two bounds at a whole code point', () => {
+    assert.equal(commonPrefix('US:', 'US;'), 'US');
+    assert.equal(commonPrefix('abc', ''), '');
+    assert.equal(commonPrefix('x\u{1f600}', 'x\u{1f601}'), 'x');
+    assert.equal(commonPrefix('same', 'same'), 'same');
   });
 });

@@ -1,0 +1,99 @@
+/**
+ * The daily ranking job on the MongoDB read store (FerretDB 1.24 in CI) over a catalog of many
+ * pages. The job pages `links` by key (`scan({ prefix, start, limit })`); FerretDB pushes no key
+ * range and no sort down to PostgreSQL, so a store that scanned by `_id` range read the whole
+ * collection for every page and the job's reads grew with the square of the catalog (it stalled
+ * on the sample). The read store now reads a page through its key directory
+ * (infra/mongo/keys.ts): this test fails if paging costs a full read per page again.
+ *
+ * Needs MONGODB_URL (`bash infra/local/servers.sh up ferretdb`); see test/ports/requireServer.ts.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RankingComputed, RecordedEvent } from '../../contracts/events.ts';
+import type { Clock, ReadStore } from '../../contracts/ports.ts';
+import type { LinksDoc, MediaDoc } from '../../contracts/readModels.ts';
+import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { mongoReadStore } from '../../infra/mongo/readStore.ts';
+import { rankDay } from '../../services/ranking/job.ts';
+import { describeWithServer } from '../ports/requireServer.ts';
+import { dropDatabaseAfterAll } from '../ports/support.ts';
+import { details, offer, provider } from '../unit/projectionEvents.ts';
+
+const TITLES = 3000;
+const PAGE = 100;
+const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
+const idOf = (i: number) => `mv${String(i).padStart(8, '0')}`;
+
+describeWithServer('rankDay on the MongoDB read store', 'MONGODB_URL', (url) => {
+  const database = `marquee_rank_${process.pid}_${Date.now().toString(36)}`;
+  dropDatabaseAfterAll(url, database);
+
+  it(`ranks ${TITLES} titles read ${PAGE} at a time, each page costing a page, not the collection`, async function () {
+    this.timeout(300_000);
+    const dataDir = mkdtempSync(join(tmpdir(), 'marquee-rank-mongo-'));
+    const store = await mongoReadStore({ url, database });
+    const eventStore = lmdbEventStore({ dataDir, clock });
+    try {
+      await store.writeBatch('providers_v1', [{ key: 'US', doc: { country: 'US', providers: [provider('netflix', 100)] }, position: 1 }]);
+      for (let from = 0; from < TITLES; from += 1000) {
+        const ids = Array.from({ length: Math.min(1000, TITLES - from) }, (_, i) => idOf(from + i));
+        const media = ids.map((id, i): { key: string; doc: MediaDoc; position: number } => ({
+          key: id,
+          // Popularity falls with the id, so the chart is the ids in order.
+          doc: { id, kind: 'movie', sourceId: from + i, slug: id, translations: {}, firstSeenAt: '2026-01-01', details: details({ popularity: TITLES - from - i, tmdbRating: 7, voteCount: 100, releaseDate: '2025-01-01' }) },
+          position: 2 + from + i,
+        }));
+        const links = ids.map((id, i): { key: string; doc: LinksDoc; position: number } => ({
+          key: `US:${id}`,
+          doc: { mediaId: id, kind: 'movie', country: 'US', offers: [{ ...offer({ providerId: 'netflix', webUrl: `https://n/${id}` }), firstSeenAt: '2026-01-01' }] },
+          position: 2 + from + i,
+        }));
+        await store.writeBatch('media_v1', media);
+        await store.writeBatch('links_v1', links);
+      }
+      // Another country sharing the prefix's first letters must stay out of the US pages.
+      await store.writeBatch('links_v1', [{ key: 'USX:mv99999999', doc: { mediaId: 'mv99999999', kind: 'movie', country: 'USX', offers: [] }, position: 1 }]);
+
+      // What reading every US link once costs here: the yardstick of the job's paged reads.
+      const once = async () => {
+        const started = performance.now();
+        assert.equal((await store.scan('links_v1', { prefix: 'US:' })).length, TITLES);
+        return performance.now() - started;
+      };
+      const whole = Math.max(await once(), await once());
+
+      let scans = 0;
+      let scanMs = 0;
+      const timed: ReadStore = {
+        ...store,
+        async scan(collection, options) {
+          const started = performance.now();
+          try {
+            return await store.scan(collection, options);
+          } finally {
+            if (collection === 'links_v1') {
+              scans += 1;
+              scanMs += performance.now() - started;
+            }
+          }
+        },
+      };
+      const [us] = await rankDay({ date: '2026-03-01', countries: ['US'], readStore: timed, eventStore, clock, chartSize: 10, pageSize: PAGE });
+      assert.equal(us?.ranked, TITLES);
+      const [computed] = (await eventStore.readStream('ranking-US')) as Array<RecordedEvent<RankingComputed>>;
+      assert.deepEqual(computed?.data.entries.slice(0, 3).map((e) => e.mediaId), [idOf(0), idOf(1), idOf(2)]);
+      assert.equal(scans, TITLES / PAGE + 1, 'one scan per page, and the empty one after the last full page');
+      // Paging by reading the whole collection each time costs about one whole read per page
+      // (31 here); reading only the page costs about one whole read in all, plus each page's
+      // way down the directory. Eight leaves room for a loaded machine.
+      assert.ok(scanMs < 8 * whole, `${scans} paged scans took ${scanMs.toFixed(0)} ms, one whole read ${whole.toFixed(0)} ms`);
+    } finally {
+      await eventStore.close();
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
