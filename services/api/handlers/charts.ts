@@ -7,7 +7,8 @@ import { int, reqStr, str } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
 import { listItems } from './common.ts';
 
-export async function getRankings({ params, catalog }: HandlerInput): Promise<unknown> {
+export async function getRankings(input: HandlerInput): Promise<unknown> {
+  const { params, catalog } = input;
   const country = reqStr(params, 'country');
   const kind = str(params, 'kind') as ContentType | undefined;
   const limit = int(params, 'limit');
@@ -16,23 +17,42 @@ export async function getRankings({ params, catalog }: HandlerInput): Promise<un
   // The served chart; a newer one whose parts are still arriving is not shown until complete.
   const head = stored !== null && 'chart' in stored ? stored.chart : null;
   // Positions stay those of the overall chart: a kind filter selects rows, it does not re-rank.
-  const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
-  // A page is one range read of its own rows (the chart is stored a row per rank), so it
-  // costs the same at 4,000 titles as at 250,000.
-  const count = Math.max(0, Math.min(limit, total - offset));
-  const rows = head === null || count === 0 ? [] : await catalog.scan('rankings', {
-    prefix: rankingRowPrefix(country, head.slot, kind ?? 'all'),
-    start: rankingRowKey(country, head.slot, kind ?? 'all', offset + 1),
-    limit: count,
-  });
-  const slice = rows.map((r) => r.doc).filter((d): d is RankingRowDoc => 'mediaId' in d);
-  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  const { total, slice, items } = await chartPage(input, 'rankings', head, kind, offset, limit, (slice, rank) =>
+    [rankingRowPrefix(country, head!.slot, slice), rankingRowKey(country, head!.slot, slice, rank)],
+    (d): d is RankingRowDoc => typeof d === 'object' && d !== null && 'mediaId' in d);
   const results = [];
   for (const e of slice) {
     const item = items.get(e.mediaId);
     if (item) results.push({ ...item, position: e.position, score: e.score, points: e.points });
   }
   return { total, limit, offset, country, date: head?.date ?? null, results };
+}
+
+/**
+ * One page of a chart stored a row per rank (rankings, trending): the head's total for the kind,
+ * then one range read of the page's own rows, so a page costs the same at 4,000 titles as at
+ * 250,000. `keys` gives the row prefix and the key of a rank within a slice (`all` or a kind).
+ */
+async function chartPage<Row extends { mediaId: string }>(
+  { catalog }: HandlerInput,
+  model: 'rankings' | 'trending',
+  head: { total: number; totals: Partial<Record<ContentType, number>> } | null,
+  kind: ContentType | undefined,
+  offset: number,
+  limit: number,
+  keys: (slice: ContentType | 'all', rank: number) => [prefix: string, start: string],
+  isRow: (doc: unknown) => doc is Row,
+) {
+  const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
+  const count = Math.max(0, Math.min(limit, total - offset));
+  let slice: Row[] = [];
+  if (head !== null && count > 0) {
+    const [prefix, start] = keys(kind ?? 'all', offset + 1);
+    const rows: Array<{ doc: unknown }> = await catalog.scan(model, { prefix, start, limit: count });
+    slice = rows.map((r) => r.doc).filter(isRow);
+  }
+  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  return { total, slice, items };
 }
 
 /** The head of a day, or of the newest computed day of a country (the last of its heads). */
@@ -52,17 +72,10 @@ export async function getTrending(input: HandlerInput): Promise<unknown> {
   const offset = int(params, 'offset');
   const head = await trendingHead(input, country, date);
   const day = head?.date ?? date ?? null;
-  // Only titles still in the chart are stored as rows (those that left are not trending), a
-  // row per served rank: a page is one range read of its own rows, as for rankings.
-  const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
-  const count = Math.max(0, Math.min(limit, total - offset));
-  const rows = head === null || count === 0 ? [] : await catalog.scan('trending', {
-    prefix: trendingRowPrefix(country, head.date, kind ?? 'all'),
-    start: trendingRowKey(country, head.date, kind ?? 'all', offset + 1),
-    limit: count,
-  });
-  const slice = rows.map((r) => r.doc).filter((d): d is TrendingRowDoc => 'mediaId' in d);
-  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  // Only titles still in the chart are stored as rows (those that left are not trending).
+  const { total, slice, items } = await chartPage(input, 'trending', head, kind, offset, limit, (slice, rank) =>
+    [trendingRowPrefix(country, head!.date, slice), trendingRowKey(country, head!.date, slice, rank)],
+    (d): d is TrendingRowDoc => typeof d === 'object' && d !== null && 'mediaId' in d);
   const results = [];
   for (const e of slice) {
     const item = items.get(e.mediaId);
