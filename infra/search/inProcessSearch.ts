@@ -156,6 +156,13 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   let maxPopularity = 0;
   let closed = false;
   const cache = new ResultCache(options.resultCacheSize ?? 2000);
+  // Moves with every write that may change an answer, as the cache is cleared (SearchIndex.generation).
+  let generation = 0;
+  function written(count: number): void {
+    if (count === 0) return;
+    cache.clear();
+    generation += 1;
+  }
 
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'The search index is closed.');
@@ -203,7 +210,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   return {
     async upsert(docs) {
       ensureOpen();
-      if (docs.length > 0) cache.clear();
+      written(docs.length);
       for (const doc of docs) {
         versions.delete(doc.id);
         drop(doc.id);
@@ -213,7 +220,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async remove(ids) {
       ensureOpen();
-      if (ids.length > 0) cache.clear();
+      written(ids.length);
       for (const id of ids) {
         versions.delete(id);
         drop(id);
@@ -222,7 +229,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async write(writes) {
       ensureOpen();
-      if (writes.length > 0) cache.clear();
+      written(writes.length);
       for (const w of writes) {
         const held = versions.get(w.id);
         if (held !== undefined && w.version < held) continue;
@@ -235,6 +242,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     async count() {
       ensureOpen();
       return entries.size;
+    },
+
+    generation() {
+      return generation;
     },
 
     async search(query) {
