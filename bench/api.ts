@@ -10,7 +10,9 @@
  * own CPU use does not land in the measured process. Endpoints: media detail, links,
  * rankings and trending (a first page and one from the middle) and search (rotating real titles
  * with a typo). Search is also measured with one connection, where latency is service time
- * rather than queueing behind 49 other clients. Each figure comes with the CPU time the server
+ * rather than queueing behind 49 other clients, and with two mixes of the queries users type
+ * (searchMix): a Zipf-distributed one with a long tail of queries asked once, and one where
+ * every query is new (all cache misses). Each figure comes with the CPU time the server
  * spent per request (from /proc, server and workers), and `cpu_ratio_to_bare` compares those:
  * on a machine shared with other work it is steadier than the ratio of requests per second.
  *
@@ -39,6 +41,7 @@ import { parseArgs } from 'node:util';
 import type { Adapters } from '../services/shared/adapters.ts';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
+import { Rng } from '../services/crawler/prng.ts';
 
 /** The part of autocannon's programmatic API used here (the package ships no types). */
 interface AutocannonResult {
@@ -53,7 +56,8 @@ type Autocannon = (options: {
   connections: number;
   duration: number;
   headers: Record<string, string>;
-  requests: Array<{ method: string; path: string }>;
+  /** `setupRequest` is called for every request it sends: a path per request. */
+  requests: Array<{ method: string; path?: string; setupRequest?: (req: { path?: string }) => { path?: string } }>;
 }) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -351,14 +355,17 @@ function cpuMsOf(pid: number | undefined): number | null {
   }
 }
 
-async function measure(url: string, paths: string[], connections: number, seconds: number, headers: Record<string, string>, pid?: number): Promise<Measured> {
+/** `paths` in turn, or a path per request drawn from a function (the search mixes). */
+async function measure(url: string, paths: string[] | (() => string), connections: number, seconds: number, headers: Record<string, string>, pid?: number): Promise<Measured> {
   const cpuBefore = cpuMsOf(pid);
   const result = await autocannon({
     url,
     connections,
     duration: seconds,
     headers,
-    requests: paths.map((path) => ({ method: 'GET', path })),
+    requests: typeof paths === 'function'
+      ? [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths() }) }]
+      : paths.map((path) => ({ method: 'GET', path })),
   });
   const cpuAfter = cpuMsOf(pid);
   return {
@@ -383,6 +390,103 @@ function misspell(title: string, n: number): string {
   const at = 1 + (n % (w.length - 3));
   words[longest] = n % 2 === 0 ? w.slice(0, at) + w[at + 1] + w[at] + w.slice(at + 2) : w.slice(0, at) + w.slice(at + 1);
   return words.join(' ');
+}
+
+/**
+ * What people type looking for a title, most likely first: the title, a prefix typed on the way
+ * (half of it, then its first word and a couple of letters), the title with a typo, in lower
+ * case without its article, and the other prefixes from 3 characters.
+ */
+function queriesFor(title: string, n: number): string[] {
+  const out = [title, title.slice(0, Math.max(2, Math.ceil(title.length / 2))), misspell(title, n)];
+  const firstWord = title.indexOf(' ');
+  if (firstWord > 0) out.push(title.slice(0, firstWord + 3));
+  out.push(title.toLowerCase().replace(/^(the|a|an) /, ''));
+  for (let cut = 3; cut < title.length; cut += 1) out.push(title.slice(0, cut));
+  return [...new Set(out.map((q) => q.trim()).filter((q) => q.length >= 2))];
+}
+
+/** Countries a search mix asks in (each also a language: GB/US English, DE German, FR French...). */
+const MIX_COUNTRIES = ['US', 'GB', 'CA', 'DE', 'FR', 'ES', 'IT', 'BR'];
+
+interface SearchMix {
+  next(): string;
+  /** Requests drawn so far and how many of them asked something asked before (the best a cache can do). */
+  drawn: number;
+  repeats: number;
+}
+
+/**
+ * Search paths for the mixes. `zipf`: a realistic mix, queries of every chart title (popular
+ * titles first) in every country of MIX_COUNTRIES, drawn with a Zipf law of exponent 1 over
+ * their rank, as query logs are: a few queries asked often, a long tail asked once (which the
+ * cache cannot help). `misses`: the same queries, shuffled, each asked once, never again: what
+ * a request costs when no cache has its answer.
+ */
+function searchMix(titles: readonly string[], mode: 'zipf' | 'misses', seed: number): SearchMix {
+  // A set: titles share prefixes ("The Ma"), each distinct query is kept once, at its likeliest place.
+  const distinct = new Set<string>();
+  const perTitle = titles.map((t, i) => queriesFor(t, i));
+  // Round-robin over titles, so a title's first (likeliest) queries come before its tail.
+  for (let depth = 0, added = true; added; depth += 1) {
+    added = false;
+    for (const country of MIX_COUNTRIES) {
+      for (const queries of perTitle) {
+        const q = queries[depth];
+        if (q === undefined) continue;
+        distinct.add(`/v1/search?q=${encodeURIComponent(q)}&country=${country}`);
+        added = true;
+      }
+    }
+  }
+  const pool = [...distinct];
+  const rng = new Rng(seed);
+  const seen = new Set<string>();
+  const mix: SearchMix = { drawn: 0, repeats: 0, next: () => '' };
+  const count = (path: string): string => {
+    mix.drawn += 1;
+    if (seen.has(path)) mix.repeats += 1;
+    else seen.add(path);
+    return path;
+  };
+  if (mode === 'misses') {
+    const order = rng.sample(pool, pool.length);
+    let at = 0;
+    mix.next = () => {
+      if (at >= order.length) throw new Error(`the misses mix ran out of its ${order.length} distinct queries`);
+      return count(order[at++] as string);
+    };
+    return mix;
+  }
+  // Cumulative Zipf weights, then a binary search per draw.
+  const cumulative = new Float64Array(pool.length);
+  let total = 0;
+  for (let i = 0; i < pool.length; i += 1) cumulative[i] = total += 1 / (i + 1);
+  mix.next = () => {
+    const r = rng.next() * total;
+    let lo = 0;
+    let hi = pool.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if ((cumulative[mid] as number) <= r) lo = mid + 1;
+      else hi = mid;
+    }
+    return count(pool[lo] as string);
+  };
+  return mix;
+}
+
+/** Every title of the US chart, most popular first, read through the API. */
+async function chartTitles(fetchJson: (path: string) => Promise<unknown>, total: number): Promise<string[]> {
+  const titles: string[] = [];
+  for (let offset = 0; offset < total; offset += 200) {
+    const page = (await fetchJson(`/v1/rankings?country=US&limit=200&offset=${offset}`)) as { results: Array<{ title?: string; media?: { title: string } }> };
+    for (const r of page.results) {
+      const title = r.media?.title ?? r.title;
+      if (title) titles.push(title);
+    }
+  }
+  return titles;
 }
 
 async function main(): Promise<void> {
@@ -486,6 +590,27 @@ async function main(): Promise<void> {
       check('search (1 connection)', unloaded);
       results.search_1_connection = { rps: unloaded.rps, p50_ms: unloaded.p50_ms, p99_ms: unloaded.p99_ms };
     }
+    // The rotation above repeats 16 queries, which every cache answers after the first round:
+    // the mixes say what search costs with the queries users type (no bare server: it would
+    // need every answer captured first).
+    if (!only || only.includes('search') || only.includes('search_mix')) {
+      const titles = await chartTitles(async (path) => JSON.parse((await fetchOk(path)).bytes.toString('utf8')) as unknown, rankings.total);
+      const mixes: Array<[string, 'zipf' | 'misses', number]> = [['search_mix', 'zipf', connections], ['search_misses', 'misses', connections], ['search_misses_1_connection', 'misses', 1]];
+      for (const [name, mode, conns] of mixes) {
+        const mix = searchMix(titles, mode, Number(opts.seed));
+        // The warm-up draws from the same mix: a zipf run starts with the cache a steady stream leaves.
+        await measure(url, mix.next, conns, warmupSeconds, auth);
+        const before = { drawn: mix.drawn, repeats: mix.repeats };
+        const m = await measure(url, mix.next, conns, seconds, auth, api.proc.pid);
+        check(name, m);
+        const drawn = mix.drawn - before.drawn;
+        results[name] = {
+          rps: m.rps, p50_ms: m.p50_ms, p99_ms: m.p99_ms, cpu_us_per_req: m.cpu_us_per_req,
+          // Requests whose query had been asked before in this run (warm-up included): the hits a cache can give.
+          repeated_share: drawn === 0 ? 0 : Math.round(((mix.repeats - before.repeats) / drawn) * 1000) / 1000,
+        };
+      }
+    }
 
     const workerCount = Number(opts.workers ?? availableParallelism());
     if (workerCount > 1) {
@@ -531,6 +656,7 @@ async function main(): Promise<void> {
         ratio_to_bare: { media_0_5: atLeast('media', 0.5), links_0_5: atLeast('links', 0.5), rankings_0_3: atLeast('rankings', 0.3) },
         search_p99_under_25ms_at_50_connections: ((results.search as { p99_ms: number } | undefined)?.p99_ms ?? Infinity) < 25,
         search_p99_under_25ms_at_1_connection: (unloaded?.p99_ms ?? Infinity) < 25,
+        search_mix_p99_under_25ms_at_50_connections: ((results.search_mix as { p99_ms: number } | undefined)?.p99_ms ?? Infinity) < 25,
       },
       ...(problems.length > 0 ? { problems } : {}),
       search_queries: endpoints.search?.map((p) => new URL(p, url).searchParams.get('q')),

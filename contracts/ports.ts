@@ -297,6 +297,14 @@ export interface SearchIndex {
    */
   write(writes: SearchWrite[]): Promise<void>;
   search(query: SearchQuery): Promise<SearchResult>;
+  /**
+   * A number that changes with every write (upsert, remove, write), present only on an index
+   * that nothing outside this process writes (the in-process one): until it changes, a query
+   * gets the same answer, so the API may keep answers rendered from it. A shared index
+   * (OpenSearch, written by whichever process runs the search feed) has none, and its answers
+   * are asked for every time.
+   */
+  generation?(): number;
   count(): Promise<number>;
   close(): Promise<void>;
 }

@@ -16,7 +16,7 @@
  * on its first query.
  */
 import MiniSearch from 'minisearch';
-import type { Query, SearchResult as MiniResult } from 'minisearch';
+import type { Query } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
@@ -34,6 +34,22 @@ export interface InProcessSearchOptions {
   localeBoost?: number;
   /** Answers kept for repeated queries until the next write (see ResultCache). Default 2000; 0 keeps none. */
   resultCacheSize?: number;
+  /**
+   * Titles kept, in all, in the hits of recent query words until the next write. Why: a query
+   * that was never asked is mostly made of words that were ("the matrix rel" after "the
+   * matrix"), and a word's lookup (fuzzy walks of the vocabulary for it and its one-swap
+   * variants, BM25 of each match) is most of a query's cost; a kept word costs a pass over its
+   * hits. About 25 bytes per title held. Default 500,000; 0 keeps none.
+   */
+  wordHitsKept?: number;
+}
+
+/** A title a query found: its engine score, the query terms it matched and the words it explains. */
+interface Hit {
+  id: string;
+  score: number;
+  terms: number;
+  covered: number;
 }
 
 /** Longest query text whose answer is kept: longer ones are pasted, not repeated. */
@@ -107,12 +123,17 @@ function packAvailability(availability: Record<string, string[]>): string {
   return out === '' ? '' : `${out}|`;
 }
 
-/** The providers of a country in a packed availability, or null when it has none there. */
-function providersIn(packed: string, country: string): string | null {
-  const at = packed.indexOf(`|${country}:`);
-  if (at < 0) return null;
-  const start = at + country.length + 2;
-  return packed.slice(start, packed.indexOf('|', start));
+/**
+ * Whether a packed availability has providers in the country whose `needle` (`|US:`) is given,
+ * and, when `provider` (`,nfx,`) is given too, whether it is one of them. Without a provider no
+ * string is made: this runs for every candidate of a query, thousands for a common word.
+ */
+function availableIn(packed: string, needle: string, provider: string | undefined): boolean {
+  const at = packed.indexOf(needle);
+  if (at < 0) return false;
+  if (provider === undefined) return true;
+  const start = at + needle.length;
+  return `,${packed.slice(start, packed.indexOf('|', start))},`.includes(provider);
 }
 
 interface IndexedFields {
@@ -156,6 +177,19 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   let maxPopularity = 0;
   let closed = false;
   const cache = new ResultCache(options.resultCacheSize ?? 2000);
+  // Hits of recent query words per engine, least recently used first (wordHitsKept).
+  const keptWords = new Map<string, WordHits>();
+  const wordHitsMax = options.wordHitsKept ?? 500_000;
+  let wordHitsHeld = 0;
+  // Moves with every write that may change an answer, as the cache is cleared (SearchIndex.generation).
+  let generation = 0;
+  function written(count: number): void {
+    if (count === 0) return;
+    cache.clear();
+    keptWords.clear();
+    wordHitsHeld = 0;
+    generation += 1;
+  }
 
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'The search index is closed.');
@@ -203,7 +237,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   return {
     async upsert(docs) {
       ensureOpen();
-      if (docs.length > 0) cache.clear();
+      written(docs.length);
       for (const doc of docs) {
         versions.delete(doc.id);
         drop(doc.id);
@@ -213,7 +247,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async remove(ids) {
       ensureOpen();
-      if (ids.length > 0) cache.clear();
+      written(ids.length);
       for (const id of ids) {
         versions.delete(id);
         drop(id);
@@ -222,7 +256,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async write(writes) {
       ensureOpen();
-      if (writes.length > 0) cache.clear();
+      written(writes.length);
       for (const w of writes) {
         const held = versions.get(w.id);
         if (held !== undefined && w.version < held) continue;
@@ -235,6 +269,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     async count() {
       ensureOpen();
       return entries.size;
+    },
+
+    generation() {
+      return generation;
     },
 
     async search(query) {
@@ -250,44 +288,113 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     async close() {
       closed = true;
       cache.clear();
+      keptWords.clear();
       entries.clear();
       versions.clear();
       overlays.clear();
     },
   };
 
+  /** The hits of one word in one engine, kept until the next write (see wordHitsKept). */
+  function wordHits(engine: MiniSearch<IndexedFields>, engineName: string, word: WordQuery): WordHits {
+    const key = `${engineName}\u0000${word.key}`;
+    const kept = keptWords.get(key);
+    if (kept !== undefined) {
+      // Re-inserted, so Map order is least recently used first.
+      keptWords.delete(key);
+      keptWords.set(key, kept);
+      return kept;
+    }
+    const results = engine.search(word.query);
+    const n = results.length;
+    const hits: WordHits = {
+      ids: new Array<string>(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: new Array<string>(n), moreTerms: new Map(),
+    };
+    results.forEach((r, j) => {
+      const matched = r.queryTerms.length;
+      hits.ids[j] = r.id as string;
+      hits.raw[j] = r.score / (matched || 1);
+      hits.terms[j] = matched;
+      hits.firstTerm[j] = r.queryTerms[0] ?? '';
+      if (matched > 1) hits.moreTerms.set(j, r.queryTerms);
+    });
+    if (wordHitsMax > 0 && results.length <= wordHitsMax) {
+      keptWords.set(key, hits);
+      wordHitsHeld += results.length;
+      for (const [oldest, held] of keptWords) {
+        if (wordHitsHeld <= wordHitsMax) break;
+        keptWords.delete(oldest);
+        wordHitsHeld -= held.ids.length;
+      }
+    }
+    return hits;
+  }
+
+  /**
+   * Titles matching any of the words, each with MiniSearch's score for the OR of the words'
+   * lookups (times `boost`) and the bit mask of the words it matched.
+   */
+  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): Map<string, Hit> {
+    const acc = new Map<string, Hit>();
+    // A term two words share (a swap of "goen" is "gone"): MiniSearch counts it once per title,
+    // and a title matching it explains both words.
+    const counted = query.shared.size === 0 ? null : new Map<string, Set<string>>();
+    query.words.forEach((word, i) => {
+      const hits = wordHits(engine, engineName, word);
+      const { ids, raw, terms } = hits;
+      for (let j = 0; j < ids.length; j++) {
+        const id = ids[j] as string;
+        let count = terms[j] as number;
+        let covered = 1 << i;
+        if (counted !== null) {
+          const once = counted.get(id) ?? new Set<string>();
+          counted.set(id, once);
+          for (const term of matchedTerms(hits, j)) {
+            const mask = query.shared.get(term);
+            if (mask === undefined) continue;
+            covered |= mask;
+            if (once.has(term)) count -= 1;
+            else once.add(term);
+          }
+        }
+        const seen = acc.get(id);
+        if (seen === undefined) acc.set(id, { id, score: raw[j] as number, terms: count, covered });
+        else {
+          seen.score += raw[j] as number;
+          seen.terms += count;
+          seen.covered |= covered;
+        }
+      }
+    });
+    for (const hit of acc.values()) hit.score = hit.score * (hit.terms || 1) * boost;
+    return acc;
+  }
+
   function runSearch(query: SearchQuery): SearchResult {
     const words = tokenize(query.q);
     if (words.length === 0) return { total: 0, ids: [] };
-    const { tree, owners, allWords } = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
+    const built = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
+    const { allWords } = built;
 
     // Per title: best engine score and a bit mask of the query words it explains.
-    const coverage = (r: MiniResult): number => {
-      let covered = 0;
-      for (const qt of r.queryTerms) covered |= owners.get(qt) ?? 0;
-      return covered;
-    };
     const overlay = query.lang === baseLang ? undefined : overlays.get(query.lang);
-    let hits: Array<{ id: string; score: number; covered: number }> = base
-      .search(tree)
-      .map((r) => ({ id: r.id as string, score: r.score, covered: coverage(r) }));
+    let hits: Iterable<Hit> = found(base, '', built, 1).values();
     if (overlay !== undefined) {
       // A title found through both indexes keeps its better score and the union of its words.
-      const byId = new Map(hits.map((h) => [h.id, h]));
-      for (const r of overlay.search(tree)) {
-        const id = r.id as string;
-        const score = r.score * localeBoost;
-        const seen = byId.get(id);
-        if (seen === undefined) byId.set(id, { id, score, covered: coverage(r) });
+      const byId = new Map<string, Hit>();
+      for (const h of hits) byId.set(h.id, h);
+      for (const h of found(overlay, query.lang, built, localeBoost).values()) {
+        const seen = byId.get(h.id);
+        if (seen === undefined) byId.set(h.id, h);
         else {
-          seen.score = Math.max(seen.score, score);
-          seen.covered |= coverage(r);
+          seen.score = Math.max(seen.score, h.score);
+          seen.covered |= h.covered;
         }
       }
-      hits = [...byId.values()];
+      hits = byId.values();
     }
 
-    const country = query.country.toUpperCase();
+    const countryNeedle = `|${query.country.toUpperCase()}:`;
     const queryKey = titleKey(words);
     // A query can begin a title only when its last word was looked up as a prefix.
     const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
@@ -307,11 +414,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       if (entry === undefined) continue;
       if (query.kind !== undefined && entry.kind !== query.kind) continue;
       if (genre !== undefined && !entry.genres.includes(genre)) continue;
-      const providers = providersIn(entry.availability, country);
-      if (provider !== undefined && (providers === null || !`,${providers},`.includes(provider))) continue;
+      const available = availableIn(entry.availability, countryNeedle, undefined);
+      if (provider !== undefined && !(available && availableIn(entry.availability, countryNeedle, provider))) continue;
 
       const local = entry.localKeys?.[query.lang];
-      const available = providers !== null;
       const complete = hit.covered === allWords;
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
       const keys = complete ? (local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : null;
@@ -331,6 +437,34 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];
     return { total: full.length + partial.length, ids: page.slice(offset, need).map((r) => r.id) };
   }
+}
+
+/** One query word's engine lookup, and the key its hits are kept under (WordHits). */
+interface WordQuery {
+  key: string;
+  query: Query;
+}
+
+/**
+ * What one word's lookup found: per title, the engine's score before MiniSearch multiplies it by
+ * the number of query terms matched, and that number (so the hits of several words add up to
+ * the score MiniSearch gives their OR: the sum of the scores times the sum of the counts).
+ * Columns, not objects: a common word holds thousands of titles.
+ */
+interface WordHits {
+  ids: string[];
+  raw: Float64Array;
+  terms: Uint8Array;
+  /**
+   * The query terms each title matched, read only when two words share a term (see found): the
+   * first per title, and the whole list for the few titles that matched more than one.
+   */
+  firstTerm: string[];
+  moreTerms: Map<number, string[]>;
+}
+
+function matchedTerms(hits: WordHits, j: number): readonly string[] {
+  return hits.moreTerms.get(j) ?? [hits.firstTerm[j] as string];
 }
 
 /**
@@ -358,21 +492,30 @@ const MAX_DOUBLE_SWAPS = 200;
  */
 const MAX_TYPO_WORDS = 10;
 
-function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>; allWords: number } {
+/** A query's word lookups, the mask of all its words, and the terms looked up for more than one word with their words' mask. */
+interface BuiltQuery {
+  words: WordQuery[];
+  allWords: number;
+  shared: Map<string, number>;
+}
+
+function buildQuery(words: string[]): BuiltQuery {
   const last = words[words.length - 1] as string;
   const unique = distinct(words);
   const owners = new Map<string, number>();
-  const own = (term: string, i: number): void => {
-    owners.set(term, (owners.get(term) ?? 0) | (1 << i));
+  const own = (terms: readonly string[], i: number): void => {
+    for (const term of terms) owners.set(term, (owners.get(term) ?? 0) | (1 << i));
   };
   let doublesLeft = MAX_DOUBLE_SWAPS;
-  const queries: Query[] = unique.map((word, i) => {
-    own(word, i);
+  const queries: WordQuery[] = unique.map((word, i) => {
     const typos = i < MAX_TYPO_WORDS ? maxTypos(word) : 0;
-    const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix: word === last && word.length >= 2 }];
+    const prefix = word === last && word.length >= 2;
+    const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
     const swaps = typos === 0 ? [] : transpositions(word);
+    own([word], i);
+    own(swaps, i);
+    let doublesUsed = 0;
     if (swaps.length > 0) {
-      for (const s of swaps) own(s, i);
       // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
       parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
     }
@@ -383,12 +526,17 @@ function buildQuery(words: string[]): { tree: Query; owners: Map<string, number>
       const swapped = new Set(swaps);
       const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swapped.has(d)).slice(0, doublesLeft);
       doublesLeft -= doubles.length;
-      for (const d of doubles) own(d, i);
+      doublesUsed = doubles.length;
+      own(doubles, i);
       if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
     }
-    return { combineWith: 'OR', queries: parts };
+    // Everything the lookup depends on: the word, its typo budget, prefix or not, and how many
+    // of its two-swap variants the query's budget left it (a prefix of the list, in order).
+    return { key: `${typos}${prefix ? 'p' : 'w'}${doublesUsed}:${word}`, query: { combineWith: 'OR', queries: parts } };
   });
-  return { tree: { combineWith: 'OR', queries }, owners, allWords: 2 ** unique.length - 1 };
+  const shared = new Map<string, number>();
+  for (const [term, mask] of owners) if ((mask & (mask - 1)) !== 0) shared.set(term, mask);
+  return { words: queries, allWords: 2 ** unique.length - 1, shared };
 }
 
 function distinct<T>(values: T[]): T[] {

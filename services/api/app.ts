@@ -19,7 +19,7 @@ import { buildOpenApi } from './openapi.ts';
 import { parseParams } from './params.ts';
 import { withHotPath } from './hotPath.ts';
 import { ExpiringMap, MemoryLimiter, rateLimiter } from './rateLimit.ts';
-import { renderJson, ResponseCache, type RenderedBody } from './responseCache.ts';
+import { renderJson, renderTimed, ResponseCache, sendable, type KeptBody } from './responseCache.ts';
 import type { ApiDeps, Endpoint } from './types.ts';
 
 export type { ApiDeps } from './types.ts';
@@ -115,16 +115,27 @@ export function createApp(deps: ApiDeps): ApiApp {
     const known = reads.get(operationId) ?? [];
     reads.set(operationId, [...known, ...models.filter((m) => !known.includes(m))]);
   };
+  const stateOf = new Map(list.flatMap((e) => (e.stateOf ? [[e.operationId, e.stateOf] as const] : [])));
+  /** What an endpoint's kept answers are valid for: the stamp of its read models and its other state (Endpoint.stateOf). */
+  const stampOf = async (operationId: string, models: readonly ModelName[]): Promise<string> => {
+    const stamp = await catalog.stamp(models);
+    const other = stateOf.get(operationId)?.(handlerDeps);
+    return other === undefined ? stamp : `${stamp}\n${other}`;
+  };
 
   const router = new Router();
   for (const e of list) {
     router.get(e.path, async (ctx) => {
+      const started = performance.now();
       requireKey(ctx, e.auth);
       if (e.needsCatalog && !(await isReady(deps))) {
         throw new AppError('unavailable', 'The catalog is still being built.');
       }
       const params = parseParams(e.params, ctx.query, ctx.params as Record<string, string | undefined>);
-      const cacheable = responses !== undefined && (typeof e.cacheable === 'function' ? e.cacheable(params) : e.cacheable === true);
+      const cacheable =
+        responses !== undefined &&
+        (typeof e.cacheable === 'function' ? e.cacheable(params) : e.cacheable === true) &&
+        (e.stateOf === undefined || e.stateOf(handlerDeps) !== undefined);
       if (!cacheable) {
         const body = await e.handler({ params, deps: handlerDeps, catalog, ctx, imageBase });
         if (body !== undefined) {
@@ -137,20 +148,21 @@ export function createApp(deps: ApiDeps): ApiApp {
       const key = `${e.operationId}\n${JSON.stringify(params)}`;
       // A copy: another request may learn a model while this one's stamp is being read.
       const models = [...readsOf(e.operationId)];
-      const stamp = await catalog.stamp(models);
-      let rendered: RenderedBody | undefined = responses.get(key, stamp);
-      if (rendered === undefined) {
+      const stamp = await stampOf(e.operationId, models);
+      let kept: KeptBody | undefined = responses.get(key, stamp)?.body;
+      if (kept === undefined) {
         const used = new Set<ModelName>();
         const body = await e.handler({ params, deps: handlerDeps, catalog: trackingCatalog(catalog, used), ctx, imageBase });
         if (body === undefined) return;
-        rendered = renderJson(body);
+        kept = e.timeField === undefined ? renderJson(body) : renderTimed(body as Record<string, unknown>, e.timeField);
         const unstamped = [...used].filter((m) => !models.includes(m));
         const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? e.path;
-        if (unstamped.length === 0) responses.set(key, stamp, rendered, { operationId: e.operationId, route });
+        if (unstamped.length === 0) responses.set(key, stamp, kept, { operationId: e.operationId, route });
         else learn(e.operationId, unstamped);
       }
       // The hot path (hotPath.ts) finds the answer by this URL from now on, before any parsing.
       responses.alias(ctx.url, key);
+      const rendered = sendable(kept, started);
       ctx.status = 200;
       ctx.body = rendered.bytes;
       ctx.state.rendered = rendered;
@@ -200,7 +212,7 @@ export function createApp(deps: ApiDeps): ApiApp {
   if (responses && memory) {
     app.hotPath = { served: 0 };
     const hot = {
-      responses, catalog, readsOf, keys: keyLookup, metrics, ready: deps.ready, max: perMinute, stats: app.hotPath,
+      responses, stamp: (operationId: string) => stampOf(operationId, readsOf(operationId)), keys: keyLookup, metrics, ready: deps.ready, max: perMinute, stats: app.hotPath,
       limiter: new MemoryLimiter({ max: perMinute, windowMs: deps.rateLimit?.windowMs ?? 60_000, store: memory }),
     };
     const koaListener = app.callback.bind(app);

@@ -36,6 +36,8 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         { name: 'provider', in: 'query', type: 'string', description: 'Provider `short_id` (available in the country on this provider).' },
       ],
       response: 'SearchResults', errors: [400], auth: 'required', needsCatalog: true, handler: search,
+      // Kept until the index is written, where this process knows when it is (the in-process one).
+      cacheable: true, stateOf: (deps) => deps.search.generation?.().toString(), timeField: 'processing_time_ms',
     },
     {
       path: '/v1/rankings', operationId: 'getRankings', tag: 'Charts', summary: 'Popularity ranking of a country',

@@ -20,7 +20,8 @@
  * The models an endpoint reads are learned: a render that read a model outside the stamp is
  * served but not kept, and the model joins the endpoint's stamp from then on.
  */
-import { hash } from 'node:crypto';
+import { createHash, hash, type Hash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 
 export interface RenderedBody {
   /** The JSON text as UTF-8: a hit writes these bytes, with no encoding per request. */
@@ -37,6 +38,50 @@ export function renderJson(body: unknown): RenderedBody {
   return { bytes, tag: `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"` };
 }
 
+/**
+ * An answer whose last field is the time the request took (search's `processing_time_ms`): kept
+ * as the JSON text up to that value, with the hash of that text, so that an answer served again
+ * reports the time of the request it answers, and completing it costs the hash of a few bytes,
+ * not of the whole body. The bytes and tag it completes to are what renderJson gives for the
+ * body with that time.
+ */
+export interface TimedBody {
+  /** The JSON text up to the time's value (`{...,"processing_time_ms":`). */
+  head: Buffer;
+  /** SHA-256 state after `head`, copied for each completion. */
+  hashed: Hash;
+}
+
+/** The body without its `field`, rendered to be completed with a time per request (completeTimed). */
+export function renderTimed(body: Record<string, unknown>, field: string): TimedBody {
+  const { [field]: _time, ...rest } = body;
+  const text = JSON.stringify(rest);
+  const head = Buffer.from(`${text.length > 2 ? `${text.slice(0, -1)},` : '{'}${JSON.stringify(field)}:`, 'utf8');
+  return { head, hashed: createHash('sha256').update(head) };
+}
+
+/** Milliseconds with at most three decimals: the unit and precision of a reported time. */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+/** The bytes and ETag of a timed body completed with `ms`, the same as renderJson's of the whole body. */
+export function completeTimed(timed: TimedBody, ms: number): RenderedBody {
+  const tail = Buffer.from(`${JSON.stringify(roundMs(ms))}}`, 'latin1');
+  return {
+    bytes: Buffer.concat([timed.head, tail], timed.head.length + tail.length),
+    tag: `"${timed.hashed.copy().update(tail).digest('base64url').slice(0, 32)}"`,
+  };
+}
+
+/** What a cache keeps of an answer: its bytes, or for a timed one the head to complete. */
+export type KeptBody = RenderedBody | TimedBody;
+
+/** The bytes and ETag to send for a kept body; a timed one reports the time since `started` (performance.now()). */
+export function sendable(body: KeptBody, started: number): RenderedBody {
+  return 'head' in body ? completeTimed(body, performance.now() - started) : body;
+}
+
 /** Where a kept answer came from: what its stamp covers and how metrics name it. */
 export interface AnswerOrigin {
   operationId: string;
@@ -44,7 +89,9 @@ export interface AnswerOrigin {
   route: string;
 }
 
-export interface KeptAnswer extends RenderedBody, AnswerOrigin {}
+export interface KeptAnswer extends AnswerOrigin {
+  body: KeptBody;
+}
 
 interface Entry extends KeptAnswer {
   stamp: string;
@@ -127,11 +174,11 @@ export class ResponseCache {
     return entry;
   }
 
-  set(key: string, stamp: string, rendered: RenderedBody, origin: AnswerOrigin): void {
-    const size = rendered.bytes.length + key.length;
+  set(key: string, stamp: string, body: KeptBody, origin: AnswerOrigin): void {
+    const size = ('head' in body ? body.head : body.bytes).length + key.length;
     if (size > this.#maxBytes / 16) return; // one huge answer must not flush the rest
     this.#drop(key);
-    this.#entries.set(key, { bytes: rendered.bytes, tag: rendered.tag, operationId: origin.operationId, route: origin.route, stamp, until: this.#now() + this.#maxAgeMs, size });
+    this.#entries.set(key, { body, operationId: origin.operationId, route: origin.route, stamp, until: this.#now() + this.#maxAgeMs, size });
     this.#bytes += size;
     for (const oldest of this.#entries.keys()) {
       if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;

@@ -111,11 +111,22 @@ export interface Endpoint {
   /** Reads the catalog: answers 503 until the read models are ready. */
   needsCatalog: boolean;
   /**
-   * The answer is made of its parameters and catalog documents alone (no clock, no event
-   * store, no search index), so it may be kept per read-model state (responseCache.ts); a
-   * function decides per request.
+   * The answer is made of its parameters, catalog documents and what `stateOf` names (no clock,
+   * no event store), so it may be kept per read-model state (responseCache.ts); a function
+   * decides per request.
    */
   cacheable?: boolean | ((params: ParsedParams) => boolean);
+  /**
+   * The state besides the read models that answers read, as a value that changes whenever it
+   * does (the search index's generation), or undefined when this process cannot know it (a
+   * shared index): answers are then not kept. Absent: parameters and read models are all.
+   */
+  stateOf?(deps: ApiDeps): string | undefined;
+  /**
+   * A number field, last in the JSON body, that reports the time the request took (search's
+   * `processing_time_ms`): a kept answer reports the time of each request it answers.
+   */
+  timeField?: string;
   /** Returns the JSON body, or undefined when it wrote the response on ctx itself. */
   handler(input: HandlerInput): Promise<unknown>;
 }

@@ -11,7 +11,9 @@ import { catchUp } from '../../projections/runner.ts';
 import { streams } from '../../contracts/ids.ts';
 import { createApp, type ApiApp } from '../../services/api/app.ts';
 import { createApiKey } from '../../services/api/keys.ts';
-import { ResponseCache } from '../../services/api/responseCache.ts';
+import { renderJson, ResponseCache } from '../../services/api/responseCache.ts';
+import { silentLogger } from '../../services/shared/logger.ts';
+import { SearchFeed } from '../../services/shared/searchFeed.ts';
 import { details, IDS, openFixtureStores, seedCatalog, listenLocally, type FixtureStores } from './api.fixture.ts';
 import { testLinkTokens } from './api.linkTokens.ts';
 
@@ -137,6 +139,51 @@ describe('rendered answers kept per read-model state', function () {
     const latest = await page('/v1/trending?country=US');
     assert.deepEqual([latest.total, latest.date, latest.results.map((r) => r.id)], [1, '2026-11-21', [IDS.harbor]]);
     assert.equal((await page('/v1/trending?country=US&date=2026-11-20')).total, 2, 'the older day keeps its rows');
+  });
+
+  it('serves a repeated search from the hot path with the same results, each with its own processing time and its ETag', async () => {
+    const path = '/v1/search?q=rapid%20fire&country=US';
+    // The first answer learns what the endpoint reads, the second is kept.
+    await get(path);
+    const first = await get(path);
+    const hits = cache().hits;
+    const served = app.hotPath?.served ?? 0;
+    const second = await get(path);
+    assert.equal(cache().hits, hits + 1, 'the second search is a hit');
+    assert.equal(app.hotPath?.served, served + 1, 'answered before Koa');
+    type Found = { total: number; results: Array<{ id: string }>; processing_time_ms: number };
+    const [a, b] = [JSON.parse(first.text) as Found, JSON.parse(second.text) as Found];
+    assert.deepEqual(b.results.map((r) => r.id), [IDS.rapidFire]);
+    assert.deepEqual({ ...b, processing_time_ms: 0 }, { ...a, processing_time_ms: 0 });
+    assert.equal(typeof b.processing_time_ms, 'number');
+    // The kept text completed with this request's time is what rendering the body gives, tag included.
+    assert.equal(second.text, JSON.stringify(b));
+    assert.equal(second.etag, renderJson(b).tag);
+  });
+
+  it('answers a search fresh after the index is written, even where no read model changed', async () => {
+    const feed = new SearchFeed({ eventStore: stores.eventStore, readStore: stores.readStore, search, logger: silentLogger, checkpointName: null });
+    await feed.catchUp();
+    const path = '/v1/search?q=quiet%20lighthouse&country=US';
+    type Found = { total: number; results: Array<{ id: string; title: string }> };
+    const found = async () => JSON.parse((await get(path)).text) as Found;
+    assert.equal((await found()).total, 0);
+    await found();
+    const hits = cache().hits;
+    assert.equal((await found()).total, 0);
+    assert.equal(cache().hits, hits + 1, 'kept before the write');
+    await stores.eventStore.append(streams.media(IDS.harbor), [{
+      type: 'MediaDetailsChanged',
+      data: { mediaId: IDS.harbor, details: details({ title: 'Quiet Lighthouse' }), changedFields: ['title'] },
+      metadata: { producer: 'test' },
+    }], 'any');
+    await project();
+    // The read model has the new title; the index has not been written yet.
+    assert.equal((await found()).total, 0);
+    await found();
+    await feed.catchUp();
+    const after = await found();
+    assert.deepEqual(after.results.map((r) => [r.id, r.title]), [[IDS.harbor, 'Quiet Lighthouse']]);
   });
 
   it('stays bounded, dropping the least recently used answer first', () => {

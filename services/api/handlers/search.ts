@@ -4,6 +4,7 @@ import { asUnavailable } from '../../../contracts/errors.ts';
 import type { SearchQuery } from '../../../contracts/ports.ts';
 import { defaultLanguageOf } from '../languages.ts';
 import { int, reqStr, str } from '../params.ts';
+import { roundMs } from '../responseCache.ts';
 import type { HandlerInput } from '../types.ts';
 import { listItems } from './common.ts';
 
@@ -36,7 +37,7 @@ export async function search(input: HandlerInput): Promise<unknown> {
 
   const envelope = (total: number, results: unknown[]) => ({
     total, limit, offset, query: q, country, lang, results,
-    processing_time_ms: Math.round((performance.now() - started) * 1000) / 1000,
+    processing_time_ms: roundMs(performance.now() - started),
   });
 
   let provider: string | undefined;
