@@ -111,7 +111,8 @@ export function createCodec(registry: SchemaRegistry): Codec {
     } catch (err) {
       throw new Error(`cannot decode a ${writer.typeName} v${writer.version} body: ${(err as Error).message}`);
     }
-    return { type: writer.typeName, body: toPlain(value) as Record<string, unknown> };
+    // Plain objects already (schemaRegistry.ts decodeIntoPlainObjects).
+    return { type: writer.typeName, body: value as Record<string, unknown> };
   }
 
   function observationBody(o: Observation): unknown {
@@ -190,15 +191,6 @@ export function createCodec(registry: SchemaRegistry): Codec {
       return latestOf(OBSERVATION_SET.has(type) ? 'observation' : 'event', type).fingerprintHex;
     },
   };
-}
-
-/** avsc decodes records into instances of generated classes; callers get plain data. */
-function toPlain(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(toPlain);
-  if (typeof value !== 'object' || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = toPlain((value as Record<string, unknown>)[key]);
-  return out;
 }
 
 function describeInvalid(path: string[], value: unknown, type: avsc.Type): string {

@@ -14,8 +14,11 @@
  * - To handle OfferRemoved exactly, the document counts, per country, the offers of each
  *   provider (an offer's identity includes its provider, so a removal names the provider whose
  *   count drops); availability is the providers whose count is above zero. Counting keeps the
- *   document small and its maps keyed by short slugs, which matters: this projection folds
- *   every offer event of every crawl.
+ *   document small, which matters: this projection folds every offer event of every crawl.
+ *   The counts are an array beside `availability[country]` (same order), not an object keyed
+ *   by provider: every combination of providers would be another msgpack record shape, and
+ *   thousands of them filled the read store's shared structures, after which every document
+ *   write and read carried its shapes inline (version 3).
  * - Offers may be folded before the title's registration (different streams). Such a document
  *   is a stub (`registered: false`) that `toSearchDocument` does not index until registration.
  */
@@ -28,15 +31,15 @@ import { sortedRecord, withSortedKey } from './media.ts';
 
 export interface SearchProjectionDoc extends Omit<SearchDocument, 'genres'> {
   genreIds: number[];
-  /** country -> provider id -> number of its offers for the title there. */
-  offerCounts: Record<string, Record<string, number>>;
+  /** country -> the number of offers of each provider of `availability[country]`, in that order. */
+  offerCounts: Record<string, number[]>;
   /** false while only offers of the title have been folded. */
   registered: boolean;
 }
 
 export const searchProjection = defineProjection<SearchProjectionDoc>({
   name: 'search',
-  version: 2,
+  version: 3,
   canHandle: [
     'MediaRegistered', 'MediaDetailsChanged', 'MediaTranslationChanged',
     'OfferAdded', 'OfferChanged', 'OfferRemoved',
@@ -87,8 +90,7 @@ export const searchProjection = defineProjection<SearchProjectionDoc>({
         const { mediaId, country, offer } = event.data;
         const base = doc ?? stub(mediaId);
         if (base === null) return null;
-        const counts = base.offerCounts[country] ?? {};
-        const current = counts[offer.providerId] ?? 0;
+        const current = countOf(base, country, offer.providerId);
         // A change is the same offer again: it counts only if its addition was never seen.
         if (event.type === 'OfferChanged' && current > 0) return base;
         return withCount(base, country, offer.providerId, current + 1);
@@ -96,7 +98,7 @@ export const searchProjection = defineProjection<SearchProjectionDoc>({
       case 'OfferRemoved': {
         if (doc === null) return null;
         const { country, offer } = event.data;
-        const current = doc.offerCounts[country]?.[offer.providerId] ?? 0;
+        const current = countOf(doc, country, offer.providerId);
         return withCount(doc, country, offer.providerId, Math.max(0, current - 1));
       }
       default:
@@ -146,12 +148,33 @@ function stub(mediaId: string): SearchProjectionDoc | null {
   };
 }
 
+/** Offers of `providerId` in `country` folded into `doc`. */
+function countOf(doc: SearchProjectionDoc, country: string, providerId: string): number {
+  const index = doc.availability[country]?.indexOf(providerId) ?? -1;
+  return index < 0 ? 0 : (doc.offerCounts[country]?.[index] ?? 0);
+}
+
+/**
+ * `doc` with `providerId`'s offer count in `country` set to `count`. Providers stay in ascending
+ * order (as `sort()` orders them) and countries too, so equal folds give byte-equal documents;
+ * only the changed country's arrays are copied, and its maps re-sorted only when a country
+ * comes or goes (this runs once per offer event).
+ */
 function withCount(doc: SearchProjectionDoc, country: string, providerId: string, count: number): SearchProjectionDoc | null {
-  const counts = { ...(doc.offerCounts[country] ?? {}) };
-  if (count > 0) counts[providerId] = count;
-  else delete counts[providerId];
-  const providers = Object.keys(counts).sort();
-  let offerCounts: Record<string, Record<string, number>>;
+  const providers = doc.availability[country]?.slice() ?? [];
+  const counts = doc.offerCounts[country]?.slice() ?? [];
+  let index = providers.indexOf(providerId);
+  if (index >= 0 && count > 0) counts[index] = count;
+  else if (index >= 0) {
+    providers.splice(index, 1);
+    counts.splice(index, 1);
+  } else if (count > 0) {
+    index = 0;
+    while (index < providers.length && (providers[index] as string) < providerId) index += 1;
+    providers.splice(index, 0, providerId);
+    counts.splice(index, 0, count);
+  }
+  let offerCounts: Record<string, number[]>;
   let availability: Record<string, string[]>;
   if (providers.length === 0) {
     offerCounts = { ...doc.offerCounts };
@@ -159,12 +182,10 @@ function withCount(doc: SearchProjectionDoc, country: string, providerId: string
     delete offerCounts[country];
     delete availability[country];
   } else {
-    // Keys stay in ascending order, so equal folds give byte-equal documents.
-    offerCounts = withSortedKey(doc.offerCounts, country, sortedRecord(counts));
+    offerCounts = withSortedKey(doc.offerCounts, country, counts);
     availability = withSortedKey(doc.availability, country, providers);
   }
   // A stub whose last offer went away describes nothing: delete it.
   if (!doc.registered && providers.length === 0 && Object.keys(offerCounts).length === 0) return null;
   return { ...doc, offerCounts, availability };
 }
-

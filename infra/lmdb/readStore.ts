@@ -48,9 +48,10 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     name: 'rs:docs',
     keyEncoding: 'binary',
     sharedStructuresKey: STRUCTURES_KEY,
-    // msgpackr's option, passed through by lmdb (absent from lmdb's types); default 32 is too
-    // few for documents with many nested record shapes.
-    ...({ maxSharedStructures: 500 } as object),
+    // msgpackr's options, passed through by lmdb (absent from lmdb's types): default 32 shared
+    // shapes is too few for documents with many nested record shapes; dictionaries are written
+    // as maps (see isRecord), and maps read back as plain objects, as records do.
+    ...({ maxSharedStructures: 500, useRecords: isRecord, mapsAsObjects: true } as object),
   });
   const tombstones: Database<number, Buffer> = root.openDB({ name: 'rs:tombstones', keyEncoding: 'binary' });
   const meta: Database<unknown, string> = root.openDB({ name: 'rs:meta' });
@@ -242,6 +243,35 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
   };
   return store;
 }
+
+/**
+ * Whether msgpack writes `object` as a record (its key set stored once among the shared
+ * structures, only values in the document) or as a map (keys in the document). Records pay off
+ * for objects with field names; a dictionary keyed by data (countries, languages) has another
+ * key set in almost every document: they filled the 500 shared slots within the first day of the
+ * sample, after which each new shape is written inline in every document that has it, slow to
+ * write and to read (most of the projections' msgpack time). Decided on the first key, since
+ * dictionaries hold keys of one kind. Only speed depends on it: both forms read back the same.
+ */
+function isRecord(object: object): boolean {
+  for (const key in object) return !isDataKey(key);
+  return true;
+}
+
+/** Field names are camelCase words; country codes are upper case, language codes two letters, dates and ids have digits or '-'. */
+function isDataKey(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (first < 0x61 || first > 0x7a) return true;
+  if (key.length === 2) return !FIELDS_OF_TWO_LETTERS.has(key);
+  for (let i = 1; i < key.length; i += 1) {
+    const c = key.charCodeAt(i);
+    if (c < 0x41 || (c > 0x5a && c < 0x61) || c > 0x7a) return true;
+  }
+  return false;
+}
+
+/** The two-letter field names of stored documents; any other two-letter key is a language code. */
+const FIELDS_OF_TWO_LETTERS = new Set(['id', 'at', 'to']);
 
 const checkpointKey = (name: string) => `checkpoint:${name}`;
 const aliasKey = (name: string) => `alias:${name}`;

@@ -147,7 +147,27 @@ function webUrlOf(seed: number, t: TitleSeed, p: CatalogProvider, country: strin
 }
 
 /** The offer slots of a listed (title, country): fixed for the life of the catalog. */
+/**
+ * The slots of each listing, kept across calls: they do not depend on the crawl day, and every
+ * daily crawl walks every listing (drawing them again was a fifth of a later day's crawl).
+ * Keyed by everything `drawSlots` reads; bounded, since a long-lived process may crawl
+ * catalogs of any size.
+ */
+const slotMemo = new Map<string, Slot[]>();
+const SLOT_MEMO_LIMIT = 500_000;
+
 function slotsOf(seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, startDay: number): Slot[] {
+  const key = `${seed}|${startDay}|${t.key}|${countryIdx}|${country.code}|${t.kind}|${t.show?.episodes.length ?? 0}|${t.releaseDate}|${t.introDay}`;
+  let slots = slotMemo.get(key);
+  if (slots === undefined) {
+    if (slotMemo.size >= SLOT_MEMO_LIMIT) slotMemo.clear();
+    slots = drawSlots(seed, t, country, countryIdx, startDay);
+    slotMemo.set(key, slots);
+  }
+  return slots;
+}
+
+function drawSlots(seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, startDay: number): Slot[] {
   const rng = rngOf(seed, SALT.offers, t.key, countryIdx);
   const pool = poolsOf(country.code);
   const initial = rng.pick([1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 7, 8]);

@@ -113,7 +113,10 @@ describe('marquee start (e2e)', function () {
         if (first.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no second day:\n${log.slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
+      const stopping = Date.now();
       assert.equal(await stop(first), 0, `graceful stop while loading:\n${log.slice(-2000)}`);
+      // Promptly: the load stops between its steps, it does not finish the day first.
+      assert.ok(Date.now() - stopping < 5000, `stopped ${Date.now() - stopping} ms after SIGTERM`);
       assert.doesNotMatch(log, /"level":50/, 'no error logged on the way down');
 
       let log2 = '';

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open } from 'lmdb';
 import { isAppError } from '../../contracts/errors.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
@@ -59,6 +60,35 @@ describe('lmdbReadStore', () => {
       assert.deepEqual((await store.get('d', 'z'))?.doc, { projection: 'p', collection: 'c', events: [] });
     } finally {
       await store.close();
+    }
+  });
+
+  it('writes dictionaries keyed by countries or languages as maps: their key sets never fill the shared structures', async () => {
+    const store = lmdbReadStore({ dataDir });
+    const countries = ['AR', 'AT', 'BE', 'BR', 'CA', 'DE', 'ES', 'FR', 'GB', 'US'];
+    const languages = ['de', 'es', 'fr', 'it', 'ja', 'ko', 'nl', 'pt'];
+    // 600 documents, each with key sets of its own: more shapes than the 500 shared slots.
+    const docs = Array.from({ length: 600 }, (_, i) => ({
+      id: `tm${i}`,
+      availability: Object.fromEntries(countries.filter((_c, bit) => (i >> bit) & 1).map((c) => [c, ['netflix']])),
+      titles: Object.fromEntries(languages.filter((_l, bit) => ((i * 7) >> bit) & 1).map((l) => [l, `t${i}`])),
+    }));
+    try {
+      await store.writeBatch('c', docs.map((doc, i) => ({ key: doc.id, doc, position: i + 1 })));
+      // A shape that comes after them is still shared.
+      await store.writeBatch('d', [{ key: 'z', doc: { mediaId: 'tm1', kind: 'movie', position: 3 }, position: 1 }]);
+      for (const doc of docs) assert.deepEqual((await store.get('c', doc.id))?.doc, doc);
+    } finally {
+      await store.close();
+    }
+    const root = open({ path: join(dataDir, 'lmdb'), readOnly: true });
+    try {
+      const raw = root.openDB<unknown[], Buffer>({ name: 'rs:docs', keyEncoding: 'binary', sharedStructuresKey: Buffer.from('\u0000structures') });
+      const structures = raw.get(Buffer.from('\u0000structures')) ?? [];
+      assert.ok(structures.length < 10, `${structures.length} shared structures`);
+      assert.ok(structures.some((keys) => JSON.stringify(keys) === '["mediaId","kind","position"]'));
+    } finally {
+      await root.close();
     }
   });
 
