@@ -21,7 +21,12 @@ type Value = string | number | boolean | readonly string[] | null | undefined;
 export interface ColumnAccumulator {
   /** Takes one row's value (checked: a wrong type, or a null where none may be, throws). */
   push(value: Value): void;
-  /** The values pushed since the last take, as Arrow data; the next push starts a new chunk. */
+  /**
+   * The values pushed since the last take, as Arrow data; the next push starts a new chunk in
+   * the same buffers, so the data is valid only until then (the writer serializes it first).
+   * Reusing them keeps a file's chunks from allocating (and the collector from counting) fresh
+   * ArrayBuffers every 4096 rows.
+   */
   take(): Data;
 }
 
@@ -66,10 +71,11 @@ class Validity {
     else this.nulls += 1;
   }
 
-  /** The bitmap of the chunk's `n` values (or undefined without nulls), and a fresh one for the next. */
+  /** The bitmap of the chunk's `n` values (or undefined without nulls); then clears it for the next. */
   take(n: number): { nullCount: number; nullBitmap: Uint8Array | undefined } {
-    const out = { nullCount: this.nulls, nullBitmap: this.nulls === 0 ? undefined : this.bits.subarray(0, (n + 7) >> 3) };
-    this.bits = new Uint8Array(this.bits.length);
+    const used = (n + 7) >> 3;
+    const out = { nullCount: this.nulls, nullBitmap: this.nulls === 0 ? undefined : this.bits.slice(0, used) };
+    this.bits.fill(0, 0, used);
     this.nulls = 0;
     return out;
   }
@@ -109,9 +115,6 @@ class StringBytes {
       valueOffsets: this.offsets.subarray(0, n + 1),
       data: new Uint8Array(this.data.buffer, this.data.byteOffset, this.at),
     });
-    // The next chunk starts with room for as much as this one took.
-    this.offsets = new Int32Array(this.offsets.length);
-    this.data = Buffer.allocUnsafeSlow(Math.max(INITIAL_BYTES, this.at));
     this.at = 0;
     this.n = 0;
     return data;
@@ -144,13 +147,13 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
       push(v) {
         if (n >= values.length) values = grown(values, values.length * 2);
         const has = present(v);
-        if (has) values[n] = value(v);
+        // A null's slot is zeroed: the buffer holds the previous chunk's values.
+        values[n] = has ? value(v) : 0;
         validity.set(n, has);
         n += 1;
       },
       take() {
         const data = makeData({ type: arrowType, length: n, ...validity.take(n), data: values.subarray(0, n) } as never) as Data;
-        values = make(values.length);
         n = 0;
         return data;
       },
@@ -206,16 +209,17 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
         push(v) {
           if (n >> 3 >= bits.length) bits = grown(bits, bits.length * 2);
           const has = present(v);
-          if (has) {
-            if (typeof v !== 'boolean') refuse(v, 'needs a boolean');
-            if (v === true) bits[n >> 3]! |= 1 << (n & 7);
-          }
+          if (has && typeof v !== 'boolean') refuse(v, 'needs a boolean');
+          // Every bit is written (a null's cleared): the buffer holds the previous chunk's bits.
+          if (v === true) bits[n >> 3]! |= 1 << (n & 7);
+          else bits[n >> 3]! &= ~(1 << (n & 7));
           validity.set(n, has);
           n += 1;
         },
         take() {
+          // The padding bits after the last value are clear, as in a fresh buffer.
+          if ((n & 7) !== 0) bits[n >> 3]! &= (1 << (n & 7)) - 1;
           const data = makeData({ type: arrowType, length: n, ...validity.take(n), data: bits.subarray(0, (n + 7) >> 3) });
-          bits = new Uint8Array(bits.length);
           n = 0;
           return data;
         },
@@ -253,7 +257,6 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
             valueOffsets: offsets.subarray(0, n + 1),
             child: items.take(itemType),
           });
-          offsets = new Int32Array(offsets.length);
           n = 0;
           return data;
         },
