@@ -173,7 +173,11 @@ export async function writeMetadata(input: {
           track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
           track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
           track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
-          for (const member of doc.details.cast) people.set(member.personId, member.name);
+          for (const member of doc.details.cast) {
+            // Stored only when new or renamed: replacing a name with an equal one would keep
+            // each title's copy of it alive (the map is old), to be copied by the collector.
+            if (people.get(member.personId) !== member.name) people.set(member.personId, member.name);
+          }
           await settle();
         }
       },
@@ -192,7 +196,8 @@ export async function writeMetadata(input: {
   counts.clear();
 
   await withFiles(['peoples.parquet'], async (w) => {
-    for (const id of [...people.keys()].sort(rows.compareNullable)) {
+    // The default sort is code-unit order for strings, as compareNullable's, without a call per comparison.
+    for (const id of [...people.keys()].sort()) {
       track(w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' }));
       await settle();
     }
