@@ -137,8 +137,16 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** 58^4: a limb holds four base58 digits. */
 const LIMB = 58 ** 4;
-/** Every pair of base58 digits, so a limb becomes text in two look-ups. */
-const PAIRS = Array.from({ length: 58 * 58 }, (_, i) => ALPHABET[Math.floor(i / 58)]! + ALPHABET[i % 58]!);
+/** The alphabet's character codes. */
+const DIGIT = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+/**
+ * Scratch space of `base58`, grown as needed and reused by every call: the limbs of the number
+ * and the characters of the text. Building the text in place and reading it out once leaves one
+ * flat string per token as garbage, where joining pieces left a chain of dozens of them (about
+ * 2 KB per token, a young collection every ~30,000 tokens of a release build).
+ */
+let limbScratch = new Float64Array(64);
+let textScratch = Buffer.alloc(256);
 
 /**
  * Base58 (Bitcoin alphabet) of `bytes`, the same text as `bs58.encode`: a `1` per leading zero
@@ -149,7 +157,11 @@ const PAIRS = Array.from({ length: 58 * 58 }, (_, i) => ALPHABET[Math.floor(i / 
 export function base58(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const limbs: number[] = [];
+  // A byte takes log(256)/log(58) < 1.37 digits, so a limb of four digits covers 2.9 bytes.
+  const maxLimbs = Math.ceil((bytes.length - zeros) / 2.9) + 1;
+  if (limbScratch.length < maxLimbs) limbScratch = new Float64Array(maxLimbs * 2);
+  const limbs = limbScratch;
+  let used = 0;
   let i = zeros;
   // The first step takes what is left over from threes (1 or 2 bytes), if anything.
   const head = (bytes.length - i) % 3;
@@ -159,27 +171,40 @@ export function base58(bytes: Uint8Array): string {
     let carry = 0;
     for (let k = 0; k < step; k++) carry = carry * 256 + bytes[i + k]!;
     i += step;
-    for (let k = 0; k < limbs.length; k++) {
+    for (let k = 0; k < used; k++) {
       const x = limbs[k]! * scale + carry;
       carry = Math.floor(x / LIMB);
       limbs[k] = x - carry * LIMB;
     }
     while (carry > 0) {
       const q = Math.floor(carry / LIMB);
-      limbs.push(carry - q * LIMB);
+      limbs[used++] = carry - q * LIMB;
       carry = q;
     }
     step = 3;
     scale = 16_777_216;
   }
-  let text = '';
-  for (let k = limbs.length - 1; k >= 0; k--) {
+  // The text: the leading zeros' `1`s, then four digits per limb from the most significant.
+  const length = zeros + used * 4;
+  if (textScratch.length < length) textScratch = Buffer.alloc(length * 2);
+  const text = textScratch;
+  let at = zeros;
+  for (let k = used - 1; k >= 0; k--) {
     const limb = limbs[k]!;
     const hi = Math.floor(limb / 3364);
-    text += PAIRS[hi]! + PAIRS[limb - hi * 3364]!;
+    const lo = limb - hi * 3364;
+    const a = Math.floor(hi / 58);
+    const b = Math.floor(lo / 58);
+    text[at] = DIGIT[a]!;
+    text[at + 1] = DIGIT[hi - a * 58]!;
+    text[at + 2] = DIGIT[b]!;
+    text[at + 3] = DIGIT[lo - b * 58]!;
+    at += 4;
   }
-  // The most significant limb may start with zero digits, which are not written.
-  let skip = 0;
-  while (skip < text.length && text.charCodeAt(skip) === 49 /* '1' */) skip++;
-  return '1'.repeat(zeros) + text.slice(skip);
+  // The most significant limb may start with zero digits, which are not written: the `1`s of
+  // the leading zero bytes go just before the first digit that is written.
+  let first = zeros;
+  while (first < length && text[first] === 49 /* '1' */) first++;
+  text.fill(49, first - zeros, first);
+  return text.toString('latin1', first - zeros, length);
 }

@@ -65,16 +65,6 @@ export const MAX_LINK_TOKEN_CHARS = Math.ceil(((1 + TAG_BYTES + MAX_WEB_URL_BYTE
 /** Base58, Bitcoin alphabet (no 0, O, I, l): the OpenAPI `pattern` of `link_token`. */
 export const LINK_TOKEN_PATTERN = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
-/**
- * base58 builds its string a piece at a time, which V8 keeps as a chain of dozens of pieces
- * (~2 KB) until something reads it; a cached token would keep them all. Converting the string
- * to a number (NaN) flattens it in place to ~150 bytes.
- */
-function flat(text: string): string {
-  void Number(text);
-  return text;
-}
-
 const utf8 = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -102,7 +92,8 @@ export function createLinkTokens(options: LinkTokensOptions): LinkTokens {
       const bytes = new Uint8Array(1 + s.length);
       bytes[0] = current;
       bytes.set(s, 1);
-      return flat(base58(bytes));
+      // base58 returns a flat string (a cached token keeps ~150 bytes, not a chain of pieces).
+      return base58(bytes);
     });
   };
 
