@@ -72,9 +72,18 @@ function cmacManyOf(key: Uint8Array): (messages: readonly Uint8Array[]) => Uint8
 /**
  * AES-SIV encryption under `key` (32 or 64 bytes: K1 for S2V, K2 for CTR) with one fixed
  * associated-data component, of many plaintexts at once: returns each `V || C`, exactly as
- * noble's `aessiv(key, ad).encrypt(plaintext)`.
+ * noble's `aessiv(key, ad).encrypt(plaintext)`, after the bytes of `lead` if given (a link
+ * token's version byte), so the caller need not copy it again to prefix them.
+ *
+ * A batch's intermediate values and results share one buffer each (the results are views of
+ * it): a release makes a token per link, and separate arrays of this size each took an
+ * allocation outside the heap that the collector then had to account for and free.
  */
-export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: readonly Uint8Array[]) => Uint8Array[] {
+export function sivEncrypter(
+  key: Uint8Array,
+  ad: Uint8Array,
+  lead: Uint8Array = new Uint8Array(0),
+): (plaintexts: readonly Uint8Array[]) => Uint8Array[] {
   if (key.length !== 32 && key.length !== 64) throw new Error(`AES-SIV needs a 32 or 64 byte key, got ${key.length}`);
   const half = key.length / 2;
   const cmac = cmacManyOf(key.slice(0, half));
@@ -86,17 +95,26 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
   const dd = dbl(new Uint8Array(d));
 
   return (plaintexts) => {
+    let tBytes = 0;
+    let outBytes = 0;
+    let total = 0;
+    for (const p of plaintexts) {
+      tBytes += Math.max(BLOCK, p.length);
+      outBytes += lead.length + BLOCK + p.length;
+      total += Math.ceil(p.length / BLOCK);
+    }
+    const tAll = new Uint8Array(tBytes);
+    let at = 0;
     const ts = plaintexts.map((p) => {
       const n = p.length;
-      let t: Uint8Array;
+      const t = tAll.subarray(at, at + Math.max(BLOCK, n));
+      at += t.length;
+      t.set(p);
       if (n >= BLOCK) {
         // T = Sn xorend D
-        t = new Uint8Array(p);
         for (let i = 0; i < BLOCK; i++) t[n - BLOCK + i]! ^= d[i]!;
       } else {
         // T = dbl(D) xor pad(Sn)
-        t = new Uint8Array(BLOCK);
-        t.set(p);
         t[n] = 0x80;
         for (let i = 0; i < BLOCK; i++) t[i]! ^= dd[i]!;
       }
@@ -105,12 +123,11 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
     const vs = cmac(ts);
     // CTR from Q = V with bits 31 and 63 cleared, a 128-bit big-endian counter: every counter
     // block of every plaintext enciphered in one call.
-    let total = 0;
-    for (const p of plaintexts) total += Math.ceil(p.length / BLOCK);
     const counters = new Uint8Array(total * BLOCK);
-    let at = 0;
+    const q = new Uint8Array(BLOCK);
+    at = 0;
     for (let k = 0; k < plaintexts.length; k++) {
-      const q = new Uint8Array(vs[k]!);
+      q.set(vs[k]!);
       q[8]! &= 0x7f;
       q[12]! &= 0x7f;
       for (let b = Math.ceil(plaintexts[k]!.length / BLOCK); b > 0; b--) {
@@ -123,12 +140,17 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
       }
     }
     const stream = total === 0 ? new Uint8Array(0) : ctr(counters);
+    const outAll = new Uint8Array(outBytes);
+    let from = 0;
     at = 0;
     return plaintexts.map((p, k) => {
-      const out = new Uint8Array(BLOCK + p.length);
-      out.set(vs[k]!);
-      for (let i = 0; i < p.length; i++) out[BLOCK + i] = p[i]! ^ stream[at + i]!;
-      at += Math.ceil(p.length / BLOCK) * BLOCK;
+      const out = outAll.subarray(at, at + lead.length + BLOCK + p.length);
+      at += out.length;
+      out.set(lead);
+      out.set(vs[k]!, lead.length);
+      const c = lead.length + BLOCK;
+      for (let i = 0; i < p.length; i++) out[c + i] = p[i]! ^ stream[from + i]!;
+      from += Math.ceil(p.length / BLOCK) * BLOCK;
       return out;
     });
   };
