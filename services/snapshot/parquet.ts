@@ -18,10 +18,10 @@ import { openEncodingFile, type EncodingFile } from './parquetPool.ts';
 
 export interface ParquetWriterOptions {
   /**
-   * Rows per Arrow record batch handed to the writer. Default 4096: buffered rows (and the
-   * strings they hold) outlive several young-generation collections, and a metadata pass keeps
-   * eight writers open, so smaller chunks mean far less copying by the GC; the batch overhead
-   * is small at this size.
+   * Rows per Arrow record batch handed to the writer. Default 4096: the batch overhead is small
+   * at this size, and the bytes depend on it (16384 moves page boundaries of links.parquet), so
+   * releases stay byte-identical only while it is kept. The rows themselves are not kept
+   * (columns.ts); a batch's columns are, in buffers reused from batch to batch.
    */
   chunkRows?: number;
   /** Largest row group, in rows. Default 131072 (about DuckDB's 122880). */
