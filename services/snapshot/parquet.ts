@@ -2,9 +2,9 @@
  * Streaming Parquet writer over parquet-wasm. Rows are appended one at a time, their values
  * going straight into Arrow columns (columns.ts), handed every `chunkRows` rows as an Arrow
  * IPC record batch to parquet-wasm's streaming writer (`transformParquetStream`) on a worker
- * thread of parquetPool.ts, whose bytes flow back to a sink (a release file, a temp file) as row groups complete. Neither the rows
- * nor the file are ever held whole in memory: parquet-wasm's `writeParquet` would build the
- * whole file in wasm memory (reference/anchors.md).
+ * thread of parquetPool.ts, whose bytes flow back to a sink (a release file, a temp file) as
+ * row groups complete. Neither the rows nor the file are ever held whole in memory:
+ * parquet-wasm's `writeParquet` would build the whole file in wasm memory (reference/anchors.md).
  *
  * Every file: ZSTD, page-level statistics (min/max/null count per column chunk and page), row
  * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
@@ -47,8 +47,9 @@ export type ParquetSink<T> = (bytes: AsyncIterable<Uint8Array>) => Promise<T>;
 export interface ParquetRowWriter<T> {
   /**
    * Takes a row's values into the pending chunk's columns (the row object itself is not kept;
-   * a value of the wrong type throws here). When the row completes a chunk it returns a promise that resolves once the
-   * writer can take more (backpressure from the sink): await it before appending again.
+   * a value of the wrong type throws here). When the row completes a chunk it returns a promise
+   * that resolves once the writer can take more (backpressure from the sink): await it before
+   * appending again.
    * Otherwise it returns undefined, so the common case costs no await.
    */
   append(row: SnapshotRow): Promise<void> | undefined;
