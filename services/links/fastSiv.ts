@@ -72,9 +72,18 @@ function cmacManyOf(key: Uint8Array): (messages: readonly Uint8Array[]) => Uint8
 /**
  * AES-SIV encryption under `key` (32 or 64 bytes: K1 for S2V, K2 for CTR) with one fixed
  * associated-data component, of many plaintexts at once: returns each `V || C`, exactly as
- * noble's `aessiv(key, ad).encrypt(plaintext)`.
+ * noble's `aessiv(key, ad).encrypt(plaintext)`, after the bytes of `lead` if given (a link
+ * token's version byte), so the caller need not copy it again to prefix them.
+ *
+ * A batch's intermediate values and results share one buffer each (the results are views of
+ * it): a release makes a token per link, and separate arrays of this size each took an
+ * allocation outside the heap that the collector then had to account for and free.
  */
-export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: readonly Uint8Array[]) => Uint8Array[] {
+export function sivEncrypter(
+  key: Uint8Array,
+  ad: Uint8Array,
+  lead: Uint8Array = new Uint8Array(0),
+): (plaintexts: readonly Uint8Array[]) => Uint8Array[] {
   if (key.length !== 32 && key.length !== 64) throw new Error(`AES-SIV needs a 32 or 64 byte key, got ${key.length}`);
   const half = key.length / 2;
   const cmac = cmacManyOf(key.slice(0, half));
@@ -86,17 +95,26 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
   const dd = dbl(new Uint8Array(d));
 
   return (plaintexts) => {
+    let tBytes = 0;
+    let outBytes = 0;
+    let total = 0;
+    for (const p of plaintexts) {
+      tBytes += Math.max(BLOCK, p.length);
+      outBytes += lead.length + BLOCK + p.length;
+      total += Math.ceil(p.length / BLOCK);
+    }
+    const tAll = new Uint8Array(tBytes);
+    let at = 0;
     const ts = plaintexts.map((p) => {
       const n = p.length;
-      let t: Uint8Array;
+      const t = tAll.subarray(at, at + Math.max(BLOCK, n));
+      at += t.length;
+      t.set(p);
       if (n >= BLOCK) {
         // T = Sn xorend D
-        t = new Uint8Array(p);
         for (let i = 0; i < BLOCK; i++) t[n - BLOCK + i]! ^= d[i]!;
       } else {
         // T = dbl(D) xor pad(Sn)
-        t = new Uint8Array(BLOCK);
-        t.set(p);
         t[n] = 0x80;
         for (let i = 0; i < BLOCK; i++) t[i]! ^= dd[i]!;
       }
@@ -105,12 +123,11 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
     const vs = cmac(ts);
     // CTR from Q = V with bits 31 and 63 cleared, a 128-bit big-endian counter: every counter
     // block of every plaintext enciphered in one call.
-    let total = 0;
-    for (const p of plaintexts) total += Math.ceil(p.length / BLOCK);
     const counters = new Uint8Array(total * BLOCK);
-    let at = 0;
+    const q = new Uint8Array(BLOCK);
+    at = 0;
     for (let k = 0; k < plaintexts.length; k++) {
-      const q = new Uint8Array(vs[k]!);
+      q.set(vs[k]!);
       q[8]! &= 0x7f;
       q[12]! &= 0x7f;
       for (let b = Math.ceil(plaintexts[k]!.length / BLOCK); b > 0; b--) {
@@ -123,12 +140,17 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
       }
     }
     const stream = total === 0 ? new Uint8Array(0) : ctr(counters);
+    const outAll = new Uint8Array(outBytes);
+    let from = 0;
     at = 0;
     return plaintexts.map((p, k) => {
-      const out = new Uint8Array(BLOCK + p.length);
-      out.set(vs[k]!);
-      for (let i = 0; i < p.length; i++) out[BLOCK + i] = p[i]! ^ stream[at + i]!;
-      at += Math.ceil(p.length / BLOCK) * BLOCK;
+      const out = outAll.subarray(at, at + lead.length + BLOCK + p.length);
+      at += out.length;
+      out.set(lead);
+      out.set(vs[k]!, lead.length);
+      const c = lead.length + BLOCK;
+      for (let i = 0; i < p.length; i++) out[c + i] = p[i]! ^ stream[from + i]!;
+      from += Math.ceil(p.length / BLOCK) * BLOCK;
       return out;
     });
   };
@@ -137,8 +159,16 @@ export function sivEncrypter(key: Uint8Array, ad: Uint8Array): (plaintexts: read
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 /** 58^4: a limb holds four base58 digits. */
 const LIMB = 58 ** 4;
-/** Every pair of base58 digits, so a limb becomes text in two look-ups. */
-const PAIRS = Array.from({ length: 58 * 58 }, (_, i) => ALPHABET[Math.floor(i / 58)]! + ALPHABET[i % 58]!);
+/** The alphabet's character codes. */
+const DIGIT = Uint8Array.from(ALPHABET, (c) => c.charCodeAt(0));
+/**
+ * Scratch space of `base58`, grown as needed and reused by every call: the limbs of the number
+ * and the characters of the text. Building the text in place and reading it out once leaves one
+ * flat string per token as garbage, where joining pieces left a chain of dozens of them (about
+ * 2 KB per token, a young collection every ~30,000 tokens of a release build).
+ */
+let limbScratch = new Float64Array(64);
+let textScratch = Buffer.alloc(256);
 
 /**
  * Base58 (Bitcoin alphabet) of `bytes`, the same text as `bs58.encode`: a `1` per leading zero
@@ -149,7 +179,11 @@ const PAIRS = Array.from({ length: 58 * 58 }, (_, i) => ALPHABET[Math.floor(i / 
 export function base58(bytes: Uint8Array): string {
   let zeros = 0;
   while (zeros < bytes.length && bytes[zeros] === 0) zeros++;
-  const limbs: number[] = [];
+  // A byte takes log(256)/log(58) < 1.37 digits, so a limb of four digits covers 2.9 bytes.
+  const maxLimbs = Math.ceil((bytes.length - zeros) / 2.9) + 1;
+  if (limbScratch.length < maxLimbs) limbScratch = new Float64Array(maxLimbs * 2);
+  const limbs = limbScratch;
+  let used = 0;
   let i = zeros;
   // The first step takes what is left over from threes (1 or 2 bytes), if anything.
   const head = (bytes.length - i) % 3;
@@ -159,27 +193,40 @@ export function base58(bytes: Uint8Array): string {
     let carry = 0;
     for (let k = 0; k < step; k++) carry = carry * 256 + bytes[i + k]!;
     i += step;
-    for (let k = 0; k < limbs.length; k++) {
+    for (let k = 0; k < used; k++) {
       const x = limbs[k]! * scale + carry;
       carry = Math.floor(x / LIMB);
       limbs[k] = x - carry * LIMB;
     }
     while (carry > 0) {
       const q = Math.floor(carry / LIMB);
-      limbs.push(carry - q * LIMB);
+      limbs[used++] = carry - q * LIMB;
       carry = q;
     }
     step = 3;
     scale = 16_777_216;
   }
-  let text = '';
-  for (let k = limbs.length - 1; k >= 0; k--) {
+  // The text: the leading zeros' `1`s, then four digits per limb from the most significant.
+  const length = zeros + used * 4;
+  if (textScratch.length < length) textScratch = Buffer.alloc(length * 2);
+  const text = textScratch;
+  let at = zeros;
+  for (let k = used - 1; k >= 0; k--) {
     const limb = limbs[k]!;
     const hi = Math.floor(limb / 3364);
-    text += PAIRS[hi]! + PAIRS[limb - hi * 3364]!;
+    const lo = limb - hi * 3364;
+    const a = Math.floor(hi / 58);
+    const b = Math.floor(lo / 58);
+    text[at] = DIGIT[a]!;
+    text[at + 1] = DIGIT[hi - a * 58]!;
+    text[at + 2] = DIGIT[b]!;
+    text[at + 3] = DIGIT[lo - b * 58]!;
+    at += 4;
   }
-  // The most significant limb may start with zero digits, which are not written.
-  let skip = 0;
-  while (skip < text.length && text.charCodeAt(skip) === 49 /* '1' */) skip++;
-  return '1'.repeat(zeros) + text.slice(skip);
+  // The most significant limb may start with zero digits, which are not written: the `1`s of
+  // the leading zero bytes go just before the first digit that is written.
+  let first = zeros;
+  while (first < length && text[first] === 49 /* '1' */) first++;
+  text.fill(49, first - zeros, first);
+  return text.toString('latin1', first - zeros, length);
 }

@@ -21,7 +21,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import type { SnapshotColumnType, SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
-import { columnBuilder } from './columns.ts';
+import { columnAccumulator, type ColumnAccumulator } from './columns.ts';
 
 /** A value per column name: strings, numbers, booleans, `YYYY-MM-DD` for DATE, string arrays for LIST<UTF8>. */
 export type SnapshotValue = string | number | boolean | readonly string[] | null | undefined;
@@ -53,24 +53,58 @@ export function arrowSchemaOf(def: SnapshotFileSchema): Schema {
 // Date parsing lives beside the column builders; re-exported for existing callers.
 export { dateToDays, dateToMs } from './columns.ts';
 
-/** Converts rows into Arrow tables of one file's schema; nulls in non-nullable columns are refused. */
+/**
+ * Turns rows into Arrow tables of one file's schema, a chunk at a time: `append` moves a row's
+ * values into the columns at once (columns.ts), `take` hands the rows appended since the last
+ * take over as a table. Nulls in non-nullable columns and values of the wrong type are refused
+ * by `append`, which then drops the whole pending chunk (a writer aborts its file on it anyway),
+ * so the columns never disagree on their length.
+ */
 export interface ArrowTableMaker {
   readonly schema: Schema;
+  append(row: SnapshotRow): void;
+  /** Rows appended since the last `take`. */
+  readonly pending: number;
+  take(): Table;
+  /** `append` of every row, then `take`. */
   make(rows: readonly SnapshotRow[]): Table;
 }
 
 export function arrowTableMaker(def: SnapshotFileSchema): ArrowTableMaker {
   const schema = arrowSchemaOf(def);
-  const builders = def.columns.map((col) => columnBuilder(def.file, col));
+  const names = def.columns.map((col) => col.name);
+  const columns = def.columns.map((col) => columnAccumulator(def.file, col));
+  const width = columns.length;
+  let pending = 0;
+  const append = (row: SnapshotRow): void => {
+    try {
+      for (let c = 0; c < width; c++) (columns[c] as ColumnAccumulator).push(row[names[c] as string]);
+    } catch (err) {
+      for (const column of columns) column.take();
+      pending = 0;
+      throw err;
+    }
+    pending += 1;
+  };
+  const take = (): Table => {
+    const children: Data[] = columns.map((column) => column.take());
+    // Built from the schema itself (not inferred from the vectors), so the declared
+    // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
+    // chunk still carries every column.
+    const data = makeData({ type: new Struct(schema.fields), length: pending, nullCount: 0, children });
+    pending = 0;
+    return new Table([new RecordBatch(schema, data)]);
+  };
   return {
     schema,
+    append,
+    get pending() {
+      return pending;
+    },
+    take,
     make(rows) {
-      const children: Data[] = builders.map((build) => build(rows));
-      // Built from the schema itself (not inferred from the vectors), so the declared
-      // nullability survives into the Parquet repetition (REQUIRED / OPTIONAL), and an empty
-      // chunk still carries every column.
-      const data = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
-      return new Table([new RecordBatch(schema, data)]);
+      for (const row of rows) append(row);
+      return take();
     },
   };
 }

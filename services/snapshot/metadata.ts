@@ -17,7 +17,7 @@ import { GENRES_KEY } from '../../projections/genres.ts';
 import type { SnapshotRow } from './arrowSchema.ts';
 import { openParquetWriter, type ParquetRowWriter, type ParquetWriterOptions } from './parquet.ts';
 import * as rows from './rows.ts';
-import { scanAll } from './scan.ts';
+import { scanAll, scanPages } from './scan.ts';
 import type { TarEntry } from './tarball.ts';
 
 /** Physical collections of the read models the release reads. */
@@ -77,7 +77,10 @@ export async function writeMetadata(input: {
   const { readStore, collections, workDir, release } = input;
   const bundled = new Map<string, string>();
   const rowCounts: Record<string, number> = {};
-  const media = (): AsyncGenerator<{ doc: MediaDoc }> => scanAll<MediaDoc>(readStore, collections.media);
+  // Pages rather than documents: the loops below await only when a chunk filled up (a
+  // document at a time through an async generator, and an await for each, cost a few
+  // microtask turns per title).
+  const mediaPages = (): AsyncGenerator<Array<{ doc: MediaDoc }>> => scanPages<MediaDoc>(readStore, collections.media);
 
   // Chunks that filled up during the current document; awaited before the next one, which is
   // the backpressure (an append returns a promise only when it completed a chunk).
@@ -119,12 +122,14 @@ export async function writeMetadata(input: {
   // Seasons first: tv_shows.parquet needs each show's season and episode counts.
   const counts = new Map<string, rows.SeasonCounts>();
   await withFiles(['seasons.parquet', 'episodes.parquet'], async (w) => {
-    for await (const { doc } of scanAll<SeasonsDoc>(readStore, collections.seasons)) {
-      const r = rows.seasonRows(doc);
-      counts.set(doc.mediaId, r.counts);
-      track(w['seasons.parquet'].appendAll(r.seasons));
-      track(w['episodes.parquet'].appendAll(r.episodes));
-      await settle();
+    for await (const page of scanPages<SeasonsDoc>(readStore, collections.seasons)) {
+      for (const { doc } of page) {
+        const r = rows.seasonRows(doc);
+        counts.set(doc.mediaId, r.counts);
+        track(w['seasons.parquet'].appendAll(r.seasons));
+        track(w['episodes.parquet'].appendAll(r.episodes));
+        if (pending.length > 0) await settle();
+      }
     }
   });
 
@@ -154,27 +159,33 @@ export async function writeMetadata(input: {
         'media_talents.parquet',
       ],
       async (w) => {
-        for await (const { doc } of media()) {
-          track(w['media_details.parquet'].append(rows.mediaDetailsRow(doc)));
-          if (doc.kind === 'movie') track(w['movies.parquet'].append(rows.movieRow(doc)));
-          else track(w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id))));
-          for (const language of Object.keys(doc.translations)) {
-            if (!languages.has(language)) {
-              if (!LANGUAGE.test(language)) continue;
-              languages.add(language);
-              if (early.size < TRANSLATIONS_PER_PASS) early.set(language, translationWriter(language));
+        for await (const page of mediaPages()) {
+          for (const { doc } of page) {
+            track(w['media_details.parquet'].append(rows.mediaDetailsRow(doc)));
+            if (doc.kind === 'movie') track(w['movies.parquet'].append(rows.movieRow(doc)));
+            else track(w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id))));
+            for (const language of Object.keys(doc.translations)) {
+              if (!languages.has(language)) {
+                if (!LANGUAGE.test(language)) continue;
+                languages.add(language);
+                if (early.size < TRANSLATIONS_PER_PASS) early.set(language, translationWriter(language));
+              }
+              const writer = early.get(language);
+              const row = writer === undefined ? null : rows.translationRow(doc, language);
+              if (row) track((writer as ParquetRowWriter<ReleaseFile>).append(row));
             }
-            const writer = early.get(language);
-            const row = writer === undefined ? null : rows.translationRow(doc, language);
-            if (row) track((writer as ParquetRowWriter<ReleaseFile>).append(row));
+            track(w['media_genres.parquet'].appendAll(rows.mediaGenreRows(doc)));
+            track(w['media_ids.parquet'].appendAll(rows.mediaIdRows(doc)));
+            track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
+            track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
+            track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
+            for (const member of doc.details.cast) {
+              // Stored only when new or renamed: replacing a name with an equal one would keep
+              // each title's copy of it alive (the map is old), to be copied by the collector.
+              if (people.get(member.personId) !== member.name) people.set(member.personId, member.name);
+            }
+            if (pending.length > 0) await settle();
           }
-          track(w['media_genres.parquet'].appendAll(rows.mediaGenreRows(doc)));
-          track(w['media_ids.parquet'].appendAll(rows.mediaIdRows(doc)));
-          track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
-          track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
-          track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
-          for (const member of doc.details.cast) people.set(member.personId, member.name);
-          await settle();
         }
       },
     );
@@ -192,9 +203,10 @@ export async function writeMetadata(input: {
   counts.clear();
 
   await withFiles(['peoples.parquet'], async (w) => {
-    for (const id of [...people.keys()].sort(rows.compareNullable)) {
+    // The default sort is code-unit order for strings, as compareNullable's, without a call per comparison.
+    for (const id of [...people.keys()].sort()) {
       track(w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' }));
-      await settle();
+      if (pending.length > 0) await settle();
     }
   });
   people.clear();
@@ -220,12 +232,14 @@ export async function writeMetadata(input: {
     const group = sorted.slice(i, i + TRANSLATIONS_PER_PASS);
     const writers = group.map((language) => ({ language, writer: translationWriter(language) }));
     try {
-      for await (const { doc } of media()) {
-        for (const { language, writer } of writers) {
-          const row = rows.translationRow(doc, language);
-          if (row) track(writer.append(row));
+      for await (const page of mediaPages()) {
+        for (const { doc } of page) {
+          for (const { language, writer } of writers) {
+            const row = rows.translationRow(doc, language);
+            if (row) track(writer.append(row));
+          }
+          if (pending.length > 0) await settle();
         }
-        await settle();
       }
     } catch (err) {
       pending.length = 0;

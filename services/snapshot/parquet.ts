@@ -1,10 +1,10 @@
 /**
- * Streaming Parquet writer over parquet-wasm. Rows are appended one at a time, turned into
- * Arrow record batches every `chunkRows` rows and handed, as Arrow IPC, to parquet-wasm's
- * streaming writer (`transformParquetStream`) on a worker thread of parquetPool.ts, whose bytes
- * flow back to a sink (a release file, a temp file) as row groups complete. Neither the rows
- * nor the file are ever held whole in memory: parquet-wasm's `writeParquet` would build the
- * whole file in wasm memory (reference/anchors.md).
+ * Streaming Parquet writer over parquet-wasm. Rows are appended one at a time, their values
+ * going straight into Arrow columns (columns.ts), handed every `chunkRows` rows as an Arrow
+ * IPC record batch to parquet-wasm's streaming writer (`transformParquetStream`) on a worker
+ * thread of parquetPool.ts, whose bytes flow back to a sink (a release file, a temp file) as
+ * row groups complete. Neither the rows nor the file are ever held whole in memory:
+ * parquet-wasm's `writeParquet` would build the whole file in wasm memory (reference/anchors.md).
  *
  * Every file: ZSTD, page-level statistics (min/max/null count per column chunk and page), row
  * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
@@ -18,10 +18,10 @@ import { openEncodingFile, type EncodingFile } from './parquetPool.ts';
 
 export interface ParquetWriterOptions {
   /**
-   * Rows per Arrow record batch handed to the writer. Default 4096: buffered rows (and the
-   * strings they hold) outlive several young-generation collections, and a metadata pass keeps
-   * eight writers open, so smaller chunks mean far less copying by the GC; the batch overhead
-   * is small at this size.
+   * Rows per Arrow record batch handed to the writer. Default 4096: the batch overhead is small
+   * at this size, and the bytes depend on it (16384 moves page boundaries of links.parquet), so
+   * releases stay byte-identical only while it is kept. The rows themselves are not kept
+   * (columns.ts); a batch's columns are, in buffers reused from batch to batch.
    */
   chunkRows?: number;
   /** Largest row group, in rows. Default 131072 (about DuckDB's 122880). */
@@ -46,8 +46,10 @@ export type ParquetSink<T> = (bytes: AsyncIterable<Uint8Array>) => Promise<T>;
 
 export interface ParquetRowWriter<T> {
   /**
-   * Buffers a row. When the row completes a chunk it returns a promise that resolves once the
-   * writer can take more (backpressure from the sink): await it before appending again.
+   * Takes a row's values into the pending chunk's columns (the row object itself is not kept;
+   * a value of the wrong type throws here). When the row completes a chunk it returns a promise
+   * that resolves once the writer can take more (backpressure from the sink): await it before
+   * appending again.
    * Otherwise it returns undefined, so the common case costs no await.
    */
   append(row: SnapshotRow): Promise<void> | undefined;
@@ -88,19 +90,23 @@ export function openParquetWriter<T>(
 ): ParquetRowWriter<T> {
   const chunkRows = options.chunkRows ?? DEFAULT_CHUNK_ROWS;
   const maker = arrowTableMaker(def);
+  const ratio = options.dictionaryMaxDistinctRatio ?? DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO;
+  // Rows are kept only when the first chunk must choose the dictionary columns (a ratio
+  // strictly between 0 and 1); otherwise a row is garbage once appended (columns.ts).
+  let sample: SnapshotRow[] | null = ratio > 0 && ratio < 1 ? [] : null;
   let failure: unknown = null;
   let file: EncodingFile | null = null;
   let done: Promise<T> | null = null;
   // The file starts encoding (on a pool worker) with the first chunk, whose values choose the
   // dictionary columns; the sink reads its bytes as they come back.
-  const start = (sample: readonly SnapshotRow[]): EncodingFile => {
+  const start = (): EncodingFile => {
     if (file !== null) return file;
-    const ratio = options.dictionaryMaxDistinctRatio ?? DEFAULT_DICTIONARY_MAX_DISTINCT_RATIO;
     const opened = openEncodingFile({
       maxRowGroupRows: options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS,
       dictionaryOff: ratio <= 0,
-      plainColumns: ratio <= 0 || ratio >= 1 ? [] : undictionaryColumns(def, sample, ratio),
+      plainColumns: sample === null ? [] : undictionaryColumns(def, sample, ratio),
     });
+    sample = null;
     file = opened;
     done = sink(opened.bytes);
     done.catch((err: unknown) => {
@@ -110,31 +116,27 @@ export function openParquetWriter<T>(
     return opened;
   };
 
-  let buffer: SnapshotRow[] = [];
   let rows = 0;
   let closed = false;
 
-  async function push(chunk: readonly SnapshotRow[]): Promise<void> {
-    const table = maker.make(chunk);
+  /** Hands the rows appended since the last flush to the worker (an empty file's schema too). */
+  async function flush(): Promise<void> {
+    const opened = start();
+    // Serialized before anything else is appended: the table is the columns' pending chunk.
+    const ipc = tableToIPC(maker.take(), 'stream');
     // Resolves once the worker has room for more (a bounded number of chunks in flight), which
     // is the backpressure; a failure of the worker or the sink rejects it.
-    await start(chunk).send(tableToIPC(table, 'stream'));
+    await opened.send(ipc);
     if (failure !== null) throw failure;
-  }
-
-  async function flush(): Promise<void> {
-    if (buffer.length === 0) return;
-    const chunk = buffer;
-    buffer = [];
-    await push(chunk);
   }
 
   const append = (row: SnapshotRow): Promise<void> | undefined => {
     if (closed) throw new AppError('internal', `${def.file}: append after close`);
     if (failure !== null) throw failure;
-    buffer.push(row);
+    maker.append(row);
+    if (sample !== null && sample.length < DICTIONARY_SAMPLE_ROWS) sample.push(row);
     rows += 1;
-    return buffer.length >= chunkRows ? flush() : undefined;
+    return maker.pending >= chunkRows ? flush() : undefined;
   };
   const appendAll = (list: readonly SnapshotRow[], from = 0): Promise<void> | undefined => {
     for (let i = from; i < list.length; i++) {
@@ -151,8 +153,7 @@ export function openParquetWriter<T>(
       if (closed) throw new AppError('internal', `${def.file}: closed twice`);
       closed = true;
       // An empty file still needs its schema, which parquet-wasm takes from the first batch.
-      if (rows === 0) await push([]);
-      else await flush();
+      if (rows === 0 || maker.pending > 0) await flush();
       (file as EncodingFile | null)?.end();
       return { rows, result: await (done as Promise<T>) };
     },

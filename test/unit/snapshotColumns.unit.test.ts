@@ -1,0 +1,92 @@
+/**
+ * The Parquet writer's Arrow columns (services/snapshot/columns.ts) are filled row by row and
+ * reuse their buffers from one chunk to the next. A chunk must come out exactly as it would
+ * from fresh buffers: no value, bit or byte left over from a larger chunk before it (the
+ * release files are compared byte for byte across builds).
+ */
+import assert from 'node:assert/strict';
+import { tableFromIPC, tableToIPC } from 'apache-arrow';
+import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
+import { arrowTableMaker, type SnapshotRow } from '../../services/snapshot/arrowSchema.ts';
+
+const EVERY_TYPE: SnapshotFileSchema = {
+  file: 'every_type.parquet',
+  description: 'one nullable column of each type',
+  location: 'global',
+  sorted_by: [],
+  columns: [
+    { name: 'text', type: 'UTF8', nullable: true, description: 'text' },
+    { name: 'small', type: 'INT16', nullable: true, description: 'small' },
+    { name: 'count', type: 'INT32', nullable: true, description: 'count' },
+    { name: 'score', type: 'DOUBLE', nullable: true, description: 'score' },
+    { name: 'flag', type: 'BOOLEAN', nullable: true, description: 'flag' },
+    { name: 'day', type: 'DATE', nullable: true, description: 'day' },
+    { name: 'tags', type: 'LIST<UTF8>', nullable: true, description: 'tags' },
+  ],
+};
+
+/** `n` rows with every value present: long and non-ASCII text, true flags, several tags. */
+function fullRows(n: number): SnapshotRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    text: `Überschrift ${i} ${'x'.repeat(i % 300)} 映画`,
+    small: 1000 + i,
+    count: 100_000 + i,
+    score: i + 0.5,
+    flag: true,
+    day: '2026-11-21',
+    tags: ['a', `tag-${i}`, 'ß'],
+  }));
+}
+
+/** Fewer rows, mostly nulls, false flags and short ASCII text: what a stale buffer would show through. */
+const SPARSE: SnapshotRow[] = [
+  { text: null, small: null, count: null, score: null, flag: null, day: null, tags: null },
+  { text: 'a', small: 1, count: 2, score: 3, flag: false, day: '1970-01-02', tags: [] },
+  { text: '', small: null, count: null, score: null, flag: false, day: null, tags: ['b', null] as unknown as string[] },
+  { text: null, small: 7, count: null, score: null, flag: null, day: null, tags: null },
+  { text: 'z', small: null, count: 9, score: null, flag: true, day: null, tags: null },
+];
+
+describe('snapshot Arrow columns', () => {
+  it('make a chunk after a larger one byte for byte as fresh columns make it', () => {
+    const reused = arrowTableMaker(EVERY_TYPE);
+    // A first chunk big enough to grow every buffer past its initial size.
+    const first = reused.make(fullRows(3000));
+    assert.equal(first.numRows, 3000);
+    tableToIPC(first, 'stream');
+    for (const rows of [SPARSE, SPARSE.slice(0, 3), fullRows(17), SPARSE]) {
+      const again = tableToIPC(reused.make(rows), 'stream');
+      const fresh = tableToIPC(arrowTableMaker(EVERY_TYPE).make(rows), 'stream');
+      assert.deepEqual(Buffer.from(again), Buffer.from(fresh), `${rows.length} rows`);
+    }
+  });
+
+  it('keep every value, null, flag, day and list item of a chunk', () => {
+    const maker = arrowTableMaker(EVERY_TYPE);
+    maker.make(fullRows(2000));
+    const table = tableFromIPC(tableToIPC(maker.make(SPARSE), 'stream'));
+    const column = (name: string): unknown[] =>
+      Array.from({ length: table.numRows }, (_, i) => {
+        const v: unknown = table.getChild(name)?.get(i);
+        return v !== null && typeof v === 'object' && Symbol.iterator in v ? [...(v as Iterable<unknown>)] : v;
+      });
+    assert.deepEqual(column('text'), [null, 'a', '', null, 'z']);
+    assert.deepEqual(column('small'), [null, 1, null, 7, null]);
+    assert.deepEqual(column('count'), [null, 2, null, null, 9]);
+    assert.deepEqual(column('score'), [null, 3, null, null, null]);
+    assert.deepEqual(column('flag'), [null, false, false, null, true]);
+    assert.deepEqual(column('day').map((d) => (d === null ? null : Number(d))), [null, 86_400_000, null, null, null]);
+    assert.deepEqual(column('tags'), [null, [], ['b', null], null, null]);
+  });
+
+  it('refuse a wrong value and drop the pending chunk, so the next chunk is whole', () => {
+    const maker = arrowTableMaker(EVERY_TYPE);
+    maker.append(SPARSE[1] as SnapshotRow);
+    assert.throws(() => maker.append({ ...SPARSE[1], count: 2 ** 40 }), /INT32/);
+    assert.throws(() => maker.append({ ...SPARSE[1], tags: ['ok', 5] as unknown as string[] }), /array of strings/);
+    assert.equal(maker.pending, 0);
+    const table = maker.make([SPARSE[4] as SnapshotRow]);
+    assert.equal(table.numRows, 1);
+    assert.equal(table.getChild('text')?.get(0), 'z');
+  });
+});
