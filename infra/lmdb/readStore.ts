@@ -5,6 +5,10 @@
  * - `rs:docs`       `<collection>\0<key>` (raw UTF-8 bytes) -> `{ doc, position }`
  * - `rs:tombstones` same keys -> position of the deletion, so a replayed older write cannot
  *                   resurrect a deleted document; kept apart so reads and counts never see them
+ * - `rs:positions`  same keys -> position of the live document, the copy the position guard
+ *                   reads: a number, where the document itself can be a large value to decode.
+ *                   Documents written before it existed have no entry: the guard then reads the
+ *                   position from the document (and the next write of that key adds the entry).
  * - `rs:meta`       `checkpoint:<name>` -> position, `alias:<name>` -> collection,
  *                   `collection:<name>` -> true (for listCollections)
  *
@@ -54,6 +58,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     ...({ maxSharedStructures: 500, useRecords: isRecord, mapsAsObjects: true } as object),
   });
   const tombstones: Database<number, Buffer> = root.openDB({ name: 'rs:tombstones', keyEncoding: 'binary' });
+  const positions: Database<number, Buffer> = root.openDB({ name: 'rs:positions', keyEncoding: 'binary' });
   const meta: Database<unknown, string> = root.openDB({ name: 'rs:meta' });
   let closed = false;
 
@@ -168,18 +173,31 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
           const key = keys[index] as Buffer;
           // Reads inside the transaction see its earlier writes, so two writes of one key in a
           // batch are guarded against each other too.
-          const live = docs.get(key);
-          const tombstone = live === undefined ? tombstones.get(key) : undefined;
-          const storedPosition = live?.position ?? tombstone;
+          // The guard reads the position alone: decoding each stored document in full just for
+          // it was most of the projections' read time on the first start (large growing
+          // documents rewritten daily).
+          let storedPosition = positions.get(key);
+          let live = storedPosition !== undefined;
+          let tombstone: number | undefined;
+          if (!live) {
+            // No entry: a new key, a deleted one, or a document written before `rs:positions`.
+            storedPosition = docs.get(key)?.position;
+            live = storedPosition !== undefined;
+            if (!live) storedPosition = tombstone = tombstones.get(key);
+          }
           if (storedPosition !== undefined && storedPosition >= w.position) {
             skipped += 1;
             return;
           }
           if (w.doc === null) {
-            if (live !== undefined) docs.removeSync(key);
+            if (live) {
+              docs.removeSync(key);
+              positions.removeSync(key);
+            }
             tombstones.putSync(key, w.position);
           } else {
             docs.putSync(key, { doc: w.doc, position: w.position });
+            positions.putSync(key, w.position);
             if (tombstone !== undefined) tombstones.removeSync(key);
           }
           written += 1;
@@ -208,7 +226,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     async dropCollection(collection) {
       const range = scanRange(collection, {});
       if (range === null) return;
-      for (const db of [docs, tombstones] as Array<Database<unknown, Buffer>>) {
+      for (const db of [docs, positions, tombstones] as Array<Database<unknown, Buffer>>) {
         for (;;) {
           const keys = reading('dropCollection', () => [...db.getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })]);
           if (keys.length === 0) break;

@@ -106,6 +106,46 @@ describe('lmdbReadStore', () => {
     }
   });
 
+  it('guards documents written before positions were kept apart: an older write is skipped, a newer one lands', async () => {
+    const store = lmdbReadStore({ dataDir });
+    try {
+      await store.writeBatch('c', [{ key: 'a', doc: { v: 1 }, position: 5 }, { key: 'b', doc: { v: 1 }, position: 5 }, { key: 'd', doc: null, position: 5 }]);
+    } finally {
+      await store.close();
+    }
+    // As a store written by the earlier format: documents (and tombstones), no rs:positions entries.
+    const root = open({ path: join(dataDir, 'lmdb') });
+    try {
+      const positions = root.openDB<number, Buffer>({ name: 'rs:positions', keyEncoding: 'binary' });
+      const keys = [...positions.getKeys()];
+      assert.equal(keys.length, 2, 'a position per live document, none for the deleted one');
+      await positions.transaction(() => {
+        for (const key of keys) positions.removeSync(key);
+      });
+    } finally {
+      await root.close();
+    }
+    const reopened = lmdbReadStore({ dataDir });
+    try {
+      const result = await reopened.writeBatch('c', [
+        { key: 'a', doc: { v: 0 }, position: 4 },
+        { key: 'b', doc: { v: 2 }, position: 6 },
+        { key: 'd', doc: { v: 0 }, position: 4 },
+      ]);
+      assert.deepEqual(result, { written: 1, skipped: 2 });
+      assert.deepEqual(await reopened.get('c', 'a'), { key: 'a', doc: { v: 1 }, position: 5 });
+      assert.deepEqual(await reopened.get('c', 'b'), { key: 'b', doc: { v: 2 }, position: 6 });
+      assert.equal(await reopened.get('c', 'd'), null);
+      // The rewritten key has its entry again: the next older write is skipped through it.
+      assert.deepEqual(await reopened.writeBatch('c', [{ key: 'b', doc: { v: 0 }, position: 5 }]), { written: 0, skipped: 1 });
+      // A drop clears the positions too: the collection starts over.
+      await reopened.dropCollection('c');
+      assert.deepEqual(await reopened.writeBatch('c', [{ key: 'b', doc: { v: 3 }, position: 1 }]), { written: 1, skipped: 0 });
+    } finally {
+      await reopened.close();
+    }
+  });
+
   it('refuses calls after close with closed', async () => {
     const store = lmdbReadStore({ dataDir });
     await store.close();
