@@ -10,7 +10,8 @@
  *                   Documents written before it existed have no entry: the guard then reads the
  *                   position from the document (and the next write of that key adds the entry).
  * - `rs:meta`       `checkpoint:<name>` -> position, `alias:<name>` -> collection,
- *                   `collection:<name>` -> true (for listCollections)
+ *                   `collection:<name>` -> true, or POSITIONS_KEPT for one created since
+ *                   `rs:positions` (for listCollections)
  *
  * Keys are raw bytes so scans run in the byte order of the UTF-8 key, as the port promises.
  * A batch, its position guard and its checkpoint commit in one transaction, atomic across
@@ -38,6 +39,8 @@ interface StoredValue {
   position: number;
 }
 
+/** The `collection:<name>` meta value of a collection whose every live document has its `rs:positions` entry (older ones hold `true`). */
+const POSITIONS_KEPT = 2;
 /** Keys removed per transaction by dropCollection, so one drop never holds the write lock long. */
 const DROP_CHUNK = 10_000;
 /** Where the shared msgpack structures live: a key no `<collection>\0<key>` can equal (collections never start with NUL). */
@@ -166,9 +169,14 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       return write('writeBatch', () => {
         let written = 0;
         let skipped = 0;
-        if (writes.length > 0 && meta.get(collectionMetaKey(collection)) === undefined) {
-          meta.putSync(collectionMetaKey(collection), true);
+        // A collection created since `rs:positions` exists is marked so (POSITIONS_KEPT): its
+        // guard never has to look for a document without a position entry.
+        let marker = meta.get(collectionMetaKey(collection));
+        if (writes.length > 0 && marker === undefined) {
+          marker = POSITIONS_KEPT;
+          meta.putSync(collectionMetaKey(collection), marker);
         }
+        const legacy = marker !== POSITIONS_KEPT;
         writes.forEach((w, index) => {
           const key = keys[index] as Buffer;
           // Reads inside the transaction see its earlier writes, so two writes of one key in a
@@ -180,8 +188,8 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
           let live = storedPosition !== undefined;
           let tombstone: number | undefined;
           if (!live) {
-            // No entry: a new key, a deleted one, or a document written before `rs:positions`.
-            storedPosition = docs.get(key)?.position;
+            // No entry: a new key, a deleted one, or (legacy) a document written before `rs:positions`.
+            if (legacy) storedPosition = docs.get(key)?.position;
             live = storedPosition !== undefined;
             if (!live) storedPosition = tombstone = tombstones.get(key);
           }

@@ -113,14 +113,17 @@ describe('lmdbReadStore', () => {
     } finally {
       await store.close();
     }
-    // As a store written by the earlier format: documents (and tombstones), no rs:positions entries.
+    // As a store written by the earlier format: documents (and tombstones), no rs:positions
+    // entries, the collection marked `true` as it was then.
     const root = open({ path: join(dataDir, 'lmdb') });
     try {
       const positions = root.openDB<number, Buffer>({ name: 'rs:positions', keyEncoding: 'binary' });
       const keys = [...positions.getKeys()];
       assert.equal(keys.length, 2, 'a position per live document, none for the deleted one');
+      const meta = root.openDB<unknown, string>({ name: 'rs:meta' });
       await positions.transaction(() => {
         for (const key of keys) positions.removeSync(key);
+        meta.putSync('collection:c', true);
       });
     } finally {
       await root.close();
