@@ -5,13 +5,14 @@
  * - `rs:docs`       `<collection>\0<key>` (raw UTF-8 bytes) -> `{ doc, position }`
  * - `rs:tombstones` same keys -> position of the deletion, so a replayed older write cannot
  *                   resurrect a deleted document; kept apart so reads and counts never see them
- * - `rs:positions`  same keys -> position of the live document, the copy the position guard
- *                   reads: a number, where the document itself can be a large value to decode.
- *                   Documents written before it existed have no entry: the guard then reads the
- *                   position from the document (and the next write of that key adds the entry).
+ * - `rs:positions`  same keys -> position of a large live document (LARGE_DOCUMENT), the copy
+ *                   the position guard reads instead of decoding the whole document. A key gets
+ *                   its entry on the write after one that found it large, and keeps it (updated
+ *                   on each write, removed with the document) from then on; a key without one
+ *                   (small, new, or written before this database existed) is guarded by the
+ *                   position inside its document.
  * - `rs:meta`       `checkpoint:<name>` -> position, `alias:<name>` -> collection,
- *                   `collection:<name>` -> true, or POSITIONS_KEPT for one created since
- *                   `rs:positions` (for listCollections)
+ *                   `collection:<name>` -> true (for listCollections)
  *
  * Keys are raw bytes so scans run in the byte order of the UTF-8 key, as the port promises.
  * A batch, its position guard and its checkpoint commit in one transaction, atomic across
@@ -39,8 +40,12 @@ interface StoredValue {
   position: number;
 }
 
-/** The `collection:<name>` meta value of a collection whose every live document has its `rs:positions` entry (older ones hold `true`). */
-const POSITIONS_KEPT = 2;
+/**
+ * Stored size (bytes) from which a document's position is kept in `rs:positions` too. Reading the
+ * position from the document decodes all of it: for a large one that costs more than keeping a
+ * copy of its position; for a small one the extra write costs more than the decode.
+ */
+const LARGE_DOCUMENT = 512;
 /** Keys removed per transaction by dropCollection, so one drop never holds the write lock long. */
 const DROP_CHUNK = 10_000;
 /** Where the shared msgpack structures live: a key no `<collection>\0<key>` can equal (collections never start with NUL). */
@@ -103,6 +108,11 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
   function forgetUnsavedStructures(): void {
     const structures = (docs as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures;
     if (structures) structures.uninitialized = true;
+  }
+
+  /** Bytes of the value the last `docs.get` read (lmdb-js's `lastSize`, absent from its types); 0 if unknown. */
+  function lastReadSize(): number {
+    return (docs as unknown as { lastSize?: number }).lastSize ?? 0;
   }
 
   /** LMDB's largest key, in bytes (1978 with lmdb-js's default page size). */
@@ -169,43 +179,43 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       return write('writeBatch', () => {
         let written = 0;
         let skipped = 0;
-        // A collection created since `rs:positions` exists is marked so (POSITIONS_KEPT): its
-        // guard never has to look for a document without a position entry.
-        let marker = meta.get(collectionMetaKey(collection));
-        if (writes.length > 0 && marker === undefined) {
-          marker = POSITIONS_KEPT;
-          meta.putSync(collectionMetaKey(collection), marker);
+        if (writes.length > 0 && meta.get(collectionMetaKey(collection)) === undefined) {
+          meta.putSync(collectionMetaKey(collection), true);
         }
-        const legacy = marker !== POSITIONS_KEPT;
         writes.forEach((w, index) => {
           const key = keys[index] as Buffer;
           // Reads inside the transaction see its earlier writes, so two writes of one key in a
           // batch are guarded against each other too.
-          // The guard reads the position alone: decoding each stored document in full just for
-          // it was most of the projections' read time on the first start (large growing
-          // documents rewritten daily).
+          // The guard reads a large document's position alone: decoding each stored document
+          // in full just for it was most of the projections' read time on the first start
+          // (large growing documents rewritten daily).
           let storedPosition = positions.get(key);
-          let live = storedPosition !== undefined;
+          const kept = storedPosition !== undefined;
+          let live = kept;
+          let large = false;
           let tombstone: number | undefined;
-          if (!live) {
-            // No entry: a new key, a deleted one, or (legacy) a document written before `rs:positions`.
-            if (legacy) storedPosition = docs.get(key)?.position;
-            live = storedPosition !== undefined;
-            if (!live) storedPosition = tombstone = tombstones.get(key);
+          if (!kept) {
+            const value = docs.get(key);
+            if (value !== undefined) {
+              storedPosition = value.position;
+              live = true;
+              large = lastReadSize() >= LARGE_DOCUMENT;
+            } else {
+              storedPosition = tombstone = tombstones.get(key);
+            }
           }
           if (storedPosition !== undefined && storedPosition >= w.position) {
             skipped += 1;
             return;
           }
           if (w.doc === null) {
-            if (live) {
-              docs.removeSync(key);
-              positions.removeSync(key);
-            }
+            if (live) docs.removeSync(key);
+            if (kept) positions.removeSync(key);
             tombstones.putSync(key, w.position);
           } else {
             docs.putSync(key, { doc: w.doc, position: w.position });
-            positions.putSync(key, w.position);
+            // Once kept, always kept: an entry left behind by a write that skipped it would be stale.
+            if (kept || large) positions.putSync(key, w.position);
             if (tombstone !== undefined) tombstones.removeSync(key);
           }
           written += 1;
