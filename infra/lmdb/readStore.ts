@@ -5,6 +5,12 @@
  * - `rs:docs`       `<collection>\0<key>` (raw UTF-8 bytes) -> `{ doc, position }`
  * - `rs:tombstones` same keys -> position of the deletion, so a replayed older write cannot
  *                   resurrect a deleted document; kept apart so reads and counts never see them
+ * - `rs:positions`  same keys -> position of a large live document (LARGE_DOCUMENT), the copy
+ *                   the position guard reads instead of decoding the whole document. A key gets
+ *                   its entry on the write after one that found it large, and keeps it (updated
+ *                   on each write, removed with the document) from then on; a key without one
+ *                   (small, new, or written before this database existed) is guarded by the
+ *                   position inside its document.
  * - `rs:meta`       `checkpoint:<name>` -> position, `alias:<name>` -> collection,
  *                   `collection:<name>` -> true (for listCollections)
  *
@@ -34,6 +40,12 @@ interface StoredValue {
   position: number;
 }
 
+/**
+ * Stored size (bytes) from which a document's position is kept in `rs:positions` too. Reading the
+ * position from the document decodes all of it: for a large one that costs more than keeping a
+ * copy of its position; for a small one the extra write costs more than the decode.
+ */
+const LARGE_DOCUMENT = 512;
 /** Keys removed per transaction by dropCollection, so one drop never holds the write lock long. */
 const DROP_CHUNK = 10_000;
 /** Where the shared msgpack structures live: a key no `<collection>\0<key>` can equal (collections never start with NUL). */
@@ -54,6 +66,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     ...({ maxSharedStructures: 500, useRecords: isRecord, mapsAsObjects: true } as object),
   });
   const tombstones: Database<number, Buffer> = root.openDB({ name: 'rs:tombstones', keyEncoding: 'binary' });
+  const positions: Database<number, Buffer> = root.openDB({ name: 'rs:positions', keyEncoding: 'binary' });
   const meta: Database<unknown, string> = root.openDB({ name: 'rs:meta' });
   let closed = false;
 
@@ -95,6 +108,11 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
   function forgetUnsavedStructures(): void {
     const structures = (docs as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures;
     if (structures) structures.uninitialized = true;
+  }
+
+  /** Bytes of the value the last `docs.get` read (lmdb-js's `lastSize`, absent from its types); 0 if unknown. */
+  function lastReadSize(): number {
+    return (docs as unknown as { lastSize?: number }).lastSize ?? 0;
   }
 
   /** LMDB's largest key, in bytes (1978 with lmdb-js's default page size). */
@@ -168,18 +186,36 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
           const key = keys[index] as Buffer;
           // Reads inside the transaction see its earlier writes, so two writes of one key in a
           // batch are guarded against each other too.
-          const live = docs.get(key);
-          const tombstone = live === undefined ? tombstones.get(key) : undefined;
-          const storedPosition = live?.position ?? tombstone;
+          // The guard reads a large document's position alone: decoding each stored document
+          // in full just for it was most of the projections' read time on the first start
+          // (large growing documents rewritten daily).
+          let storedPosition = positions.get(key);
+          const kept = storedPosition !== undefined;
+          let live = kept;
+          let large = false;
+          let tombstone: number | undefined;
+          if (!kept) {
+            const value = docs.get(key);
+            if (value !== undefined) {
+              storedPosition = value.position;
+              live = true;
+              large = lastReadSize() >= LARGE_DOCUMENT;
+            } else {
+              storedPosition = tombstone = tombstones.get(key);
+            }
+          }
           if (storedPosition !== undefined && storedPosition >= w.position) {
             skipped += 1;
             return;
           }
           if (w.doc === null) {
-            if (live !== undefined) docs.removeSync(key);
+            if (live) docs.removeSync(key);
+            if (kept) positions.removeSync(key);
             tombstones.putSync(key, w.position);
           } else {
             docs.putSync(key, { doc: w.doc, position: w.position });
+            // Once kept, always kept: an entry left behind by a write that skipped it would be stale.
+            if (kept || large) positions.putSync(key, w.position);
             if (tombstone !== undefined) tombstones.removeSync(key);
           }
           written += 1;
@@ -208,7 +244,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     async dropCollection(collection) {
       const range = scanRange(collection, {});
       if (range === null) return;
-      for (const db of [docs, tombstones] as Array<Database<unknown, Buffer>>) {
+      for (const db of [docs, positions, tombstones] as Array<Database<unknown, Buffer>>) {
         for (;;) {
           const keys = reading('dropCollection', () => [...db.getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })]);
           if (keys.length === 0) break;

@@ -106,6 +106,66 @@ describe('lmdbReadStore', () => {
     }
   });
 
+  it('keeps the position of a large document apart from its second write on, and guards with or without that copy', async () => {
+    // ~3.6 KB encoded, over LARGE_DOCUMENT; { v } is a few bytes.
+    const big = (v: number): { v: number; items?: string[] } => ({ v, items: Array.from({ length: 400 }, (_, i) => `item-${i}`) });
+    const positionKeys = async (): Promise<string[]> => {
+      const root = open({ path: join(dataDir, 'lmdb'), readOnly: true });
+      try {
+        const positions = root.openDB<number, Buffer>({ name: 'rs:positions', keyEncoding: 'binary' });
+        return [...positions.getKeys()].map((key) => key.toString('utf8').replace('\0', '/'));
+      } finally {
+        await root.close();
+      }
+    };
+    const store = lmdbReadStore({ dataDir });
+    try {
+      await store.writeBatch('c', [{ key: 'a', doc: big(1), position: 1 }, { key: 's', doc: { v: 1 }, position: 1 }, { key: 'd', doc: big(1), position: 1 }]);
+      assert.deepEqual(await positionKeys(), [], 'none on a first write');
+      await store.writeBatch('c', [{ key: 'a', doc: big(2), position: 5 }, { key: 's', doc: { v: 2 }, position: 5 }, { key: 'd', doc: big(2), position: 5 }]);
+      assert.deepEqual(await positionKeys(), ['c/a', 'c/d'], 'the large documents, found large by the second write');
+      // Guarded through the copy: older writes skipped, a newer one lands and moves the copy.
+      assert.deepEqual(
+        await store.writeBatch('c', [{ key: 'a', doc: big(0), position: 4 }, { key: 's', doc: { v: 0 }, position: 4 }, { key: 'd', doc: null, position: 6 }]),
+        { written: 1, skipped: 2 },
+      );
+      assert.deepEqual(await positionKeys(), ['c/a'], 'a deletion removes the copy');
+      assert.equal(await store.get('c', 'd'), null);
+      assert.deepEqual(await store.writeBatch('c', [{ key: 'd', doc: big(0), position: 5 }]), { written: 0, skipped: 1 }, 'the tombstone still guards');
+      // A document that shrinks keeps its copy, updated on each write.
+      await store.writeBatch('c', [{ key: 'a', doc: { v: 3 }, position: 7 }]);
+      assert.deepEqual(await store.writeBatch('c', [{ key: 'a', doc: { v: 0 }, position: 6 }]), { written: 0, skipped: 1 });
+      assert.deepEqual(await store.get('c', 'a'), { key: 'a', doc: { v: 3 }, position: 7 });
+    } finally {
+      await store.close();
+    }
+    // As a store written before `rs:positions`: the documents alone, no copies.
+    const root = open({ path: join(dataDir, 'lmdb') });
+    try {
+      const positions = root.openDB<number, Buffer>({ name: 'rs:positions', keyEncoding: 'binary' });
+      await positions.transaction(() => {
+        for (const key of [...positions.getKeys()]) positions.removeSync(key);
+      });
+    } finally {
+      await root.close();
+    }
+    const reopened = lmdbReadStore({ dataDir });
+    try {
+      assert.deepEqual(
+        await reopened.writeBatch('c', [{ key: 'a', doc: big(0), position: 6 }, { key: 's', doc: { v: 6 }, position: 6 }]),
+        { written: 1, skipped: 1 },
+      );
+      assert.deepEqual(await reopened.get('c', 'a'), { key: 'a', doc: { v: 3 }, position: 7 });
+      // A drop clears the copies too: the collection starts over.
+      await reopened.writeBatch('c', [{ key: 'a', doc: big(8), position: 8 }, { key: 'a', doc: big(9), position: 9 }]);
+      await reopened.dropCollection('c');
+      assert.deepEqual(await reopened.writeBatch('c', [{ key: 'a', doc: { v: 1 }, position: 1 }]), { written: 1, skipped: 0 });
+    } finally {
+      await reopened.close();
+    }
+    assert.deepEqual(await positionKeys(), []);
+  });
+
   it('refuses calls after close with closed', async () => {
     const store = lmdbReadStore({ dataDir });
     await store.close();
