@@ -21,8 +21,8 @@ import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
-  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, NO_PHRASE, beginsKey, compareRanked, nearKey, phraseFactor,
-  popularityFactor, topK, type RankInput,
+  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, beginsKey, compareRanked, holdsKey, nearKey,
+  phraseFactor, popularityFactorOfLogs, topK, type RankInput,
 } from './ranking.ts';
 
 export interface InProcessSearchOptions {
@@ -50,6 +50,16 @@ interface Hit {
   score: number;
   terms: number;
   covered: number;
+}
+
+/** A candidate of a query, classed but not yet ranked (runSearch). */
+interface Candidate {
+  hit: Hit;
+  entry: Entry;
+  /** titleKey of its title in the query's language, when an overlay holds one. */
+  local: string | undefined;
+  /** Its title keys, the local one first, once split (complete candidates only). */
+  keys?: string[];
 }
 
 /** Longest query text whose answer is kept: longer ones are pasted, not repeated. */
@@ -101,6 +111,16 @@ class ResultCache {
 interface Entry {
   kind: SearchDocument['kind'];
   popularity: number;
+  /** log1p(popularity), kept: ranking reads it for thousands of candidates. */
+  logPopularity: number;
+  /**
+   * Countries with at least one provider, as bits (COUNTRY_BITS countries by their order of
+   * first appearance, see countryBit): a query asks it of every candidate it ranks, and a
+   * search through the packed `availability` string of a title streaming in 40 countries cost
+   * a tenth of a query's time.
+   */
+  countriesLow: number;
+  countriesHigh: number;
   /** Genre slugs as `|drama|crime|`. */
   genres: string;
   /** Countries with at least one provider, as `|US:nfx,amz|GB:bbc|`. */
@@ -135,6 +155,9 @@ function availableIn(packed: string, needle: string, provider: string | undefine
   const start = at + needle.length;
   return `,${packed.slice(start, packed.indexOf('|', start))},`.includes(provider);
 }
+
+/** Countries whose availability an entry holds as bits (Entry.countriesLow/High); any further one is read from the packed string. */
+const COUNTRY_BITS = 64;
 
 interface IndexedFields {
   id: string;
@@ -191,6 +214,17 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     generation += 1;
   }
 
+  // Country -> its bit in Entry.countriesLow/High, in order of first appearance; only grows.
+  const countryBits = new Map<string, number>();
+  function countryBit(country: string, register: boolean): number | undefined {
+    let bit = countryBits.get(country);
+    if (bit === undefined && register) {
+      bit = countryBits.size;
+      countryBits.set(country, bit);
+    }
+    return bit;
+  }
+
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'The search index is closed.');
   }
@@ -223,9 +257,20 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       overlay.add({ id: doc.id, title: text });
       (localKeys ??= {})[lang] = key;
     }
+    let countriesLow = 0;
+    let countriesHigh = 0;
+    for (const [country, providers] of Object.entries(doc.availability)) {
+      const bit = providers.length === 0 ? undefined : countryBit(country.toUpperCase(), true);
+      if (bit === undefined || bit >= COUNTRY_BITS) continue;
+      if (bit < 32) countriesLow |= 1 << bit;
+      else countriesHigh |= 1 << (bit - 32);
+    }
     entries.set(doc.id, {
       kind: doc.kind,
       popularity: doc.popularity,
+      logPopularity: Math.log1p(doc.popularity),
+      countriesLow,
+      countriesHigh,
       genres: packGenres(doc.genres),
       availability: packAvailability(doc.availability),
       keys: baseKeys.join('\n'),
@@ -398,44 +443,88 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const queryKey = titleKey(words);
     // A query can begin a title only when its last word was looked up as a prefix.
     const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
-    const keyTypos = titleTypos(queryKey);
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
     const provider = query.provider === undefined ? undefined : `,${query.provider},`;
     const offset = Math.max(0, query.offset);
     const limit = Math.max(0, query.limit);
     const need = offset + limit;
-    // Partial matches rank below every full match (ranking.ts), so they are ranked only when
-    // the full matches do not fill the page.
-    const full: RankInput[] = [];
-    const partial: RankInput[] = [];
+    // Candidates by match class, the first key of the order (ranking.ts): the class costs a few
+    // comparisons of short strings, while what orders titles within a class (availability, the
+    // phrase and typo checks, popularity) costs much more, and a short prefix ("the lo") finds
+    // thousands of titles for a page of 20. So every candidate is counted and classed, and the
+    // rest is worked out only for the classes that reach the page, best class first; the page
+    // is the same as ranking every candidate.
+    const exact: Candidate[] = [];
+    const begins: RankInput[] = [];
+    const complete: Candidate[] = [];
+    const partial: Candidate[] = [];
     for (const hit of hits) {
       const id = hit.id;
       const entry = entries.get(id);
       if (entry === undefined) continue;
       if (query.kind !== undefined && entry.kind !== query.kind) continue;
       if (genre !== undefined && !entry.genres.includes(genre)) continue;
-      const available = availableIn(entry.availability, countryNeedle, undefined);
-      if (provider !== undefined && !(available && availableIn(entry.availability, countryNeedle, provider))) continue;
+      if (provider !== undefined && !availableIn(entry.availability, countryNeedle, provider)) continue;
 
       const local = entry.localKeys?.[query.lang];
-      const complete = hit.covered === allWords;
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
-      const keys = complete ? (local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : null;
-      const phrase = keys === null ? NO_PHRASE : phraseFactor(queryKey, keys);
-      if (!phrase.exact && beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
+      const all = hit.covered === allWords;
+      if (all && (local === queryKey || holdsKey(entry.keys, queryKey))) exact.push({ hit, entry, local });
+      else if (beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
         // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
-        full.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
-        continue;
-      }
-      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
-      const ranked = { id, available, relevance: hit.score * phrase.factor * popularity, popularity: entry.popularity };
-      if (keys === null) partial.push({ ...ranked, matchClass: MATCH_SOME_WORDS });
-      else if (phrase.exact) full.push({ ...ranked, matchClass: MATCH_EXACT });
-      else full.push({ ...ranked, matchClass: nearKey(queryKey, keys, keyTypos) ? MATCH_NEAR_EXACT : MATCH_ALL_WORDS });
+        begins.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
+      } else (all ? complete : partial).push({ hit, entry, local });
     }
-    const top = topK(full, need, compareRanked);
-    const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];
-    return { total: full.length + partial.length, ids: page.slice(offset, need).map((r) => r.id) };
+    const total = exact.length + begins.length + complete.length + partial.length;
+
+    const keyTypos = titleTypos(queryKey);
+    const logMaxPopularity = Math.log1p(maxPopularity);
+    // No title has ever streamed in a country without a bit: none is available there.
+    const bit = countryBit(query.country.toUpperCase(), false);
+    const available = (e: Entry): boolean =>
+      bit === undefined ? false
+      : bit < 32 ? (e.countriesLow & (1 << bit)) !== 0
+      : bit < COUNTRY_BITS ? (e.countriesHigh & (1 << (bit - 32))) !== 0
+      : availableIn(e.availability, countryNeedle, undefined);
+    const page: RankInput[] = [];
+    /**
+     * The best of a class onto the page. Within a class, titles available in the country come
+     * first: when they alone fill the page, the others are not ranked at all.
+     */
+    const fill = (candidates: readonly Candidate[], matchClass: number, phrase: (c: Candidate) => number): void => {
+      const room = need - page.length;
+      if (room <= 0 || candidates.length === 0) return;
+      let availableCount = 0;
+      const flags = candidates.map((c) => {
+        const yes = available(c.entry);
+        if (yes) availableCount += 1;
+        return yes;
+      });
+      const inputs: RankInput[] = [];
+      candidates.forEach((c, i) => {
+        const yes = flags[i] as boolean;
+        if (!yes && availableCount >= room) return;
+        const relevance = c.hit.score * phrase(c) * popularityFactorOfLogs(c.entry.logPopularity, logMaxPopularity, popularityWeight);
+        inputs.push({ id: c.hit.id, matchClass, available: yes, relevance, popularity: c.entry.popularity });
+      });
+      for (const r of topK(inputs, room, compareRanked)) page.push(r);
+    };
+    fill(exact, MATCH_EXACT, () => EXACT_PHRASE);
+    if (page.length < need) for (const r of topK(begins, need - page.length, compareRanked)) page.push(r);
+    if (page.length < need) {
+      // Near-exact and all-words titles: one class or the other by a whole-title distance.
+      const near: Candidate[] = [];
+      const rest: Candidate[] = [];
+      for (const c of complete) {
+        c.keys = c.local === undefined ? c.entry.keys.split('\n') : [c.local, ...c.entry.keys.split('\n')];
+        (nearKey(queryKey, c.keys, keyTypos) ? near : rest).push(c);
+      }
+      const phrase = (c: Candidate): number => phraseFactor(queryKey, c.keys ?? []).factor;
+      fill(near, MATCH_NEAR_EXACT, phrase);
+      fill(rest, MATCH_ALL_WORDS, phrase);
+    }
+    fill(partial, MATCH_SOME_WORDS, () => NO_PHRASE.factor);
+    return { total, ids: page.slice(offset, need).map((r) => r.id) };
   }
 }
 

@@ -64,6 +64,22 @@ export function beginsKey(keys: string, key: string): boolean {
 }
 
 /**
+ * Whether `key` is one of `keys` (titleKeys, `\n`-joined), without splitting them: this runs
+ * for every candidate of a query, thousands for a short prefix.
+ */
+export function holdsKey(keys: string, key: string): boolean {
+  if (key === '' || keys.length < key.length) return false;
+  if (keys.startsWith(key) && (keys.length === key.length || keys.charCodeAt(key.length) === 10)) return true;
+  // An occurrence may be a longer key that begins with this one: look on from each.
+  const needle = `\n${key}`;
+  for (let from = keys.indexOf(needle); from >= 0; from = keys.indexOf(needle, from + 1)) {
+    const end = from + 1 + key.length;
+    if (end === keys.length || keys.charCodeAt(end) === 10) return true;
+  }
+  return false;
+}
+
+/**
  * Optimal-string-alignment distance of `a` and `b` (an adjacent transposition is one edit, as
  * in OpenSearch's fuzzy queries), or `max + 1` as soon as it exceeds `max`. Code points, not
  * UTF-16 units, like the engines.
@@ -100,6 +116,9 @@ export function nearKey(queryKey: string, titleKeys: readonly string[], typos: n
   return false;
 }
 
+/** phraseFactor's factor for a title that is the query. */
+export const EXACT_PHRASE = 2;
+
 /** phraseFactor's answer for a title that cannot hold the query. */
 export const NO_PHRASE: Readonly<{ exact: boolean; factor: number }> = { exact: false, factor: 1 };
 
@@ -108,7 +127,7 @@ export function phraseFactor(queryKey: string, titleKeys: readonly string[]): { 
   if (queryKey.length === 0) return { exact: false, factor: 1 };
   let phrase = false;
   for (const key of titleKeys) {
-    if (key === queryKey) return { exact: true, factor: 2 };
+    if (key === queryKey) return { exact: true, factor: EXACT_PHRASE };
     if (!phrase && (' ' + key + ' ').includes(' ' + queryKey + ' ')) phrase = true;
   }
   return { exact: false, factor: phrase ? 1.5 : 1 };
@@ -116,8 +135,14 @@ export function phraseFactor(queryKey: string, titleKeys: readonly string[]): { 
 
 /** 1 + weight * (log1p(popularity) / log1p(maxPopularity)), 1 when nothing is popular. */
 export function popularityFactor(popularity: number, maxPopularity: number, weight: number): number {
-  if (!(maxPopularity > 0) || !(popularity > 0)) return 1;
-  return 1 + weight * Math.min(1, Math.log1p(popularity) / Math.log1p(maxPopularity));
+  return popularityFactorOfLogs(Math.log1p(popularity), Math.log1p(maxPopularity), weight);
+}
+
+/** popularityFactor from log1p of both popularities, for callers that keep the logarithms. */
+export function popularityFactorOfLogs(logPopularity: number, logMaxPopularity: number, weight: number): number {
+  // log1p is positive exactly where its argument is: the same "nothing popular" cases.
+  if (!(logMaxPopularity > 0) || !(logPopularity > 0)) return 1;
+  return 1 + weight * Math.min(1, logPopularity / logMaxPopularity);
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { MAX_TYPO_WORD_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
-import { beginsKey, compareRanked, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
+import { beginsKey, compareRanked, holdsKey, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
 describe('search text normalisation', function () {
@@ -81,6 +81,16 @@ describe('search ranking', function () {
     assert.ok(nearKey('twon', ['town'], 1));
     assert.ok(!nearKey('twon', ['the town'], 1));
     assert.ok(!nearKey('twon', ['town'], 0));
+  });
+
+  it('tells a key among packed title keys without taking a key that merely begins with it', function () {
+    assert.ok(holdsKey('matrix', 'matrix'));
+    assert.ok(holdsKey('matrix\nthe matrix', 'the matrix'));
+    assert.ok(holdsKey('matrix reloaded\nmatrix\nx', 'matrix'));
+    assert.ok(!holdsKey('matrix reloaded', 'matrix'));
+    assert.ok(!holdsKey('alpha\nmatrix reloaded', 'matrix'));
+    assert.ok(!holdsKey('the matrix', 'matrix'));
+    assert.ok(!holdsKey('matrix', ''));
   });
 
   it('boosts a whole-title match x2 and a phrase inside the title x1.5', function () {
