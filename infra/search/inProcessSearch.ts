@@ -379,7 +379,18 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
    * Titles matching any of the words, each with MiniSearch's score for the OR of the words'
    * lookups (times `boost`) and the bit mask of the words it matched.
    */
-  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): Map<string, Hit> {
+  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): Hit[] | Map<string, Hit> {
+    if (query.words.length === 1) {
+      // One word (a short prefix, often, with thousands of titles): its hits name each title
+      // once, so no map is needed to add words up; the same score as below.
+      const { ids, raw, terms } = wordHits(engine, engineName, query.words[0] as WordQuery);
+      const out = new Array<Hit>(ids.length);
+      for (let j = 0; j < ids.length; j++) {
+        const count = terms[j] as number;
+        out[j] = { id: ids[j] as string, score: (raw[j] as number) * (count || 1) * boost, terms: count, covered: 1 };
+      }
+      return out;
+    }
     const acc = new Map<string, Hit>();
     // A term two words share (a swap of "goen" is "gone"): MiniSearch counts it once per title,
     // and a title matching it explains both words.
@@ -423,26 +434,31 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     // Per title: best engine score and a bit mask of the query words it explains.
     const overlay = query.lang === baseLang ? undefined : overlays.get(query.lang);
-    let hits: Iterable<Hit> = found(base, '', built, 1).values();
+    let hits: Iterable<Hit> = valuesOf(found(base, '', built, 1));
     if (overlay !== undefined) {
       // A title found through both indexes keeps its better score and the union of its words.
-      const byId = new Map<string, Hit>();
-      for (const h of hits) byId.set(h.id, h);
-      for (const h of found(overlay, query.lang, built, localeBoost).values()) {
-        const seen = byId.get(h.id);
-        if (seen === undefined) byId.set(h.id, h);
-        else {
-          seen.score = Math.max(seen.score, h.score);
-          seen.covered |= h.covered;
+      const local = found(overlay, query.lang, built, localeBoost);
+      const byId = Array.isArray(local) ? new Map(local.map((h) => [h.id, h])) : local;
+      const merged: Hit[] = [];
+      for (const h of hits) {
+        const other = byId.get(h.id);
+        if (other !== undefined) {
+          h.score = Math.max(h.score, other.score);
+          h.covered |= other.covered;
+          byId.delete(h.id);
         }
+        merged.push(h);
       }
-      hits = byId.values();
+      for (const h of byId.values()) merged.push(h);
+      hits = merged;
     }
 
     const countryNeedle = `|${query.country.toUpperCase()}:`;
     const queryKey = titleKey(words);
     // A query can begin a title only when its last word was looked up as a prefix.
     const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
+    // Made once, not per candidate: the query key as it follows another key in packed keys.
+    const keyNeedle = `\n${queryKey}`;
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
     const provider = query.provider === undefined ? undefined : `,${query.provider},`;
     const offset = Math.max(0, query.offset);
@@ -469,8 +485,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       const local = entry.localKeys?.[query.lang];
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
       const all = hit.covered === allWords;
-      if (all && (local === queryKey || holdsKey(entry.keys, queryKey))) exact.push({ hit, entry, local });
-      else if (beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
+      if (all && (local === queryKey || holdsKey(entry.keys, queryKey, keyNeedle))) exact.push({ hit, entry, local });
+      else if (beginning !== null && (beginsKey(entry.keys, beginning, keyNeedle) || local?.startsWith(beginning) === true)) {
         // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
         begins.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
       } else (all ? complete : partial).push({ hit, entry, local });
@@ -550,6 +566,10 @@ interface WordHits {
    */
   firstTerm: string[];
   moreTerms: Map<number, string[]>;
+}
+
+function valuesOf(hits: Hit[] | Map<string, Hit>): Iterable<Hit> {
+  return Array.isArray(hits) ? hits : hits.values();
 }
 
 function matchedTerms(hits: WordHits, j: number): readonly string[] {

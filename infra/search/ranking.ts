@@ -58,20 +58,20 @@ export function compareRanked(a: RankInput, b: RankInput): number {
 /**
  * Whether `key` (a query's titleKey) begins one of `keys` (titleKeys, `\n`-joined): as a string
  * prefix, which is every word equal but the last, and the last a prefix of the title's word.
+ * `needle` (`\n` + key) can be made once by a caller asking for many titles.
  */
-export function beginsKey(keys: string, key: string): boolean {
-  return keys.startsWith(key) || keys.includes(`\n${key}`);
+export function beginsKey(keys: string, key: string, needle = `\n${key}`): boolean {
+  return keys.startsWith(key) || keys.includes(needle);
 }
 
 /**
  * Whether `key` is one of `keys` (titleKeys, `\n`-joined), without splitting them: this runs
  * for every candidate of a query, thousands for a short prefix.
  */
-export function holdsKey(keys: string, key: string): boolean {
+export function holdsKey(keys: string, key: string, needle = `\n${key}`): boolean {
   if (key === '' || keys.length < key.length) return false;
   if (keys.startsWith(key) && (keys.length === key.length || keys.charCodeAt(key.length) === 10)) return true;
   // An occurrence may be a longer key that begins with this one: look on from each.
-  const needle = `\n${key}`;
   for (let from = keys.indexOf(needle); from >= 0; from = keys.indexOf(needle, from + 1)) {
     const end = from + 1 + key.length;
     if (end === keys.length || keys.charCodeAt(end) === 10) return true;
