@@ -350,7 +350,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       keptWords.set(key, kept);
       return kept;
     }
-    const results = engine.search(word.query);
+    const results = engine.search(word.query());
     const n = results.length;
     const hits: WordHits = {
       ids: new Array<string>(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: new Array<string>(n), moreTerms: new Map(),
@@ -544,10 +544,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   }
 }
 
-/** One query word's engine lookup, and the key its hits are kept under (WordHits). */
+/** One query word's engine lookup (made when needed), and the key its hits are kept under (WordHits). */
 interface WordQuery {
   key: string;
-  query: Query;
+  query(): Query;
 }
 
 /**
@@ -608,6 +608,39 @@ interface BuiltQuery {
   shared: Map<string, number>;
 }
 
+/**
+ * A word's one-swap variants and, made when a word first needs them, its two-swap variants
+ * (all of them: a query's budget takes a prefix of the list), kept per word. Why: making them
+ * is most of a query's own work for a long word (~80 µs of the ~100 µs "terminator" costs when
+ * its lookups are kept), and the same words come back in query after query ("terminator",
+ * "terminator 2", "terminator 3: rise"). They depend on the word alone, never on the index, so
+ * no write forgets them; at most VARIANTS_KEPT words are kept, all dropped when full.
+ */
+interface Variants {
+  swaps: string[];
+  doubles?: string[];
+}
+const variantsKept = new Map<string, Variants>();
+const VARIANTS_KEPT = 5000;
+
+function variantsOf(word: string): Variants {
+  let kept = variantsKept.get(word);
+  if (kept === undefined) {
+    if (variantsKept.size >= VARIANTS_KEPT) variantsKept.clear();
+    kept = { swaps: transpositions(word) };
+    variantsKept.set(word, kept);
+  }
+  return kept;
+}
+
+function doublesOf(word: string, variants: Variants): string[] {
+  if (variants.doubles === undefined) {
+    const swapped = new Set(variants.swaps);
+    variants.doubles = distinct(variants.swaps.flatMap(transpositions)).filter((d) => d !== word && !swapped.has(d));
+  }
+  return variants.doubles;
+}
+
 function buildQuery(words: string[]): BuiltQuery {
   const last = words[words.length - 1] as string;
   const unique = distinct(words);
@@ -619,29 +652,32 @@ function buildQuery(words: string[]): BuiltQuery {
   const queries: WordQuery[] = unique.map((word, i) => {
     const typos = i < MAX_TYPO_WORDS ? maxTypos(word) : 0;
     const prefix = word === last && word.length >= 2;
-    const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
-    const swaps = typos === 0 ? [] : transpositions(word);
+    const variants = typos === 0 ? undefined : variantsOf(word);
+    const swaps = variants?.swaps ?? [];
     own([word], i);
     own(swaps, i);
-    let doublesUsed = 0;
-    if (swaps.length > 0) {
-      // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
-      parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
-    }
-    if (typos >= 2 && doublesLeft > 0) {
+    let doubles: string[] = [];
+    if (variants !== undefined && typos >= 2 && doublesLeft > 0) {
       // Two swaps ("negoitatro"): exact lookups of the two-swap variants, a few dozen for a
       // usual word, ~250 for a word at MAX_TYPO_WORD_CHARS; at most MAX_DOUBLE_SWAPS in all.
       // This is what grew with the cube of a word's length before those caps.
-      const swapped = new Set(swaps);
-      const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swapped.has(d)).slice(0, doublesLeft);
+      doubles = doublesOf(word, variants).slice(0, doublesLeft);
       doublesLeft -= doubles.length;
-      doublesUsed = doubles.length;
       own(doubles, i);
-      if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
     }
+    // The engine query is made only when the word's hits are not kept.
+    const query = (): Query => {
+      const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
+      if (swaps.length > 0) {
+        // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
+        parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
+      }
+      if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
+      return { combineWith: 'OR', queries: parts };
+    };
     // Everything the lookup depends on: the word, its typo budget, prefix or not, and how many
     // of its two-swap variants the query's budget left it (a prefix of the list, in order).
-    return { key: `${typos}${prefix ? 'p' : 'w'}${doublesUsed}:${word}`, query: { combineWith: 'OR', queries: parts } };
+    return { key: `${typos}${prefix ? 'p' : 'w'}${doubles.length}:${word}`, query };
   });
   const shared = new Map<string, number>();
   for (const [term, mask] of owners) if ((mask & (mask - 1)) !== 0) shared.set(term, mask);
