@@ -79,9 +79,13 @@ class ResultCache {
   private readonly answers = new Map<string, SearchResult>();
   constructor(private readonly size: number) {}
 
-  static keyOf(query: SearchQuery): string | null {
+  /**
+   * By the query's words, not its text: an answer depends on the words alone, so "The Matrix",
+   * "the matrix" and "THE MATRIX!" share one.
+   */
+  static keyOf(query: SearchQuery, words: readonly string[]): string | null {
     if (query.q.length > MAX_CACHED_QUERY_CHARS) return null;
-    return [query.lang, query.country.toUpperCase(), query.kind ?? '', query.genre ?? '', query.provider ?? '', query.offset, query.limit, query.q].join('\u0000');
+    return [query.lang, query.country.toUpperCase(), query.kind ?? '', query.genre ?? '', query.provider ?? '', query.offset, query.limit, words.join(' ')].join('\u0000');
   }
 
   get(key: string): SearchResult | undefined {
@@ -322,10 +326,11 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async search(query) {
       ensureOpen();
-      const key = ResultCache.keyOf(query);
+      const words = tokenize(query.q);
+      const key = ResultCache.keyOf(query, words);
       const kept = key === null ? undefined : cache.get(key);
       if (kept !== undefined) return kept;
-      const result = runSearch(query);
+      const result = runSearch(query, words);
       if (key !== null) cache.set(key, result);
       return result;
     },
@@ -426,8 +431,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     return acc;
   }
 
-  function runSearch(query: SearchQuery): SearchResult {
-    const words = tokenize(query.q);
+  /** The answer to `query`, whose text tokenizes to `words`. */
+  function runSearch(query: SearchQuery, words: string[]): SearchResult {
     if (words.length === 0) return { total: 0, ids: [] };
     const built = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
     const { allWords } = built;
