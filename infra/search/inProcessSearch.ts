@@ -21,8 +21,8 @@ import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
-  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, beginsKey, compareRanked, holdsKey, nearKey,
-  phraseFactor, popularityFactorOfLogs, topK, type RankInput,
+  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsKey, holdsPhrase, nearKey,
+  popularityFactorOfLogs, topK, type RankInput,
 } from './ranking.ts';
 
 export interface InProcessSearchOptions {
@@ -58,8 +58,6 @@ interface Candidate {
   entry: Entry;
   /** titleKey of its title in the query's language, when an overlay holds one. */
   local: string | undefined;
-  /** Its title keys, the local one first, once split (complete candidates only). */
-  keys?: string[];
 }
 
 /** Longest query text whose answer is kept: longer ones are pasted, not repeated. */
@@ -462,6 +460,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const queryKey = titleKey(words);
     // A query can begin a title only when its last word was looked up as a prefix.
     const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
+    // Titles hold local keys only for languages other than the base one.
+    const localLang = query.lang === baseLang ? undefined : query.lang;
     // Made once, not per candidate: the query key as it follows another key in packed keys.
     const keyNeedle = `\n${queryKey}`;
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
@@ -487,7 +487,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       if (genre !== undefined && !entry.genres.includes(genre)) continue;
       if (provider !== undefined && !availableIn(entry.availability, countryNeedle, provider)) continue;
 
-      const local = entry.localKeys?.[query.lang];
+      const local = localLang === undefined ? undefined : entry.localKeys?.[localLang];
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
       const all = hit.covered === allWords;
       if (all && (local === queryKey || holdsKey(entry.keys, queryKey, keyNeedle))) exact.push({ hit, entry, local });
@@ -537,10 +537,12 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       const near: Candidate[] = [];
       const rest: Candidate[] = [];
       for (const c of complete) {
-        c.keys = c.local === undefined ? c.entry.keys.split('\n') : [c.local, ...c.entry.keys.split('\n')];
-        (nearKey(queryKey, c.keys, keyTypos) ? near : rest).push(c);
+        const keys = keyTypos === 0 ? [] : c.local === undefined ? c.entry.keys.split('\n') : [c.local, ...c.entry.keys.split('\n')];
+        (nearKey(queryKey, keys, keyTypos) ? near : rest).push(c);
       }
-      const phrase = (c: Candidate): number => phraseFactor(queryKey, c.keys ?? []).factor;
+      // phraseFactor's, for a title that is not the query (those are MATCH_EXACT).
+      const phrase = (c: Candidate): number =>
+        holdsPhrase(c.entry.keys, queryKey) || (c.local !== undefined && holdsPhrase(c.local, queryKey)) ? PHRASE_FACTOR : 1;
       fill(near, MATCH_NEAR_EXACT, phrase);
       fill(rest, MATCH_ALL_WORDS, phrase);
     }

@@ -122,6 +122,22 @@ export const EXACT_PHRASE = 2;
 /** phraseFactor's answer for a title that cannot hold the query. */
 export const NO_PHRASE: Readonly<{ exact: boolean; factor: number }> = { exact: false, factor: 1 };
 
+/**
+ * Whether `key` is a run of whole words of one of `keys` (titleKeys, `\n`-joined): what
+ * phraseFactor calls a phrase, without splitting the keys or making a string per key.
+ */
+export function holdsPhrase(keys: string, key: string): boolean {
+  if (key === '') return false;
+  const boundary = (at: number): boolean => at < 0 || at >= keys.length || keys.charCodeAt(at) === 32 || keys.charCodeAt(at) === 10;
+  for (let at = keys.indexOf(key); at >= 0; at = keys.indexOf(key, at + 1)) {
+    if (boundary(at - 1) && boundary(at + key.length)) return true;
+  }
+  return false;
+}
+
+/** phraseFactor's factor for a title holding the query as a phrase, not the whole title. */
+export const PHRASE_FACTOR = 1.5;
+
 /** Factor applied to the engine score for whole-title and phrase matches. */
 export function phraseFactor(queryKey: string, titleKeys: readonly string[]): { exact: boolean; factor: number } {
   if (queryKey.length === 0) return { exact: false, factor: 1 };
@@ -130,7 +146,7 @@ export function phraseFactor(queryKey: string, titleKeys: readonly string[]): { 
     if (key === queryKey) return { exact: true, factor: EXACT_PHRASE };
     if (!phrase && (' ' + key + ' ').includes(' ' + queryKey + ' ')) phrase = true;
   }
-  return { exact: false, factor: phrase ? 1.5 : 1 };
+  return { exact: false, factor: phrase ? PHRASE_FACTOR : 1 };
 }
 
 /** 1 + weight * (log1p(popularity) / log1p(maxPopularity)), 1 when nothing is popular. */
