@@ -21,8 +21,8 @@ import { AppError } from '../../contracts/errors.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
-  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, NO_PHRASE, beginsKey, compareRanked, nearKey, phraseFactor,
-  popularityFactor, topK, type RankInput,
+  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsKey, holdsPhrase, nearKey,
+  popularityFactorOfLogs, topK, type RankInput,
 } from './ranking.ts';
 
 export interface InProcessSearchOptions {
@@ -52,6 +52,14 @@ interface Hit {
   covered: number;
 }
 
+/** A candidate of a query, classed but not yet ranked (runSearch). */
+interface Candidate {
+  hit: Hit;
+  entry: Entry;
+  /** titleKey of its title in the query's language, when an overlay holds one. */
+  local: string | undefined;
+}
+
 /** Longest query text whose answer is kept: longer ones are pasted, not repeated. */
 const MAX_CACHED_QUERY_CHARS = 256;
 
@@ -69,9 +77,13 @@ class ResultCache {
   private readonly answers = new Map<string, SearchResult>();
   constructor(private readonly size: number) {}
 
-  static keyOf(query: SearchQuery): string | null {
+  /**
+   * By the query's words, not its text: an answer depends on the words alone, so "The Matrix",
+   * "the matrix" and "THE MATRIX!" share one.
+   */
+  static keyOf(query: SearchQuery, words: readonly string[]): string | null {
     if (query.q.length > MAX_CACHED_QUERY_CHARS) return null;
-    return [query.lang, query.country.toUpperCase(), query.kind ?? '', query.genre ?? '', query.provider ?? '', query.offset, query.limit, query.q].join('\u0000');
+    return [query.lang, query.country.toUpperCase(), query.kind ?? '', query.genre ?? '', query.provider ?? '', query.offset, query.limit, words.join(' ')].join('\u0000');
   }
 
   get(key: string): SearchResult | undefined {
@@ -101,6 +113,16 @@ class ResultCache {
 interface Entry {
   kind: SearchDocument['kind'];
   popularity: number;
+  /** log1p(popularity), kept: ranking reads it for thousands of candidates. */
+  logPopularity: number;
+  /**
+   * Countries with at least one provider, as bits (COUNTRY_BITS countries by their order of
+   * first appearance, see countryBit): a query asks it of every candidate it ranks, and a
+   * search through the packed `availability` string of a title streaming in 40 countries cost
+   * a tenth of a query's time.
+   */
+  countriesLow: number;
+  countriesHigh: number;
   /** Genre slugs as `|drama|crime|`. */
   genres: string;
   /** Countries with at least one provider, as `|US:nfx,amz|GB:bbc|`. */
@@ -135,6 +157,9 @@ function availableIn(packed: string, needle: string, provider: string | undefine
   const start = at + needle.length;
   return `,${packed.slice(start, packed.indexOf('|', start))},`.includes(provider);
 }
+
+/** Countries whose availability an entry holds as bits (Entry.countriesLow/High); any further one is read from the packed string. */
+const COUNTRY_BITS = 64;
 
 interface IndexedFields {
   id: string;
@@ -191,6 +216,17 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     generation += 1;
   }
 
+  // Country -> its bit in Entry.countriesLow/High, in order of first appearance; only grows.
+  const countryBits = new Map<string, number>();
+  function countryBit(country: string, register: boolean): number | undefined {
+    let bit = countryBits.get(country);
+    if (bit === undefined && register) {
+      bit = countryBits.size;
+      countryBits.set(country, bit);
+    }
+    return bit;
+  }
+
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'The search index is closed.');
   }
@@ -223,9 +259,20 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       overlay.add({ id: doc.id, title: text });
       (localKeys ??= {})[lang] = key;
     }
+    let countriesLow = 0;
+    let countriesHigh = 0;
+    for (const [country, providers] of Object.entries(doc.availability)) {
+      const bit = providers.length === 0 ? undefined : countryBit(country.toUpperCase(), true);
+      if (bit === undefined || bit >= COUNTRY_BITS) continue;
+      if (bit < 32) countriesLow |= 1 << bit;
+      else countriesHigh |= 1 << (bit - 32);
+    }
     entries.set(doc.id, {
       kind: doc.kind,
       popularity: doc.popularity,
+      logPopularity: Math.log1p(doc.popularity),
+      countriesLow,
+      countriesHigh,
       genres: packGenres(doc.genres),
       availability: packAvailability(doc.availability),
       keys: baseKeys.join('\n'),
@@ -277,10 +324,11 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async search(query) {
       ensureOpen();
-      const key = ResultCache.keyOf(query);
+      const words = tokenize(query.q);
+      const key = ResultCache.keyOf(query, words);
       const kept = key === null ? undefined : cache.get(key);
       if (kept !== undefined) return kept;
-      const result = runSearch(query);
+      const result = runSearch(query, words);
       if (key !== null) cache.set(key, result);
       return result;
     },
@@ -305,7 +353,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       keptWords.set(key, kept);
       return kept;
     }
-    const results = engine.search(word.query);
+    const results = engine.search(word.query());
     const n = results.length;
     const hits: WordHits = {
       ids: new Array<string>(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: new Array<string>(n), moreTerms: new Map(),
@@ -334,7 +382,18 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
    * Titles matching any of the words, each with MiniSearch's score for the OR of the words'
    * lookups (times `boost`) and the bit mask of the words it matched.
    */
-  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): Map<string, Hit> {
+  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): Hit[] | Map<string, Hit> {
+    if (query.words.length === 1) {
+      // One word (a short prefix, often, with thousands of titles): its hits name each title
+      // once, so no map is needed to add words up; the same score as below.
+      const { ids, raw, terms } = wordHits(engine, engineName, query.words[0] as WordQuery);
+      const out = new Array<Hit>(ids.length);
+      for (let j = 0; j < ids.length; j++) {
+        const count = terms[j] as number;
+        out[j] = { id: ids[j] as string, score: (raw[j] as number) * (count || 1) * boost, terms: count, covered: 1 };
+      }
+      return out;
+    }
     const acc = new Map<string, Hit>();
     // A term two words share (a swap of "goen" is "gone"): MiniSearch counts it once per title,
     // and a title matching it explains both words.
@@ -370,79 +429,132 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     return acc;
   }
 
-  function runSearch(query: SearchQuery): SearchResult {
-    const words = tokenize(query.q);
+  /** The answer to `query`, whose text tokenizes to `words`. */
+  function runSearch(query: SearchQuery, words: string[]): SearchResult {
     if (words.length === 0) return { total: 0, ids: [] };
     const built = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
     const { allWords } = built;
 
     // Per title: best engine score and a bit mask of the query words it explains.
     const overlay = query.lang === baseLang ? undefined : overlays.get(query.lang);
-    let hits: Iterable<Hit> = found(base, '', built, 1).values();
+    let hits: Iterable<Hit> = valuesOf(found(base, '', built, 1));
     if (overlay !== undefined) {
       // A title found through both indexes keeps its better score and the union of its words.
-      const byId = new Map<string, Hit>();
-      for (const h of hits) byId.set(h.id, h);
-      for (const h of found(overlay, query.lang, built, localeBoost).values()) {
-        const seen = byId.get(h.id);
-        if (seen === undefined) byId.set(h.id, h);
-        else {
-          seen.score = Math.max(seen.score, h.score);
-          seen.covered |= h.covered;
+      const local = found(overlay, query.lang, built, localeBoost);
+      const byId = Array.isArray(local) ? new Map(local.map((h) => [h.id, h])) : local;
+      const merged: Hit[] = [];
+      for (const h of hits) {
+        const other = byId.get(h.id);
+        if (other !== undefined) {
+          h.score = Math.max(h.score, other.score);
+          h.covered |= other.covered;
+          byId.delete(h.id);
         }
+        merged.push(h);
       }
-      hits = byId.values();
+      for (const h of byId.values()) merged.push(h);
+      hits = merged;
     }
 
     const countryNeedle = `|${query.country.toUpperCase()}:`;
     const queryKey = titleKey(words);
     // A query can begin a title only when its last word was looked up as a prefix.
     const beginning = (words[words.length - 1] as string).length >= 2 && [...queryKey].length <= MAX_WHOLE_QUERY_CHARS ? queryKey : null;
-    const keyTypos = titleTypos(queryKey);
+    // Titles hold local keys only for languages other than the base one.
+    const localLang = query.lang === baseLang ? undefined : query.lang;
+    // Made once, not per candidate: the query key as it follows another key in packed keys.
+    const keyNeedle = `\n${queryKey}`;
     const genre = query.genre === undefined ? undefined : `|${query.genre}|`;
     const provider = query.provider === undefined ? undefined : `,${query.provider},`;
     const offset = Math.max(0, query.offset);
     const limit = Math.max(0, query.limit);
     const need = offset + limit;
-    // Partial matches rank below every full match (ranking.ts), so they are ranked only when
-    // the full matches do not fill the page.
-    const full: RankInput[] = [];
-    const partial: RankInput[] = [];
+    // Candidates by match class, the first key of the order (ranking.ts): the class costs a few
+    // comparisons of short strings, while what orders titles within a class (availability, the
+    // phrase and typo checks, popularity) costs much more, and a short prefix ("the lo") finds
+    // thousands of titles for a page of 20. So every candidate is counted and classed, and the
+    // rest is worked out only for the classes that reach the page, best class first; the page
+    // is the same as ranking every candidate.
+    const exact: Candidate[] = [];
+    const begins: RankInput[] = [];
+    const complete: Candidate[] = [];
+    const partial: Candidate[] = [];
     for (const hit of hits) {
       const id = hit.id;
       const entry = entries.get(id);
       if (entry === undefined) continue;
       if (query.kind !== undefined && entry.kind !== query.kind) continue;
       if (genre !== undefined && !entry.genres.includes(genre)) continue;
-      const available = availableIn(entry.availability, countryNeedle, undefined);
-      if (provider !== undefined && !(available && availableIn(entry.availability, countryNeedle, provider))) continue;
+      if (provider !== undefined && !availableIn(entry.availability, countryNeedle, provider)) continue;
 
-      const local = entry.localKeys?.[query.lang];
-      const complete = hit.covered === allWords;
+      const local = localLang === undefined ? undefined : entry.localKeys?.[localLang];
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
-      const keys = complete ? (local === undefined ? entry.keys.split('\n') : [local, ...entry.keys.split('\n')]) : null;
-      const phrase = keys === null ? NO_PHRASE : phraseFactor(queryKey, keys);
-      if (!phrase.exact && beginning !== null && (beginsKey(entry.keys, beginning) || local?.startsWith(beginning) === true)) {
+      const all = hit.covered === allWords;
+      if (all && (local === queryKey || holdsKey(entry.keys, queryKey, keyNeedle))) exact.push({ hit, entry, local });
+      else if (beginning !== null && (beginsKey(entry.keys, beginning, keyNeedle) || local?.startsWith(beginning) === true)) {
         // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
-        full.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
-        continue;
-      }
-      const popularity = popularityFactor(entry.popularity, maxPopularity, popularityWeight);
-      const ranked = { id, available, relevance: hit.score * phrase.factor * popularity, popularity: entry.popularity };
-      if (keys === null) partial.push({ ...ranked, matchClass: MATCH_SOME_WORDS });
-      else if (phrase.exact) full.push({ ...ranked, matchClass: MATCH_EXACT });
-      else full.push({ ...ranked, matchClass: nearKey(queryKey, keys, keyTypos) ? MATCH_NEAR_EXACT : MATCH_ALL_WORDS });
+        begins.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
+      } else (all ? complete : partial).push({ hit, entry, local });
     }
-    const top = topK(full, need, compareRanked);
-    const page = top.length >= need ? top : [...top, ...topK(partial, need - top.length, compareRanked)];
-    return { total: full.length + partial.length, ids: page.slice(offset, need).map((r) => r.id) };
+    const total = exact.length + begins.length + complete.length + partial.length;
+
+    const keyTypos = titleTypos(queryKey);
+    const logMaxPopularity = Math.log1p(maxPopularity);
+    // No title has ever streamed in a country without a bit: none is available there.
+    const bit = countryBit(query.country.toUpperCase(), false);
+    const available = (e: Entry): boolean =>
+      bit === undefined ? false
+      : bit < 32 ? (e.countriesLow & (1 << bit)) !== 0
+      : bit < COUNTRY_BITS ? (e.countriesHigh & (1 << (bit - 32))) !== 0
+      : availableIn(e.availability, countryNeedle, undefined);
+    const page: RankInput[] = [];
+    /**
+     * The best of a class onto the page. Within a class, titles available in the country come
+     * first: when they alone fill the page, the others are not ranked at all.
+     */
+    const fill = (candidates: readonly Candidate[], matchClass: number, phrase: (c: Candidate) => number): void => {
+      const room = need - page.length;
+      if (room <= 0 || candidates.length === 0) return;
+      let availableCount = 0;
+      const flags = candidates.map((c) => {
+        const yes = available(c.entry);
+        if (yes) availableCount += 1;
+        return yes;
+      });
+      const inputs: RankInput[] = [];
+      candidates.forEach((c, i) => {
+        const yes = flags[i] as boolean;
+        if (!yes && availableCount >= room) return;
+        const relevance = c.hit.score * phrase(c) * popularityFactorOfLogs(c.entry.logPopularity, logMaxPopularity, popularityWeight);
+        inputs.push({ id: c.hit.id, matchClass, available: yes, relevance, popularity: c.entry.popularity });
+      });
+      for (const r of topK(inputs, room, compareRanked)) page.push(r);
+    };
+    fill(exact, MATCH_EXACT, () => EXACT_PHRASE);
+    if (page.length < need) for (const r of topK(begins, need - page.length, compareRanked)) page.push(r);
+    if (page.length < need) {
+      // Near-exact and all-words titles: one class or the other by a whole-title distance.
+      const near: Candidate[] = [];
+      const rest: Candidate[] = [];
+      for (const c of complete) {
+        const keys = keyTypos === 0 ? [] : c.local === undefined ? c.entry.keys.split('\n') : [c.local, ...c.entry.keys.split('\n')];
+        (nearKey(queryKey, keys, keyTypos) ? near : rest).push(c);
+      }
+      // phraseFactor's, for a title that is not the query (those are MATCH_EXACT).
+      const phrase = (c: Candidate): number =>
+        holdsPhrase(c.entry.keys, queryKey) || (c.local !== undefined && holdsPhrase(c.local, queryKey)) ? PHRASE_FACTOR : 1;
+      fill(near, MATCH_NEAR_EXACT, phrase);
+      fill(rest, MATCH_ALL_WORDS, phrase);
+    }
+    fill(partial, MATCH_SOME_WORDS, () => NO_PHRASE.factor);
+    return { total, ids: page.slice(offset, need).map((r) => r.id) };
   }
 }
 
-/** One query word's engine lookup, and the key its hits are kept under (WordHits). */
+/** One query word's engine lookup (made when needed), and the key its hits are kept under (WordHits). */
 interface WordQuery {
   key: string;
-  query: Query;
+  query(): Query;
 }
 
 /**
@@ -461,6 +573,10 @@ interface WordHits {
    */
   firstTerm: string[];
   moreTerms: Map<number, string[]>;
+}
+
+function valuesOf(hits: Hit[] | Map<string, Hit>): Iterable<Hit> {
+  return Array.isArray(hits) ? hits : hits.values();
 }
 
 function matchedTerms(hits: WordHits, j: number): readonly string[] {
@@ -499,6 +615,39 @@ interface BuiltQuery {
   shared: Map<string, number>;
 }
 
+/**
+ * A word's one-swap variants and, made when a word first needs them, its two-swap variants
+ * (all of them: a query's budget takes a prefix of the list), kept per word. Why: making them
+ * is most of a query's own work for a long word (~80 µs of the ~100 µs "terminator" costs when
+ * its lookups are kept), and the same words come back in query after query ("terminator",
+ * "terminator 2", "terminator 3: rise"). They depend on the word alone, never on the index, so
+ * no write forgets them; at most VARIANTS_KEPT words are kept, all dropped when full.
+ */
+interface Variants {
+  swaps: string[];
+  doubles?: string[];
+}
+const variantsKept = new Map<string, Variants>();
+const VARIANTS_KEPT = 5000;
+
+function variantsOf(word: string): Variants {
+  let kept = variantsKept.get(word);
+  if (kept === undefined) {
+    if (variantsKept.size >= VARIANTS_KEPT) variantsKept.clear();
+    kept = { swaps: transpositions(word) };
+    variantsKept.set(word, kept);
+  }
+  return kept;
+}
+
+function doublesOf(word: string, variants: Variants): string[] {
+  if (variants.doubles === undefined) {
+    const swapped = new Set(variants.swaps);
+    variants.doubles = distinct(variants.swaps.flatMap(transpositions)).filter((d) => d !== word && !swapped.has(d));
+  }
+  return variants.doubles;
+}
+
 function buildQuery(words: string[]): BuiltQuery {
   const last = words[words.length - 1] as string;
   const unique = distinct(words);
@@ -510,29 +659,32 @@ function buildQuery(words: string[]): BuiltQuery {
   const queries: WordQuery[] = unique.map((word, i) => {
     const typos = i < MAX_TYPO_WORDS ? maxTypos(word) : 0;
     const prefix = word === last && word.length >= 2;
-    const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
-    const swaps = typos === 0 ? [] : transpositions(word);
+    const variants = typos === 0 ? undefined : variantsOf(word);
+    const swaps = variants?.swaps ?? [];
     own([word], i);
     own(swaps, i);
-    let doublesUsed = 0;
-    if (swaps.length > 0) {
-      // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
-      parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
-    }
-    if (typos >= 2 && doublesLeft > 0) {
+    let doubles: string[] = [];
+    if (variants !== undefined && typos >= 2 && doublesLeft > 0) {
       // Two swaps ("negoitatro"): exact lookups of the two-swap variants, a few dozen for a
       // usual word, ~250 for a word at MAX_TYPO_WORD_CHARS; at most MAX_DOUBLE_SWAPS in all.
       // This is what grew with the cube of a word's length before those caps.
-      const swapped = new Set(swaps);
-      const doubles = distinct(swaps.flatMap(transpositions)).filter((d) => d !== word && !swapped.has(d)).slice(0, doublesLeft);
+      doubles = doublesOf(word, variants).slice(0, doublesLeft);
       doublesLeft -= doubles.length;
-      doublesUsed = doubles.length;
       own(doubles, i);
-      if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
     }
+    // The engine query is made only when the word's hits are not kept.
+    const query = (): Query => {
+      const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
+      if (swaps.length > 0) {
+        // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
+        parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
+      }
+      if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
+      return { combineWith: 'OR', queries: parts };
+    };
     // Everything the lookup depends on: the word, its typo budget, prefix or not, and how many
     // of its two-swap variants the query's budget left it (a prefix of the list, in order).
-    return { key: `${typos}${prefix ? 'p' : 'w'}${doublesUsed}:${word}`, query: { combineWith: 'OR', queries: parts } };
+    return { key: `${typos}${prefix ? 'p' : 'w'}${doubles.length}:${word}`, query };
   });
   const shared = new Map<string, number>();
   for (const [term, mask] of owners) if ((mask & (mask - 1)) !== 0) shared.set(term, mask);

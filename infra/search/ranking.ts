@@ -58,9 +58,25 @@ export function compareRanked(a: RankInput, b: RankInput): number {
 /**
  * Whether `key` (a query's titleKey) begins one of `keys` (titleKeys, `\n`-joined): as a string
  * prefix, which is every word equal but the last, and the last a prefix of the title's word.
+ * `needle` (`\n` + key) can be made once by a caller asking for many titles.
  */
-export function beginsKey(keys: string, key: string): boolean {
-  return keys.startsWith(key) || keys.includes(`\n${key}`);
+export function beginsKey(keys: string, key: string, needle = `\n${key}`): boolean {
+  return keys.startsWith(key) || keys.includes(needle);
+}
+
+/**
+ * Whether `key` is one of `keys` (titleKeys, `\n`-joined), without splitting them: this runs
+ * for every candidate of a query, thousands for a short prefix.
+ */
+export function holdsKey(keys: string, key: string, needle = `\n${key}`): boolean {
+  if (key === '' || keys.length < key.length) return false;
+  if (keys.startsWith(key) && (keys.length === key.length || keys.charCodeAt(key.length) === 10)) return true;
+  // An occurrence may be a longer key that begins with this one: look on from each.
+  for (let from = keys.indexOf(needle); from >= 0; from = keys.indexOf(needle, from + 1)) {
+    const end = from + 1 + key.length;
+    if (end === keys.length || keys.charCodeAt(end) === 10) return true;
+  }
+  return false;
 }
 
 /**
@@ -100,24 +116,49 @@ export function nearKey(queryKey: string, titleKeys: readonly string[], typos: n
   return false;
 }
 
+/** phraseFactor's factor for a title that is the query. */
+export const EXACT_PHRASE = 2;
+
 /** phraseFactor's answer for a title that cannot hold the query. */
 export const NO_PHRASE: Readonly<{ exact: boolean; factor: number }> = { exact: false, factor: 1 };
+
+/**
+ * Whether `key` is a run of whole words of one of `keys` (titleKeys, `\n`-joined): what
+ * phraseFactor calls a phrase, without splitting the keys or making a string per key.
+ */
+export function holdsPhrase(keys: string, key: string): boolean {
+  if (key === '') return false;
+  const boundary = (at: number): boolean => at < 0 || at >= keys.length || keys.charCodeAt(at) === 32 || keys.charCodeAt(at) === 10;
+  for (let at = keys.indexOf(key); at >= 0; at = keys.indexOf(key, at + 1)) {
+    if (boundary(at - 1) && boundary(at + key.length)) return true;
+  }
+  return false;
+}
+
+/** phraseFactor's factor for a title holding the query as a phrase, not the whole title. */
+export const PHRASE_FACTOR = 1.5;
 
 /** Factor applied to the engine score for whole-title and phrase matches. */
 export function phraseFactor(queryKey: string, titleKeys: readonly string[]): { exact: boolean; factor: number } {
   if (queryKey.length === 0) return { exact: false, factor: 1 };
   let phrase = false;
   for (const key of titleKeys) {
-    if (key === queryKey) return { exact: true, factor: 2 };
+    if (key === queryKey) return { exact: true, factor: EXACT_PHRASE };
     if (!phrase && (' ' + key + ' ').includes(' ' + queryKey + ' ')) phrase = true;
   }
-  return { exact: false, factor: phrase ? 1.5 : 1 };
+  return { exact: false, factor: phrase ? PHRASE_FACTOR : 1 };
 }
 
 /** 1 + weight * (log1p(popularity) / log1p(maxPopularity)), 1 when nothing is popular. */
 export function popularityFactor(popularity: number, maxPopularity: number, weight: number): number {
-  if (!(maxPopularity > 0) || !(popularity > 0)) return 1;
-  return 1 + weight * Math.min(1, Math.log1p(popularity) / Math.log1p(maxPopularity));
+  return popularityFactorOfLogs(Math.log1p(popularity), Math.log1p(maxPopularity), weight);
+}
+
+/** popularityFactor from log1p of both popularities, for callers that keep the logarithms. */
+export function popularityFactorOfLogs(logPopularity: number, logMaxPopularity: number, weight: number): number {
+  // log1p is positive exactly where its argument is: the same "nothing popular" cases.
+  if (!(logMaxPopularity > 0) || !(logPopularity > 0)) return 1;
+  return 1 + weight * Math.min(1, logPopularity / logMaxPopularity);
 }
 
 /**

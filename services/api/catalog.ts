@@ -70,7 +70,11 @@ export interface Catalog {
 export function trackingCatalog(catalog: Catalog, used: Set<ModelName>): Catalog {
   return {
     collectionOf: catalog.collectionOf,
-    stamp: catalog.stamp,
+    // What a caller made from the state of these models depends on them, read or not (kept list items).
+    stamp(names) {
+      for (const name of names) used.add(name);
+      return catalog.stamp(names);
+    },
     get(name, key) {
       used.add(name);
       return catalog.get(name, key);

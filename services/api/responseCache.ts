@@ -93,6 +93,9 @@ export interface KeptAnswer extends AnswerOrigin {
   body: KeptBody;
 }
 
+/** ResponseCacheOptions.maxAgeMs unless given. */
+export const DEFAULT_MAX_AGE_MS = 10_000;
+
 interface Entry extends KeptAnswer {
   stamp: string;
   until: number;
@@ -125,7 +128,7 @@ export class ResponseCache {
   constructor(options: ResponseCacheOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 10_000;
     this.#maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
-    this.#maxAgeMs = options.maxAgeMs ?? 10_000;
+    this.#maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
     this.#now = options.now ?? Date.now;
   }
 

@@ -186,6 +186,37 @@ describe('rendered answers kept per read-model state', function () {
     assert.deepEqual(after.results.map((r) => [r.id, r.title]), [[IDS.harbor, 'Quiet Lighthouse']]);
   });
 
+  it('lists a title the projection renames fresh, where its list item was kept from another answer', async () => {
+    // A new API whose search has not read a model yet: its first answer lists only kept items
+    // (the chart listed them), and must still be stamped with the models they came from.
+    const fresh = createApp({ readStore: stores.readStore, apiKeys: stores.apiKeys, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 100_000 } });
+    const listening = await listenLocally(fresh);
+    try {
+      const at = async (path: string) => {
+        const res = await fetch(`${listening.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+        assert.equal(res.status, 200, path);
+        return (await res.json()) as { results: Array<{ id: string; title: string }> };
+      };
+      const titleIn = (body: { results: Array<{ id: string; title: string }> }) => body.results.find((r) => r.id === IDS.rapidFire)?.title;
+      assert.equal(titleIn(await at('/v1/rankings?country=US')), 'Rapid Fire');
+      const path = '/v1/search?q=rapid%20fire&country=US';
+      for (let i = 0; i < 3; i++) assert.equal(titleIn(await at(path)), 'Rapid Fire');
+      assert.ok((fresh.responseCache as ResponseCache).hits > 0, 'the search answer was kept');
+      await stores.eventStore.append(streams.media(IDS.rapidFire), [{
+        type: 'MediaDetailsChanged',
+        data: { mediaId: IDS.rapidFire, details: details({ title: 'Rapid Fire Returns', year: 1992, genreIds: [28] }), changedFields: ['title'] },
+        metadata: { producer: 'test' },
+      }], 'any');
+      await project();
+      // The index still finds it by its old title; the list item comes from the read model.
+      assert.equal(titleIn(await at(path)), 'Rapid Fire Returns');
+      assert.equal(titleIn(await at('/v1/search?q=rapid%20fire&country=US&limit=5')), 'Rapid Fire Returns');
+      assert.equal(titleIn(await at('/v1/rankings?country=US')), 'Rapid Fire Returns');
+    } finally {
+      await listening.close();
+    }
+  });
+
   it('stays bounded, dropping the least recently used answer first', () => {
     const small = new ResponseCache({ maxEntries: 2 });
     small.set('a', 's', { bytes: Buffer.from('1'), tag: '"a"' }, { operationId: 'x', route: '/x' });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { MAX_TYPO_WORD_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
-import { beginsKey, compareRanked, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
+import { beginsKey, compareRanked, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
 describe('search text normalisation', function () {
@@ -81,6 +81,24 @@ describe('search ranking', function () {
     assert.ok(nearKey('twon', ['town'], 1));
     assert.ok(!nearKey('twon', ['the town'], 1));
     assert.ok(!nearKey('twon', ['town'], 0));
+  });
+
+  it('tells a key among packed title keys without taking a key that merely begins with it', function () {
+    assert.ok(holdsKey('matrix', 'matrix'));
+    assert.ok(holdsKey('matrix\nthe matrix', 'the matrix'));
+    assert.ok(holdsKey('matrix reloaded\nmatrix\nx', 'matrix'));
+    assert.ok(!holdsKey('matrix reloaded', 'matrix'));
+    assert.ok(!holdsKey('alpha\nmatrix reloaded', 'matrix'));
+    assert.ok(!holdsKey('the matrix', 'matrix'));
+    assert.ok(!holdsKey('matrix', ''));
+  });
+
+  it('tells a phrase of packed title keys as phraseFactor does with the keys apart', function () {
+    const keys = ['lord of the rings the two towers', 'herr der ringe', 'ring', 'rings of power'];
+    for (const query of ['lord of the rings', 'the two towers', 'towers', 'tower', 'ring', 'rings', 'ringe', 'herr der', 'of power', 'rings the', 'gs of', '']) {
+      assert.equal(holdsPhrase(keys.join('\n'), query), phraseFactor(query, keys).factor > 1, query);
+    }
+    assert.ok(!holdsPhrase('ring\nrings', 'ring\nrings'.slice(0, 7)), 'no phrase across two keys');
   });
 
   it('boosts a whole-title match x2 and a phrase inside the title x1.5', function () {

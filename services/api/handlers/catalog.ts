@@ -20,7 +20,8 @@ export async function listCollections({ params, catalog }: HandlerInput): Promis
   return { country, collections };
 }
 
-export async function getCollection({ params, catalog }: HandlerInput): Promise<unknown> {
+export async function getCollection(input: HandlerInput): Promise<unknown> {
+  const { params, catalog } = input;
   const slug = reqStr(params, 'slug');
   const country = reqStr(params, 'country');
   const limit = int(params, 'limit');
@@ -28,7 +29,7 @@ export async function getCollection({ params, catalog }: HandlerInput): Promise<
   const doc = await catalog.get('collections', slug);
   if (!doc || !visibleIn(doc, country)) throw notFound(`No collection '${slug}' in ${country}.`);
   const slice = page(doc.items, limit, offset);
-  const items = await listItems(catalog, slice.map((i) => i.mediaId));
+  const items = await listItems(input, slice.map((i) => i.mediaId));
   const results = [];
   for (const ref of slice) {
     const item = items.get(ref.mediaId);

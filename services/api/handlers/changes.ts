@@ -106,7 +106,7 @@ async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departure
   const [from, to] = model === 'arrivals' ? [addDays(today, 1 - days), today] : [today, addDays(today, days)];
   const entries = await dayList(catalog, { country, from, to, model, ...(kind ? { kind } : {}), ...(providers ? { providers } : {}) });
   const slice = page(entries, limit, offset);
-  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  const items = await listItems(input, slice.map((e) => e.mediaId));
   const results = [];
   for (const e of slice) {
     const item = items.get(e.mediaId);

@@ -34,7 +34,7 @@ export async function getRankings(input: HandlerInput): Promise<unknown> {
  * 250,000. `keys` gives the row prefix and the key of a rank within a slice (`all` or a kind).
  */
 async function chartPage<Row extends { mediaId: string }>(
-  { catalog }: HandlerInput,
+  input: HandlerInput,
   model: 'rankings' | 'trending',
   head: { total: number; totals: Partial<Record<ContentType, number>> } | null,
   kind: ContentType | undefined,
@@ -48,10 +48,10 @@ async function chartPage<Row extends { mediaId: string }>(
   let slice: Row[] = [];
   if (head !== null && count > 0) {
     const [prefix, start] = keys(kind ?? 'all', offset + 1);
-    const rows: Array<{ doc: unknown }> = await catalog.scan(model, { prefix, start, limit: count });
+    const rows: Array<{ doc: unknown }> = await input.catalog.scan(model, { prefix, start, limit: count });
     slice = rows.map((r) => r.doc).filter(isRow);
   }
-  const items = await listItems(catalog, slice.map((e) => e.mediaId));
+  const items = await listItems(input, slice.map((e) => e.mediaId));
   return { total, slice, items };
 }
 
@@ -111,12 +111,13 @@ export function featuredRefs(
   ];
 }
 
-export async function getFeatured({ params, catalog }: HandlerInput): Promise<unknown> {
+export async function getFeatured(input: HandlerInput): Promise<unknown> {
+  const { params, catalog } = input;
   const country = reqStr(params, 'country');
   const period = str(params, 'period') as FeaturedPeriod | undefined;
   const doc = await catalog.get('featured', country);
   const picked = doc ? featuredRefs(doc, period) : [];
-  const items = await listItems(catalog, picked.map((p) => p.ref.mediaId));
+  const items = await listItems(input, picked.map((p) => p.ref.mediaId));
   const results = [];
   for (const { ref, period: p } of picked) {
     const item = items.get(ref.mediaId);

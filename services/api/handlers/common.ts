@@ -3,21 +3,69 @@ import { AppError } from '../../../contracts/errors.ts';
 import type { MediaDoc, MediaItemDoc } from '../../../contracts/readModels.ts';
 import { GENRES_KEY } from '../../../projections/genres.ts';
 import type { Catalog } from '../catalog.ts';
+import { DEFAULT_MAX_AGE_MS } from '../responseCache.ts';
+import type { ApiDeps, HandlerInput } from '../types.ts';
 import { genreIndex, listItem, type GenreIndex, type MediaListItem } from '../present.ts';
 
 export async function loadGenres(catalog: Catalog): Promise<GenreIndex> {
   return genreIndex(await catalog.get('genres', GENRES_KEY));
 }
 
-/** List items for the given ids, in a map (ids whose media document is missing are absent). */
-export async function listItems(catalog: Catalog, ids: string[]): Promise<Map<string, MediaListItem>> {
+/** The read models a list item is made from. */
+const ITEM_MODELS = ['media_items', 'genres'] as const;
+/** List items kept per API, at most this many (then all are dropped and kept again as asked). */
+const KEPT_ITEMS_MAX = 20_000;
+
+interface KeptItems {
+  stamp: string;
+  until: number;
+  items: Map<string, MediaListItem>;
+}
+const keptItems = new WeakMap<ApiDeps, KeptItems>();
+
+/**
+ * List items for the given ids, in a map (ids whose media document is missing are absent).
+ *
+ * With the response cache on, items are kept, decoded and presented, while the state of
+ * `media_items` and `genres` (their stamp, read first, as for a kept answer: responseCache.ts)
+ * is unchanged, and for the cache's age limit at most. Why: a search answered for the first
+ * time lists titles that other answers listed already (the same popular titles come back for
+ * every prefix of their names), and reading and decoding their documents was a third of what
+ * a new query cost besides the index. The items are shared: callers copy, never change them.
+ * The stamp read goes through the request's catalog, so an answer made from kept items still
+ * depends on those models (trackingCatalog). Without the response cache every request reads.
+ */
+export async function listItems({ catalog, deps }: Pick<HandlerInput, 'catalog' | 'deps'>, ids: string[]): Promise<Map<string, MediaListItem>> {
   const unique = [...new Set(ids)];
-  // The compact `media_items` model: a page decodes dozens of these, not full details.
-  const [docs, genres] = await Promise.all([catalog.getMany('media_items', unique), loadGenres(catalog)]);
   const out = new Map<string, MediaListItem>();
-  docs.forEach((doc: MediaItemDoc | null) => {
-    if (doc) out.set(doc.id, listItem(doc, genres));
-  });
+  if (unique.length === 0) return out;
+  let kept: KeptItems | undefined;
+  if (deps.responseCache !== false) {
+    const stamp = await catalog.stamp(ITEM_MODELS);
+    const now = Date.now();
+    kept = keptItems.get(deps);
+    if (kept === undefined || kept.stamp !== stamp || kept.until <= now || kept.items.size >= KEPT_ITEMS_MAX) {
+      kept = { stamp, until: now + (deps.responseCache?.maxAgeMs ?? DEFAULT_MAX_AGE_MS), items: new Map() };
+      keptItems.set(deps, kept);
+    }
+  }
+  const missing = kept === undefined ? unique : unique.filter((id) => !kept.items.has(id));
+  if (missing.length > 0) {
+    // The compact `media_items` model: a page decodes dozens of these, not full details.
+    const [docs, genres] = await Promise.all([catalog.getMany('media_items', missing), loadGenres(catalog)]);
+    docs.forEach((doc: MediaItemDoc | null) => {
+      if (!doc) return;
+      const item = listItem(doc, genres);
+      kept?.items.set(doc.id, item);
+      out.set(doc.id, item);
+    });
+  }
+  if (kept !== undefined) {
+    for (const id of unique) {
+      const item = kept.items.get(id);
+      if (item !== undefined) out.set(id, item);
+    }
+  }
   return out;
 }
 

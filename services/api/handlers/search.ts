@@ -58,7 +58,7 @@ export async function search(input: HandlerInput): Promise<unknown> {
     throw asUnavailable(err, 'Search');
   }
   const ids = limit === 0 ? [] : found.ids.slice(0, limit);
-  const items = await listItems(catalog, ids);
+  const items = await listItems(input, ids);
   const results = ids.flatMap((id) => {
     const item = items.get(id);
     return item ? [item] : [];
