@@ -10,14 +10,14 @@ import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { authenticate, requireKey } from './auth.ts';
 import { createCatalog, trackingCatalog, type ModelName } from './catalog.ts';
 import { endpoints } from './endpoints.ts';
-import { errorMiddleware, methodGuard, notFoundFallback } from './errors.ts';
+import { errorAnswer, errorMiddleware, methodGuard, notFoundFallback } from './errors.ts';
 import { etagMiddleware } from './etag.ts';
 import { createKeyLookup } from './keys.ts';
 import { cachedLinkTokens } from './linkTokenCache.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
-import { parseParams } from './params.ts';
-import { withHotPath } from './hotPath.ts';
+import { parseParams, type ParsedParams } from './params.ts';
+import { withHotPath, type LeanRoute } from './hotPath.ts';
 import { ExpiringMap, MemoryLimiter, rateLimiter } from './rateLimit.ts';
 import { renderJson, renderTimed, ResponseCache, sendable, type KeptBody } from './responseCache.ts';
 import type { ApiDeps, Endpoint } from './types.ts';
@@ -54,7 +54,7 @@ export interface ApiApp extends Koa {
   /** Rendered answers kept per read-model state; absent when turned off. */
   responseCache?: ResponseCache;
   /** Answers the hot path served (hotPath.ts); absent when it is off (no cache, or Redis counters). */
-  hotPath?: { served: number };
+  hotPath?: { served: number; lean?: number };
 }
 
 export function createApp(deps: ApiDeps): ApiApp {
@@ -123,6 +123,36 @@ export function createApp(deps: ApiDeps): ApiApp {
     return other === undefined ? stamp : `${stamp}\n${other}`;
   };
 
+  const cacheableFor = (e: Endpoint, params: ParsedParams): boolean =>
+    responses !== undefined &&
+    (typeof e.cacheable === 'function' ? e.cacheable(params) : e.cacheable === true) &&
+    (e.stateOf === undefined || e.stateOf(handlerDeps) !== undefined);
+  /**
+   * A cacheable endpoint's answer to a checked request: the one kept for the stamp read now, or
+   * rendered (and kept when its stamp covered every model it read); `url` then finds it before any
+   * parsing (hotPath.ts). Undefined when the handler wrote the response on ctx itself.
+   */
+  const keptAnswer = async (e: Endpoint, params: ParsedParams, ctx: Koa.Context, url: string, route: string): Promise<KeptBody | undefined> => {
+    const cache = responses as ResponseCache;
+    // Parameters in their definition order: one key per distinct answer.
+    const key = `${e.operationId}\n${JSON.stringify(params)}`;
+    // A copy: another request may learn a model while this one's stamp is being read.
+    const models = [...readsOf(e.operationId)];
+    const stamp = await stampOf(e.operationId, models);
+    let kept: KeptBody | undefined = cache.get(key, stamp)?.body;
+    if (kept === undefined) {
+      const used = new Set<ModelName>();
+      const body = await e.handler({ params, deps: handlerDeps, catalog: trackingCatalog(catalog, used), ctx, imageBase });
+      if (body === undefined) return undefined;
+      kept = e.timeField === undefined ? renderJson(body) : renderTimed(body as Record<string, unknown>, e.timeField);
+      const unstamped = [...used].filter((m) => !models.includes(m));
+      if (unstamped.length === 0) cache.set(key, stamp, kept, { operationId: e.operationId, route });
+      else learn(e.operationId, unstamped);
+    }
+    cache.alias(url, key);
+    return kept;
+  };
+
   const router = new Router();
   for (const e of list) {
     router.get(e.path, async (ctx) => {
@@ -132,11 +162,7 @@ export function createApp(deps: ApiDeps): ApiApp {
         throw new AppError('unavailable', 'The catalog is still being built.');
       }
       const params = parseParams(e.params, ctx.query, ctx.params as Record<string, string | undefined>);
-      const cacheable =
-        responses !== undefined &&
-        (typeof e.cacheable === 'function' ? e.cacheable(params) : e.cacheable === true) &&
-        (e.stateOf === undefined || e.stateOf(handlerDeps) !== undefined);
-      if (!cacheable) {
+      if (!cacheableFor(e, params)) {
         const body = await e.handler({ params, deps: handlerDeps, catalog, ctx, imageBase });
         if (body !== undefined) {
           ctx.status = 200;
@@ -144,28 +170,37 @@ export function createApp(deps: ApiDeps): ApiApp {
         }
         return;
       }
-      // Parameters in their definition order: one key per distinct answer.
-      const key = `${e.operationId}\n${JSON.stringify(params)}`;
-      // A copy: another request may learn a model while this one's stamp is being read.
-      const models = [...readsOf(e.operationId)];
-      const stamp = await stampOf(e.operationId, models);
-      let kept: KeptBody | undefined = responses.get(key, stamp)?.body;
-      if (kept === undefined) {
-        const used = new Set<ModelName>();
-        const body = await e.handler({ params, deps: handlerDeps, catalog: trackingCatalog(catalog, used), ctx, imageBase });
-        if (body === undefined) return;
-        kept = e.timeField === undefined ? renderJson(body) : renderTimed(body as Record<string, unknown>, e.timeField);
-        const unstamped = [...used].filter((m) => !models.includes(m));
-        const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? e.path;
-        if (unstamped.length === 0) responses.set(key, stamp, kept, { operationId: e.operationId, route });
-        else learn(e.operationId, unstamped);
-      }
-      // The hot path (hotPath.ts) finds the answer by this URL from now on, before any parsing.
-      responses.alias(ctx.url, key);
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? e.path;
+      const kept = await keptAnswer(e, params, ctx, ctx.url, route);
+      if (kept === undefined) return;
       const rendered = sendable(kept, started);
       ctx.status = 200;
       ctx.body = rendered.bytes;
       ctx.state.rendered = rendered;
+    });
+  }
+  /**
+   * The endpoints the hot path answers without Koa when no answer is kept for the URL (Endpoint.lean):
+   * what the route above does once the key, the limit and the readiness are checked.
+   */
+  const lean = new Map<string, LeanRoute>();
+  for (const e of list) {
+    if (!e.lean) continue;
+    lean.set(e.path, {
+      route: e.path,
+      params: e.params,
+      async answer(params, url, started) {
+        // A lean handler never reads ctx (Endpoint.lean): there is none on this path.
+        const ctx = undefined as unknown as Koa.Context;
+        if (!cacheableFor(e, params)) {
+          const body = await e.handler({ params, deps: handlerDeps, catalog, ctx, imageBase });
+          if (body === undefined) throw new Error(`${e.operationId} answered no body on the lean path`);
+          return renderJson(body);
+        }
+        const kept = await keptAnswer(e, params, ctx, url, e.path);
+        if (kept === undefined) throw new Error(`${e.operationId} answered no body on the lean path`);
+        return sendable(kept, started);
+      },
     });
   }
   router.get('/healthz', (ctx) => {
@@ -210,10 +245,11 @@ export function createApp(deps: ApiDeps): ApiApp {
   // Kept answers of /v1 are served before Koa builds a context (hotPath.ts), with this process's
   // counters; Redis counters are shared and asynchronous, so with Redis every request is Koa's.
   if (responses && memory) {
-    app.hotPath = { served: 0 };
+    app.hotPath = { served: 0, lean: 0 };
     const hot = {
       responses, stamp: (operationId: string) => stampOf(operationId, readsOf(operationId)), keys: keyLookup, metrics, ready: deps.ready, max: perMinute, stats: app.hotPath,
       limiter: new MemoryLimiter({ max: perMinute, windowMs: deps.rateLimit?.windowMs ?? 60_000, store: memory }),
+      lean: (path: string) => lean.get(path), fail: (err: unknown, path: string) => errorAnswer(err, path, deps.logger),
     };
     const koaListener = app.callback.bind(app);
     app.callback = () => withHotPath(hot, koaListener()) as ReturnType<Koa['callback']>;

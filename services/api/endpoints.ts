@@ -38,6 +38,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       response: 'SearchResults', errors: [400], auth: 'required', needsCatalog: true, handler: search,
       // Kept until the index is written, where this process knows when it is (the in-process one).
       cacheable: true, stateOf: (deps) => deps.search.generation?.().toString(), timeField: 'processing_time_ms',
+      lean: true,
     },
     {
       path: '/v1/rankings', operationId: 'getRankings', tag: 'Charts', summary: 'Popularity ranking of a country',

@@ -21,31 +21,50 @@ function fromHttpError(err: unknown): AppError | null {
   return null;
 }
 
+/** A response for an error: its status, JSON body and the headers that status carries. */
+export interface ErrorAnswer {
+  status: number;
+  body: { error: string; code: string; details?: Record<string, unknown> };
+  headers: Record<string, string>;
+}
+
+/**
+ * What the error middleware answers for `err` thrown by a request to `path` (logging what it
+ * logs): also the hot path's answer (hotPath.ts) for an error it meets after counting a request.
+ */
+export function errorAnswer(err: unknown, path: string, logger?: ApiLogger): ErrorAnswer {
+  const appError = isAppError(err) ? err : fromHttpError(err) ?? new AppError('internal', 'internal', { cause: err });
+  const status = httpStatusOf[appError.code] ?? 500;
+  // Write-side codes never reach a client as such: anything 5xx is either unavailable or internal.
+  const code = status >= 500 ? (status === 503 ? 'unavailable' : 'internal') : appError.code;
+  // An outage (503) is expected and retriable: a warning, without a stack per request;
+  // `/readyz` answering "not yet" is its job, not a failure. Anything else 5xx is a bug.
+  if (status === 503) {
+    if (path !== '/readyz') logger?.warn({ path, code: appError.code, reason: appError.message }, 'request answered 503');
+  } else if (status >= 500) {
+    logger?.error({ err, path, code: appError.code }, 'request failed');
+  }
+  const body = status >= 500
+    ? { error: GENERIC_5XX[status] ?? GENERIC_5XX[500]!, code }
+    : { error: appError.message, code, ...(appError.details ? { details: appError.details } : {}) };
+  const headers: Record<string, string> = {};
+  if (status === 401) headers['WWW-Authenticate'] = 'Bearer';
+  if (status === 405) headers.Allow = 'GET, HEAD';
+  if (status === 503) headers['Retry-After'] = '5';
+  const retryAfter = appError.details?.retry_after;
+  if (status === 429 && typeof retryAfter === 'number') headers['Retry-After'] = String(retryAfter);
+  return { status, body, headers };
+}
+
 export function errorMiddleware(logger?: ApiLogger): Koa.Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const appError = isAppError(err) ? err : fromHttpError(err) ?? new AppError('internal', 'internal', { cause: err });
-      const status = httpStatusOf[appError.code] ?? 500;
-      // Write-side codes never reach a client as such: anything 5xx is either unavailable or internal.
-      const code = status >= 500 ? (status === 503 ? 'unavailable' : 'internal') : appError.code;
-      // An outage (503) is expected and retriable: a warning, without a stack per request;
-      // `/readyz` answering "not yet" is its job, not a failure. Anything else 5xx is a bug.
-      if (status === 503) {
-        if (ctx.path !== '/readyz') logger?.warn({ path: ctx.path, code: appError.code, reason: appError.message }, 'request answered 503');
-      } else if (status >= 500) {
-        logger?.error({ err, path: ctx.path, code: appError.code }, 'request failed');
-      }
-      ctx.status = status;
-      ctx.body = status >= 500
-        ? { error: GENERIC_5XX[status] ?? GENERIC_5XX[500], code }
-        : { error: appError.message, code, ...(appError.details ? { details: appError.details } : {}) };
-      if (status === 401) ctx.set('WWW-Authenticate', 'Bearer');
-      if (status === 405) ctx.set('Allow', 'GET, HEAD');
-      if (status === 503) ctx.set('Retry-After', '5');
-      const retryAfter = appError.details?.retry_after;
-      if (status === 429 && typeof retryAfter === 'number') ctx.set('Retry-After', String(retryAfter));
+      const answer = errorAnswer(err, ctx.path, logger);
+      ctx.status = answer.status;
+      ctx.body = answer.body;
+      for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
     }
   };
 }

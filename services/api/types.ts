@@ -127,6 +127,13 @@ export interface Endpoint {
    * `processing_time_ms`): a kept answer reports the time of each request it answers.
    */
   timeField?: string;
+  /**
+   * The hot path (hotPath.ts) may answer it without Koa when no answer is kept for the URL: its
+   * handler never reads `ctx` and always returns a JSON body, and `auth` is `required`. For
+   * endpoints whose new answers are common (search: most queries are new), where Koa's own
+   * work per request would cost as much as the answer.
+   */
+  lean?: boolean;
   /** Returns the JSON body, or undefined when it wrote the response on ctx itself. */
   handler(input: HandlerInput): Promise<unknown>;
 }
