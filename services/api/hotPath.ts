@@ -130,7 +130,11 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
         res.end(bytes);
         metrics.record(leanRoute.route, 'GET', failed.status, (performance.now() - start) / 1000);
       },
-    );
+    ).catch(() => {
+      // Only writing the answer can get here (headers refused, say): the connection is closed
+      // rather than the rejection left unhandled, which would end the process.
+      res.destroy();
+    });
   }
 
   /** Readiness known synchronously; a promise (an asynchronous check) is left to Koa's path. */
