@@ -43,6 +43,8 @@ export interface RankDayOptions {
   partSize?: number;
   /** Most bytes of events per append (EventStoreDB refuses over its MaxAppendSize). Default MAX_APPEND_BYTES (512 KiB). */
   maxAppendBytes?: number;
+  /** Countries ranked at once. Default 4. */
+  concurrency?: number;
 }
 
 export interface CountryRanking {
@@ -72,15 +74,25 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
     providers: await resolveCollection(readStore, providersProjection),
   };
   const countries = options.countries ?? (await readStore.scan<ProvidersDoc>(collections.providers)).map((d) => d.key);
+  const invalid = countries.find((raw) => !isCountryCode(raw));
+  if (invalid !== undefined) {
+    throw new AppError('invalid_parameter', `country ${invalid} is not a two-letter code`, { details: { parameter: 'countries' } });
+  }
   // A title is ranked in many countries: read its media facts once per run, not once per country.
   const facts = new Map<string, MediaFacts | null>();
-  const results: CountryRanking[] = [];
-  for (const raw of countries) {
-    if (!isCountryCode(raw)) {
-      throw new AppError('invalid_parameter', `country ${raw} is not a two-letter code`, { details: { parameter: 'countries' } });
+  const results: CountryRanking[] = new Array(countries.length);
+  // A few countries at once: each is a chain of reads and appends of its own (its stream), and
+  // on a read store behind a network (FerretDB: every page of `links` a walk of round trips)
+  // one country at a time leaves the server waiting between them.
+  let next = 0;
+  const worker = async () => {
+    while (next < countries.length) {
+      const index = next;
+      next += 1;
+      results[index] = await rankCountry({ ...options, country: (countries[index] as string).toUpperCase(), date, chartSize, collections, facts });
     }
-    results.push(await rankCountry({ ...options, country: raw.toUpperCase(), date, chartSize, collections, facts }));
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, countries.length) }, worker));
   return results;
 }
 
