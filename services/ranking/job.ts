@@ -45,6 +45,8 @@ export interface RankDayOptions {
   maxAppendBytes?: number;
   /** Countries ranked at once. Default 4. */
   concurrency?: number;
+  /** Aborting ranks no further country (those in flight finish): the result lists the ranked ones. */
+  signal?: AbortSignal;
 }
 
 export interface CountryRanking {
@@ -86,14 +88,14 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   // one country at a time leaves the server waiting between them.
   let next = 0;
   const worker = async () => {
-    while (next < countries.length) {
+    while (next < countries.length && options.signal?.aborted !== true) {
       const index = next;
       next += 1;
       results[index] = await rankCountry({ ...options, country: (countries[index] as string).toUpperCase(), date, chartSize, collections, facts });
     }
   };
   await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 4, countries.length) }, worker));
-  return results;
+  return results.filter((result) => result !== undefined);
 }
 
 interface CountryJob extends RankDayOptions {
