@@ -150,7 +150,7 @@ export async function writeSyntheticCatalog(readStore: ReadStore, options: Synth
       country, date: today, formulaVersion: 1,
       entries: ranked.map((mediaId, i) => ({ mediaId, kind: mediaId.startsWith('mv') ? 'movie' : 'tv_show', position: i + 1, score: 1 - i / ranked.length, points: ranked.length - i })),
     };
-    // Stored as the projection lays it out: a header and a row per rank, at one position.
+    // Stored as the projection lays it out: a header and its blocks of ranks, at one position.
     const laid = layoutRanking(ranking, null);
     const at = position++;
     await readStore.writeBatch(rankingsCollection, [{ key: country, doc: laid.document, position: at }, ...laid.rows.map((r) => ({ ...r, position: at }))]);

@@ -94,7 +94,7 @@ const START_DATE = '2026-11-14';
  */
 async function writeSyntheticChart(readStore: import('../contracts/ports.ts').ReadStore, titles: number): Promise<number> {
   const { resolveCollection } = await import('../services/shared/readModels.ts');
-  const { layoutRanking, mediaItemsProjection, rankingRowPrefix, rankingsProjection } = await import('../projections/index.ts');
+  const { layoutRanking, mediaItemsProjection, rankingBlockEntries, rankingRowPrefix, rankingsProjection } = await import('../projections/index.ts');
   type RankingEntry = import('../contracts/domain.ts').RankingEntry;
   type MediaItemDoc = import('../contracts/readModels.ts').MediaItemDoc;
   type RankingHeadDoc = import('../contracts/readModels.ts').RankingHeadDoc;
@@ -104,7 +104,7 @@ async function writeSyntheticChart(readStore: import('../contracts/ports.ts').Re
   if (head === null) throw new Error('the sample has no US chart to extend');
   const served = head.doc.chart;
   if (served === null) throw new Error('the sample has no US chart to extend');
-  const real = (await readStore.scan<RankingEntry>(rankings, { prefix: rankingRowPrefix('US', served.slot, 'all') })).map((r) => r.doc);
+  const real = rankingBlockEntries((await readStore.scan(rankings, { prefix: rankingRowPrefix('US', served.slot, 'all') })).map((r) => r.doc));
   const templates = (await readStore.getMany<MediaItemDoc>(items, real.map((e) => e.mediaId))).map((t) => t?.doc ?? null);
   const position = 2 ** 40;
   const entries: RankingEntry[] = [];

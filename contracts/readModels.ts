@@ -100,8 +100,8 @@ export interface FeaturedDoc {
 
 /**
  * A day's full ranking of a country. Never stored whole (projections/rankings.ts stores a
- * header and a row per rank, so a page of a 250,000-title chart reads its rows, not a 9 MB
- * document): what the release writes, and what synthetic catalogs lay out.
+ * header and a row per block of ranks, so a page of a 250,000-title chart reads its blocks, not
+ * a 9 MB document): what the release writes, and what synthetic catalogs lay out.
  */
 export interface RankingDoc {
   country: string;
@@ -129,6 +129,11 @@ export interface RankingChartHead {
 export interface RankingPendingChart extends RankingChartHead {
   parts: number;
   received: number;
+  /**
+   * Per slice, the entries of its last block not yet full: a part ends anywhere in a block, and
+   * the next part (folded in a later batch, onto this header) completes it.
+   */
+  tail: Record<RankingSlice, RankingEntry[]>;
 }
 
 /** `rankings`, key: country. The header of a country's charts. */
@@ -138,15 +143,18 @@ export interface RankingHeadDoc {
   chart: RankingChartHead | null;
   /** A newer chart being assembled; null when none is. */
   pending: RankingPendingChart | null;
-  /** Rows stored per slot and slice: a shorter chart deletes the rows its slot holds beyond it. */
+  /** Ranks stored per slot and slice: a shorter chart deletes the blocks its slot holds beyond it. */
   stored: Record<RankingSlot, Record<RankingSlice, number>>;
 }
 
 /**
- * `rankings`, key: `${country}:${slot}:${kind or 'all'}:${rank, zero-padded}` (rankingRowKey):
- * one row of a chart, the nth overall or the nth of its kind. `position` stays the overall one.
+ * `rankings`, key: `${country}:${slot}:${kind or 'all'}:${block, zero-padded}` (rankingBlockKey):
+ * a block of consecutive ranks of a chart (RANKING_BLOCK of them, fewer in the last), overall or
+ * of one kind, in rank order. `position` stays the overall one.
  */
-export type RankingRowDoc = RankingEntry;
+export interface RankingRowDoc {
+  entries: RankingEntry[];
+}
 
 export interface TrendingEntry {
   mediaId: string;

@@ -36,7 +36,7 @@ export { defaultCollectionName } from './collections.ts';
 export { foldStream, eventsUntilEndOfDay } from './fold.ts';
 export { eventTime, eventDate, dateOf } from './time.ts';
 export { linksKey } from './links.ts';
-export { layoutRanking, rankingRowKey, rankingRowPrefix } from './rankings.ts';
+export { layoutRanking, rankingBlockEntries, rankingBlockKey, rankingPageRead, rankingRowPrefix, RANKING_BLOCK } from './rankings.ts';
 export { trendingKey, compareTrending, changeOf } from './trending.ts';
 export { collectionIdOf } from './curatedCollections.ts';
 export { GENRES_KEY } from './genres.ts';

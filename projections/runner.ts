@@ -17,7 +17,9 @@
  */
 import { AppError, isAppError } from '../contracts/errors.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
-import { systemClock, type Clock, type DocumentWrite, type EventStore, type ReadStore, type Subscription, type WriteBatchResult } from '../contracts/ports.ts';
+import {
+  systemClock, type Clock, type DocumentWrite, type EventStore, type ReadStore, type StoredDocument, type Subscription, type WriteBatchResult,
+} from '../contracts/ports.ts';
 import { storedWrites, type Projection } from '../contracts/projection.ts';
 import { BEHIND_PARKED, park, readParked, type ParkedDocument, type Parking } from './parking.ts';
 
@@ -94,8 +96,10 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
   }
 
   const ids = [...byDocument.keys()];
-  const [stored, parked] =
-    ids.length > 0 ? await Promise.all([readStore.getMany<D>(collection, ids), readParked(readStore, checkpointName, ids)]) : [[], new Map()];
+  // A projection of one document per event has nothing stored to fold onto (see onePerEvent).
+  const read = (): Promise<Array<StoredDocument<D> | null>> =>
+    projection.onePerEvent === true ? Promise.resolve(ids.map(() => null)) : readStore.getMany<D>(collection, ids);
+  const [stored, parked] = ids.length > 0 ? await Promise.all([read(), readParked(readStore, checkpointName, ids)]) : [[], new Map()];
   const writes: Array<DocumentWrite<D>> = [];
   /** Per written document, the events folded into its write: what gets parked if it fails. */
   const foldedEvents = new Map<string, RecordedEvent[]>();

@@ -14,10 +14,11 @@
  *
  * Indexes: a key (`get`) is read by `_id`, which every MongoDB collection indexes. Scans and
  * batches of keys go through the key directory (keys.ts): each document holds its bucket (`_b`)
- * and a scan or a batch read is a few equality reads on it, indexed `{ _b: 1, _id: 1 }`. Why:
- * FerretDB 1.24 pushes only equality down to PostgreSQL (no range, no sort, no `$in`): a range
- * scan read and sorted the whole collection in FerretDB for every page. On FerretDB those
- * equalities use the GIN indexes of infra/local/ferretdb-index-id.sql.
+ * and a scan or a batch read is a few equality reads on it, indexed `{ _b: 1, _id: 1 }` on
+ * MongoDB. Why: FerretDB 1.24 pushes only equality down to PostgreSQL (no range, no sort, no
+ * `$in`): a range scan read and sorted the whole collection in FerretDB for every page. On
+ * FerretDB those equalities use the GIN indexes of infra/local/ferretdb-index-id.sql, and the
+ * MongoDB index is not made (it would serve nothing there and cost every write).
  *
  * `_id`s are compared by MongoDB (and FerretDB) in the byte order of their UTF-8 encoding, the
  * order the port promises for scans.
@@ -247,10 +248,14 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
   async function ensureDirectory(collection: string, keys: Iterable<string>): Promise<void> {
     let known = directories.get(collection);
     if (known === undefined) {
-      // Equality on `_b` is every read of a scan: MongoDB needs the indexes; FerretDB on
-      // PostgreSQL answers it with the GIN index of infra/local/ferretdb-index-id.sql.
-      await docs(collection).createIndex({ _b: 1, _id: 1 });
-      await directoryOf(collection).createIndex({ _b: 1 });
+      // Equality on `_b` is every read of a scan: MongoDB needs the indexes. FerretDB never
+      // uses them (its btree on `_jsonb -> '_b'` cannot serve the `@>` it filters with; the GIN
+      // index of infra/local/ferretdb-index-id.sql does), so there they would only be one more
+      // index for PostgreSQL to maintain on every write.
+      if (!(await isFerretDb())) {
+        await docs(collection).createIndex({ _b: 1, _id: 1 });
+        await directoryOf(collection).createIndex({ _b: 1 });
+      }
       known = new Map();
       directories.set(collection, known);
     }
@@ -288,6 +293,15 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     });
     for (const node of listed) known.set(node._id, node._i === true);
     existing.add(collection);
+  }
+
+  let ferretDb: Promise<boolean> | undefined;
+  /** Whether the server is FerretDB (its buildInfo names its version), asked once. */
+  function isFerretDb(): Promise<boolean> {
+    ferretDb ??= db.admin().command({ buildInfo: 1 }).then((info) => typeof info.ferretdbVersion === 'string');
+    // A failed ask is asked again next time rather than remembered.
+    ferretDb.catch(() => { ferretDb = undefined; });
+    return ferretDb;
   }
 
   async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {

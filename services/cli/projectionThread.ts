@@ -10,8 +10,11 @@ import type { Config } from '../shared/config.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 
 export interface ProjectionThread {
-  /** Resolves when every projection's checkpoint is at `position` or beyond; `onProgress(lowest)` while waiting. */
-  waitFor(position: number, onProgress?: (lowest: number) => void): Promise<void>;
+  /**
+   * Resolves when every projection's checkpoint is at `position` or beyond; `onProgress(lowest)`
+   * while waiting. Resolves too once `signal` is aborted (a shutdown): the caller checks it.
+   */
+  waitFor(position: number, onProgress?: (lowest: number) => void, signal?: AbortSignal): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -35,9 +38,10 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
   const collections = await Promise.all(ALL_PROJECTIONS.map((p) => resolveCollection(readStore, p)));
 
   return {
-    async waitFor(position, onProgress) {
+    async waitFor(position, onProgress, signal) {
       for (;;) {
         if (failure) throw failure;
+        if (signal?.aborted) return;
         const checkpoints = await Promise.all(collections.map((c) => readStore.getCheckpoint(c)));
         const lowest = Math.min(...checkpoints);
         onProgress?.(lowest);

@@ -123,10 +123,15 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       }
       if (signal?.aborted) return;
       const ingested = await adapters.eventStore.headPosition();
-      await projecting.waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'));
+      await projecting.waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'), signal);
+      if (signal?.aborted) return;
       logger.debug(`sample day ${day + 1}/${days} ${date}: ranking`);
-      await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock });
-      await projecting.waitFor(await adapters.eventStore.headPosition());
+      // A shutdown stops the ranking between countries and the wait at once (on FerretDB each
+      // takes minutes); the day is redone at the next start, as the header says.
+      await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock, signal });
+      if (signal?.aborted) return;
+      await projecting.waitFor(await adapters.eventStore.headPosition(), undefined, signal);
+      if (signal?.aborted) return;
       await adapters.readStore.setCheckpoint(SAMPLE_DAYS_CHECKPOINT, day + 1);
       bar.stop();
       logger.debug({ day, date, published }, 'sample day loaded');

@@ -250,13 +250,13 @@ async function writeCountry(input: Omit<BuildReleaseOptions, 'linkTokens'> & {
   }
   input.finished(linksPath, (await links.close()).rows);
 
-  // The chart is stored a row per rank (projections/rankings.ts): the header, then its rows.
+  // The chart is stored in blocks of ranks (projections/rankings.ts): the header, then its blocks.
   // Only the served chart: one still being assembled sits in the other slot.
   const chart = (await readStore.get<RankingHeadDoc>(collections.rankings, country))?.doc.chart ?? null;
-  const entries: RankingRowDoc[] = [];
+  const entries: RankingRowDoc['entries'] = [];
   if (chart) {
     const rows = scanAll<RankingRowDoc>(readStore, collections.rankings, { prefix: rankingRowPrefix(country, chart.slot, 'all') });
-    for await (const { doc } of rows) entries.push(doc);
+    for await (const { doc } of rows) entries.push(...doc.entries);
   }
   await write(RANKINGS_FILE, chart ? rankingRows({ country, date: chart.date, formulaVersion: chart.formulaVersion, entries }) : []);
 

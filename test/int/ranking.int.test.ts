@@ -111,6 +111,20 @@ describe('rankDay on the LMDB adapters', () => {
     assert.equal(await eventStore.streamRevision('ranking-US'), revision);
   });
 
+  it('ranks no further country once its signal is aborted (a shutdown), and lists only those ranked', async () => {
+    const abort = new AbortController();
+    abort.abort();
+    assert.deepEqual(await rankDay({ date: '2026-03-01', countries: ['US', 'DE'], readStore, eventStore, clock, signal: abort.signal }), []);
+    assert.equal(await eventStore.streamRevision('ranking-US'), -1);
+    // One country at a time, aborted while the first is ranked: the first completes, the second is left.
+    const running = new AbortController();
+    // Aborted by the first country's first read (its providers).
+    const aborting: ReadStore = { ...readStore, get: (collection, key) => (running.abort(), readStore.get(collection, key)) };
+    const ranked = await rankDay({ date: '2026-03-01', countries: ['US', 'DE'], readStore: aborting, eventStore, clock, signal: running.signal, concurrency: 1 });
+    assert.deepEqual(ranked.map((r) => [r.country, r.status]), [['US', 'appended']]);
+    assert.equal(await eventStore.streamRevision('ranking-DE'), -1);
+  });
+
   it('reads the links read model through its alias and defaults the date to the clock', async () => {
     await put('links_v2', 'US:mv00000004', links('mv00000004'));
     await readStore.setAlias('links', 'links_v2');

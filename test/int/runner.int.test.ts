@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DomainEvent, GenreChanged } from '../../contracts/events.ts';
 import type { DocumentWrite, EventStore, ReadStore } from '../../contracts/ports.ts';
+import type { Projection } from '../../contracts/projection.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { catchUp, runProjection, type BatchInfo, type CatchUpOptions } from '../../projections/runner.ts';
@@ -56,6 +57,27 @@ describe('projection runner on LMDB', () => {
   async function append(stream: string, events: DomainEvent[]): Promise<void> {
     await eventStore.append(stream, events, 'any');
   }
+
+  it('writes the documents of a projection of one document per event without reading them, and a replay of its events is skipped', async () => {
+    const perEvent: Projection<{ position: number; revision: number }> = {
+      name: 'per_event', version: 1, canHandle: ['GenreDefined'], onePerEvent: true,
+      documentId: (event) => `e${event.position}`,
+      evolve: (_doc, event) => ({ position: event.position, revision: event.revision }),
+    };
+    await append('a', [genreEvent(1), genreEvent(2)]);
+    await append('b', [genreEvent(3)]);
+    const opts = { projection: perEvent, eventStore, readStore, collection: 'per_event_v1', checkpointName: 'per_event' };
+    await catchUp(opts);
+    assert.deepEqual(getManyCalls, []);
+    const written = await readStore.scan('per_event_v1');
+    assert.deepEqual(written.map((d) => [d.key, d.doc, d.position]), [['e1', { position: 1, revision: 0 }, 1], ['e2', { position: 2, revision: 1 }, 2], ['e3', { position: 3, revision: 0 }, 3]]);
+    // Replayed from the start (a checkpoint lost, a redelivery): the same writes, all skipped.
+    await readStore.setCheckpoint('per_event', 0);
+    const batches: BatchInfo[] = [];
+    await catchUp({ ...opts, onBatch: (info) => batches.push(info) });
+    assert.deepEqual(batches.map((b) => [b.written, b.skipped]), [[0, 3]]);
+    assert.deepEqual(await readStore.scan('per_event_v1'), written);
+  });
 
   it('loads each document once per batch, folds its events and writes it once stamped with its last event', async () => {
     await append('a', [genreEvent(1)]);

@@ -4,7 +4,9 @@ import type { RecordedEvent } from '../../contracts/events.ts';
 import { storedWrites } from '../../contracts/projection.ts';
 import type { RankingHeadDoc, TrendingDoc } from '../../contracts/readModels.ts';
 import { foldStream } from '../../projections/fold.ts';
-import { layoutRanking, rankingRowKey, rankingRowPrefix, rankingsProjection, type RankingFold } from '../../projections/rankings.ts';
+import {
+  layoutRanking, RANKING_BLOCK, rankingBlockEntries, rankingBlockKey, rankingPageRead, rankingRowPrefix, rankingsProjection, type RankingFold,
+} from '../../projections/rankings.ts';
 import { changeOf, layoutTrending, trendingHeadKey, trendingProjection, trendingRowKey } from '../../projections/trending.ts';
 import { recorded } from './projectionEvents.ts';
 
@@ -47,12 +49,18 @@ class Stored {
   get head(): RankingHeadDoc {
     return this.docs.get('US') as RankingHeadDoc;
   }
-  /** What a reader of the served chart sees: its rows of one slice, in key order. */
+  /** What a reader of the served chart sees: the entries of its blocks of one slice, in key order. */
   served(slice: 'all' | 'movie' | 'tv_show' = 'all'): RankingEntry[] {
     const chart = this.head.chart;
     if (chart === null) return [];
     const prefix = rankingRowPrefix('US', chart.slot, slice);
-    return [...this.docs.keys()].filter((k) => k.startsWith(prefix)).sort().map((k) => this.docs.get(k) as RankingEntry);
+    return rankingBlockEntries([...this.docs.keys()].filter((k) => k.startsWith(prefix)).sort().map((k) => this.docs.get(k)));
+  }
+  /** A page as the API reads it: the blocks from its first, then the page's share of them. */
+  page(slice: 'all' | 'movie' | 'tv_show', offset: number, count: number): RankingEntry[] {
+    const read = rankingPageRead('US', this.head.chart!.slot, slice, offset, count);
+    const keys = [...this.docs.keys()].filter((k) => k.startsWith(read.prefix) && k >= read.start).sort().slice(0, read.limit);
+    return rankingBlockEntries(keys.map((k) => this.docs.get(k))).slice(read.skip, read.skip + count);
   }
   /** Every key of one slot. */
   slot(slot: 'a' | 'b'): string[] {
@@ -85,13 +93,36 @@ describe('rankings projection', () => {
     assert.deepEqual(store.served(), [entry('c', 1)]);
   });
 
-  it('is stored as a header and a row per rank, overall and per kind, so a page is a range read', () => {
+  it('is stored as a header and blocks of ranks, overall and per kind, so a page is a range read of a block or two', () => {
     const tv = { ...entry('t', 2), kind: 'tv_show' as const };
     const laid = layoutRanking({ country: 'US', date: '2026-03-02', formulaVersion: 1, entries: [entry('a', 1), tv, entry('c', 3)] }, null);
     assert.deepEqual((laid.document as RankingHeadDoc).chart, { date: '2026-03-02', formulaVersion: 1, slot: 'a', total: 3, totals: { movie: 2, tv_show: 1 } });
-    assert.deepEqual(laid.rows.map((r) => r.key), ['US:a:all:0000001', 'US:a:movie:0000001', 'US:a:all:0000002', 'US:a:tv_show:0000001', 'US:a:all:0000003', 'US:a:movie:0000002']);
-    // Key order is rank order past ten and a hundred.
-    assert.ok(rankingRowKey('US', 'a', 'all', 9) < rankingRowKey('US', 'a', 'all', 10) && rankingRowKey('US', 'a', 'all', 99) < rankingRowKey('US', 'a', 'all', 100));
+    assert.deepEqual(laid.rows, [
+      { key: 'US:a:all:0000000', doc: { entries: [entry('a', 1), tv, entry('c', 3)] } },
+      { key: 'US:a:movie:0000000', doc: { entries: [entry('a', 1), entry('c', 3)] } },
+      { key: 'US:a:tv_show:0000000', doc: { entries: [tv] } },
+    ]);
+    // 2.5 blocks: two full ones and the rest, per slice; a chart of 125 titles is 3 + 2 + 1 documents.
+    const long = layoutRanking({ country: 'US', date: '2026-03-02', formulaVersion: 1, entries: chart(2.5 * RANKING_BLOCK) }, null);
+    assert.deepEqual(long.rows.map((r) => [r.key, (r.doc as { entries: unknown[] }).entries.length]).sort(), [
+      ['US:a:all:0000000', 50], ['US:a:all:0000001', 50], ['US:a:all:0000002', 25],
+      ['US:a:movie:0000000', 50], ['US:a:movie:0000001', 34],
+      ['US:a:tv_show:0000000', 41],
+    ]);
+    // Key order is rank order past ten and a hundred blocks.
+    assert.ok(rankingBlockKey('US', 'a', 'all', 9) < rankingBlockKey('US', 'a', 'all', 10) && rankingBlockKey('US', 'a', 'all', 99) < rankingBlockKey('US', 'a', 'all', 100));
+  });
+
+  it('answers a page from the blocks that hold it, at any offset and length', () => {
+    const day = chart(3 * RANKING_BLOCK + 7);
+    const store = new Stored().apply([computed('2026-03-02', day)]);
+    for (const [offset, count] of [[0, 50], [0, 1], [49, 2], [50, 50], [25, 50], [10, 140], [150, 7], [156, 1]] as const) {
+      assert.deepEqual(store.page('all', offset, count), day.slice(offset, offset + count), `all ${offset}+${count}`);
+    }
+    const tv = day.filter((e) => e.kind === 'tv_show');
+    assert.deepEqual(store.page('tv_show', 45, 10), tv.slice(45, 55));
+    assert.deepEqual(rankingPageRead('US', 'a', 'all', 50, 50), { prefix: 'US:a:all:', start: 'US:a:all:0000001', limit: 1, skip: 0 });
+    assert.deepEqual(rankingPageRead('US', 'a', 'all', 75, 50), { prefix: 'US:a:all:', start: 'US:a:all:0000001', limit: 2, skip: 25 });
   });
 
   it('deletes the rows a shorter chart no longer has in its slot', () => {
@@ -102,9 +133,17 @@ describe('rankings projection', () => {
     // Day 3 reuses day 1's slot: its rows beyond the one title of day 3 go in the same write.
     store.apply([computed('2026-03-03', [entry('z', 1)])]);
     assert.equal(store.head.chart?.slot, 'a');
-    assert.deepEqual(store.slot('a'), ['US:a:all:0000001', 'US:a:movie:0000001']);
+    assert.deepEqual(store.slot('a'), ['US:a:all:0000000', 'US:a:movie:0000000']);
     assert.deepEqual(store.served(), [entry('z', 1)]);
     assert.deepEqual(store.head.stored.a, { all: 1, movie: 1, tv_show: 0 });
+  });
+
+  it('deletes the blocks past a shorter chart, keeping the one it ends in', () => {
+    const store = new Stored().apply([computed('2026-03-01', chart(4 * RANKING_BLOCK))], [computed('2026-03-02', chart(2))]);
+    store.apply([computed('2026-03-03', chart(RANKING_BLOCK + 1, 'z'))]);
+    assert.deepEqual(store.slot('a'), ['US:a:all:0000000', 'US:a:all:0000001', 'US:a:movie:0000000', 'US:a:tv_show:0000000']);
+    assert.deepEqual(store.served(), chart(RANKING_BLOCK + 1, 'z'));
+    assert.deepEqual(store.served('movie'), chart(RANKING_BLOCK + 1, 'z').filter((e) => e.kind === 'movie'));
   });
 
   it('serves a chart in parts only once its last part is in, the same as the chart in one event, however batches cut it', () => {
@@ -129,8 +168,28 @@ describe('rankings projection', () => {
     assert.deepEqual(new Stored().apply([computed('2026-03-01', day1), ...parts.slice(0, 2)], parts.slice(2)).docs, whole.docs);
   });
 
+  it('completes a block across parts that end inside it, however batches cut them', () => {
+    const day1 = chart(3 * RANKING_BLOCK + 11, 'old');
+    const day2 = chart(5 * RANKING_BLOCK + 3);
+    const whole = new Stored().apply([computed('2026-03-01', day1)], [computed('2026-03-02', day2)]);
+    for (const size of [1, 17, RANKING_BLOCK, RANKING_BLOCK + 1, 3 * RANKING_BLOCK]) {
+      const parts = inParts('2026-03-02', day2, size);
+      const split = new Stored().apply([computed('2026-03-01', day1)]);
+      for (const part of parts.slice(0, -1)) {
+        split.apply([part]);
+        assert.deepEqual(split.served(), day1);
+      }
+      split.apply(parts.slice(-1));
+      assert.deepEqual(split.docs, whole.docs, `parts of ${size}`);
+      const cut = Math.floor(parts.length / 2);
+      assert.deepEqual(new Stored().apply([computed('2026-03-01', day1), ...parts.slice(0, cut)], parts.slice(cut)).docs, whole.docs);
+    }
+    assert.deepEqual(whole.served('tv_show'), day2.filter((e) => e.kind === 'tv_show'));
+  });
+
   it('starts a chart over at a first part (a day run again after a crash) and deletes what the unfinished one left', () => {
-    const crashed = inParts('2026-03-02', chart(10, 'x'), 2).slice(0, 3);
+    // The unfinished chart wrote full blocks (120 of its 160 titles) that the rerun must delete.
+    const crashed = inParts('2026-03-02', chart(3 * RANKING_BLOCK + 10, 'x'), 40).slice(0, 3);
     const rerun = inParts('2026-03-02', chart(4), 2);
     const store = new Stored().apply([computed('2026-03-01', [entry('a', 1)])], crashed, rerun);
     assert.deepEqual(store.docs, new Stored().apply([computed('2026-03-01', [entry('a', 1)])], rerun).docs);

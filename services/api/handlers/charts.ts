@@ -1,7 +1,7 @@
 /** /v1/rankings, /v1/trending and /v1/featured: positions per country joined with list items. */
 import type { ContentType, FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
-import type { FeaturedDoc, RankingRowDoc, TrendingHeadDoc, TrendingRowDoc } from '../../../contracts/readModels.ts';
-import { rankingRowKey, rankingRowPrefix } from '../../../projections/rankings.ts';
+import type { FeaturedDoc, TrendingHeadDoc, TrendingRowDoc } from '../../../contracts/readModels.ts';
+import { rankingBlockEntries, rankingPageRead } from '../../../projections/rankings.ts';
 import { changeOf, trendingHeadKey, trendingHeadPrefix, trendingRowKey, trendingRowPrefix } from '../../../projections/trending.ts';
 import { int, reqStr, str } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
@@ -17,9 +17,12 @@ export async function getRankings(input: HandlerInput): Promise<unknown> {
   // The served chart; a newer one whose parts are still arriving is not shown until complete.
   const head = stored !== null && 'chart' in stored ? stored.chart : null;
   // Positions stay those of the overall chart: a kind filter selects rows, it does not re-rank.
-  const { total, slice, items } = await chartPage(input, 'rankings', head, kind, offset, limit, (slice, rank) =>
-    [rankingRowPrefix(country, head!.slot, slice), rankingRowKey(country, head!.slot, slice, rank)],
-    (d): d is RankingRowDoc => typeof d === 'object' && d !== null && 'mediaId' in d);
+  const { total, slice, items } = await chartPage(input, head, kind, offset, limit, async (slice, first, count) => {
+    // Ranks are stored in blocks: read the one or two holding the page, keep the page.
+    const read = rankingPageRead(country, head!.slot, slice, first, count);
+    const blocks = await catalog.scan('rankings', { prefix: read.prefix, start: read.start, limit: read.limit });
+    return rankingBlockEntries(blocks.map((b) => b.doc)).slice(read.skip, read.skip + count);
+  });
   const results = [];
   for (const e of slice) {
     const item = items.get(e.mediaId);
@@ -29,28 +32,22 @@ export async function getRankings(input: HandlerInput): Promise<unknown> {
 }
 
 /**
- * One page of a chart stored a row per rank (rankings, trending): the head's total for the kind,
- * then one range read of the page's own rows, so a page costs the same at 4,000 titles as at
- * 250,000. `keys` gives the row prefix and the key of a rank within a slice (`all` or a kind).
+ * One page of a chart stored by rank (rankings in blocks of ranks, trending a row per rank):
+ * the head's total for the kind, then one range read of the page's own rows, so a page costs
+ * the same at 4,000 titles as at 250,000. `read` gives the rows of the ranks `offset + 1` to
+ * `offset + count` of a slice (`all` or a kind).
  */
 async function chartPage<Row extends { mediaId: string }>(
   input: HandlerInput,
-  model: 'rankings' | 'trending',
   head: { total: number; totals: Partial<Record<ContentType, number>> } | null,
   kind: ContentType | undefined,
   offset: number,
   limit: number,
-  keys: (slice: ContentType | 'all', rank: number) => [prefix: string, start: string],
-  isRow: (doc: unknown) => doc is Row,
+  read: (slice: ContentType | 'all', offset: number, count: number) => Promise<Row[]>,
 ) {
   const total = head === null ? 0 : kind === undefined ? head.total : (head.totals[kind] ?? 0);
   const count = Math.max(0, Math.min(limit, total - offset));
-  let slice: Row[] = [];
-  if (head !== null && count > 0) {
-    const [prefix, start] = keys(kind ?? 'all', offset + 1);
-    const rows: Array<{ doc: unknown }> = await input.catalog.scan(model, { prefix, start, limit: count });
-    slice = rows.map((r) => r.doc).filter(isRow);
-  }
+  const slice = head !== null && count > 0 ? await read(kind ?? 'all', offset, count) : [];
   const items = await listItems(input, slice.map((e) => e.mediaId));
   return { total, slice, items };
 }
@@ -73,9 +70,10 @@ export async function getTrending(input: HandlerInput): Promise<unknown> {
   const head = await trendingHead(input, country, date);
   const day = head?.date ?? date ?? null;
   // Only titles still in the chart are stored as rows (those that left are not trending).
-  const { total, slice, items } = await chartPage(input, 'trending', head, kind, offset, limit, (slice, rank) =>
-    [trendingRowPrefix(country, head!.date, slice), trendingRowKey(country, head!.date, slice, rank)],
-    (d): d is TrendingRowDoc => typeof d === 'object' && d !== null && 'mediaId' in d);
+  const { total, slice, items } = await chartPage(input, head, kind, offset, limit, async (slice, first, count) => {
+    const rows = await catalog.scan('trending', { prefix: trendingRowPrefix(country, head!.date, slice), start: trendingRowKey(country, head!.date, slice, first + 1), limit: count });
+    return rows.map((r) => r.doc).filter((d): d is TrendingRowDoc => typeof d === 'object' && d !== null && 'mediaId' in d);
+  });
   const results = [];
   for (const e of slice) {
     const item = items.get(e.mediaId);
