@@ -146,9 +146,9 @@ function webUrlOf(seed: number, t: TitleSeed, p: CatalogProvider, country: strin
   return url;
 }
 
-/** The offer slots of a listed (title, country): fixed for the life of the catalog. */
 /**
- * The slots of each listing, kept across calls: they do not depend on the crawl day, and every
+ * The offer slots of a listed (title, country), fixed for the life of the catalog, so they are
+ * kept across calls: they do not depend on the crawl day, and every
  * daily crawl walks every listing (drawing them again was a fifth of a later day's crawl).
  * Keyed by everything `drawSlots` reads; bounded, since a long-lived process may crawl
  * catalogs of any size.
