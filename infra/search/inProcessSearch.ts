@@ -18,6 +18,7 @@
 import MiniSearch from 'minisearch';
 import type { Query } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
+import { withDeletionIndex } from './fuzzyTerms.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
@@ -177,14 +178,15 @@ const MAX_WORDS = SEARCH_QUERY_MAX_WORDS;
 const keepTerm = (term: string): string => term;
 
 function newEngine(fields: string[]): MiniSearch<IndexedFields> {
-  return new MiniSearch<IndexedFields>({
+  // Typo-tolerant lookups from a deletion index rather than tree walks: the same answers (fuzzyTerms.ts).
+  return withDeletionIndex(new MiniSearch<IndexedFields>({
     fields,
     storeFields: [],
     tokenize,
     processTerm: keepTerm,
     // Base titles weigh a little more than alternatives (original title, untranslated title).
     searchOptions: { boost: { title: 1.5, alt: 1 }, combineWith: 'OR', tokenize, processTerm: keepTerm },
-  });
+  }));
 }
 
 export function inProcessSearchIndex(options: InProcessSearchOptions = {}): SearchIndex {

@@ -1,0 +1,218 @@
+/**
+ * MiniSearch's typo-tolerant term lookup (`fuzzyGet`) answered from a deletion neighbourhood
+ * (the SymSpell method) instead of a walk of its radix tree, with the very same answer: the
+ * same terms, distances and order.
+ *
+ * Why: a search whose words were never asked spent ~40 % of its CPU in those walks. A walk
+ * within 2 typos visits much of the tree's top levels for every word and every one-swap variant
+ * (bench/api.ts `search_misses`); here a lookup is a few dozen Map reads. On the sample's
+ * vocabulary, 17,000 misspelt words took 141 µs each by the tree and 25 µs here.
+ *
+ * How: every term is stored under itself and every string made by deleting one or two of its
+ * characters. Two strings within d edits (Levenshtein) share a string made by at most d
+ * deletions from each, so the query's own deletions find every term within d; each candidate
+ * is then measured exactly, and kept only if the tree still holds it (MiniSearch drops terms
+ * when it vacuums; this index only grows). Its cost: about 1.3 KB of heap per distinct term
+ * (6 MB for the sample's 5,000), made on the first lookup after new terms were added.
+ *
+ * Order matters: MiniSearch adds each fuzzy match's score in the order the tree walk found it,
+ * and floating-point sums depend on that order, so matches are sorted by their place in the
+ * walk (the index of each edge taken, node by node).
+ *
+ * This reaches into MiniSearch's private term tree (`_index`, version 7.2, pinned by the lock
+ * file); test/unit/fuzzyTerms.unit.test.ts compares every answer with the tree walk's, so an
+ * upgrade that changes those internals fails there rather than in answers.
+ */
+import type MiniSearch from 'minisearch';
+
+/** The radix tree's leaf key (MiniSearch's `LEAF`): the value of the term ending at a node. */
+const LEAF = '';
+
+/** Deletions stored per term: lookups within more typos use the tree walk. */
+const MAX_DISTANCE = 2;
+
+type TreeNode = Map<string, unknown>;
+
+/** The part of MiniSearch's SearchableMap used here. */
+interface TermTree {
+  _tree: TreeNode;
+  fetch(term: string, initial: () => unknown): unknown;
+  fuzzyGet(term: string, maxDistance: number): Map<string, [unknown, number]>;
+}
+
+/** Makes `engine`'s fuzzy term lookups use a deletion index; returns the engine. */
+export function withDeletionIndex<T>(engine: MiniSearch<T>): MiniSearch<T> {
+  const tree = (engine as unknown as { _index: TermTree })._index;
+  const treeFetch = tree.fetch.bind(tree);
+  const treeFuzzyGet = tree.fuzzyGet.bind(tree);
+  const lookup = deletionIndex();
+  // Every term MiniSearch indexes goes through fetch (addTerm); new ones are noted here.
+  tree.fetch = (term, initial) => {
+    lookup.note(term);
+    return treeFetch(term, initial);
+  };
+  tree.fuzzyGet = (term, maxDistance) => {
+    if (!(maxDistance >= 0 && maxDistance <= MAX_DISTANCE)) return treeFuzzyGet(term, maxDistance);
+    return lookup.find(tree._tree, term, maxDistance);
+  };
+  return engine;
+}
+
+interface DeletionIndex {
+  note(term: string): void;
+  find(root: TreeNode, query: string, maxDistance: number): Map<string, [unknown, number]>;
+}
+
+function deletionIndex(): DeletionIndex {
+  const terms: string[] = [];
+  const known = new Set<string>();
+  // Deletion string -> the ids of the terms it comes from (one id stored bare: most have one).
+  const deletions = new Map<string, number | number[]>();
+  let indexed = 0;
+  // Per term id, the lookup that last listed it: candidates are distinct without a Set per lookup.
+  let seen = new Uint32Array(1024);
+  let stamp = 0;
+  const distance = boundedLevenshtein();
+
+  function store(key: string, id: number): void {
+    const held = deletions.get(key);
+    if (held === undefined) deletions.set(key, id);
+    else if (typeof held === 'number') {
+      if (held !== id) deletions.set(key, [held, id]);
+    } else if (held[held.length - 1] !== id) held.push(id);
+  }
+
+  function catchUp(): void {
+    for (; indexed < terms.length; indexed += 1) {
+      const term = terms[indexed] as string;
+      store(term, indexed);
+      for (let i = 0; i < term.length; i += 1) {
+        const once = term.slice(0, i) + term.slice(i + 1);
+        store(once, indexed);
+        for (let j = i; j < once.length; j += 1) store(once.slice(0, j) + once.slice(j + 1), indexed);
+      }
+    }
+    if (seen.length < terms.length) {
+      const grown = new Uint32Array(Math.max(terms.length, seen.length * 2));
+      grown.set(seen);
+      seen = grown;
+    }
+  }
+
+  return {
+    note(term) {
+      if (known.has(term)) return;
+      known.add(term);
+      terms.push(term);
+    },
+
+    find(root, query, maxDistance) {
+      catchUp();
+      stamp += 1;
+      if (stamp === 0xffffffff) {
+        seen.fill(0);
+        stamp = 1;
+      }
+      const found: Array<{ term: string; data: unknown; distance: number; order: number[] }> = [];
+      const consider = (key: string): void => {
+        const held = deletions.get(key);
+        if (held === undefined) return;
+        if (typeof held === 'number') check(held);
+        else for (const id of held) check(id);
+      };
+      const check = (id: number): void => {
+        if (seen[id] === stamp) return;
+        seen[id] = stamp;
+        const term = terms[id] as string;
+        const d = distance(query, term, maxDistance);
+        if (d > maxDistance) return;
+        const place = placeInTree(root, term);
+        if (place !== undefined) found.push({ term, data: place.data, distance: d, order: place.order });
+      };
+      consider(query);
+      if (maxDistance >= 1) {
+        for (let i = 0; i < query.length; i += 1) {
+          const once = query.slice(0, i) + query.slice(i + 1);
+          consider(once);
+          if (maxDistance >= 2) for (let j = i; j < once.length; j += 1) consider(once.slice(0, j) + once.slice(j + 1));
+        }
+      }
+      if (found.length > 1) found.sort((a, b) => compareOrder(a.order, b.order));
+      const results = new Map<string, [unknown, number]>();
+      for (const f of found) results.set(f.term, [f.data, f.distance]);
+      return results;
+    },
+  };
+}
+
+/**
+ * Where the tree holds `term`: its value and, node by node, the index of the edge taken (and of
+ * the leaf last), which orders terms as the tree walk meets them. Undefined when it holds no such term.
+ */
+function placeInTree(root: TreeNode, term: string): { data: unknown; order: number[] } | undefined {
+  const order: number[] = [];
+  let node = root;
+  let pos = 0;
+  for (;;) {
+    let i = 0;
+    let next: TreeNode | undefined;
+    for (const key of node.keys()) {
+      if (pos === term.length ? key === LEAF : key !== LEAF && term.startsWith(key, pos)) {
+        order.push(i);
+        if (pos === term.length) return { data: node.get(LEAF), order };
+        next = node.get(key) as TreeNode;
+        pos += key.length;
+        break;
+      }
+      i += 1;
+    }
+    if (next === undefined) return undefined;
+    node = next;
+  }
+}
+
+function compareOrder(a: number[], b: number[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const d = (a[i] as number) - (b[i] as number);
+    if (d !== 0) return d;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * Levenshtein distance over UTF-16 code units (as the tree walk compares them), or max + 1 as
+ * soon as it must exceed max. Two rows reused from call to call.
+ */
+function boundedLevenshtein(): (a: string, b: string, max: number) => number {
+  let prev = new Int32Array(64);
+  let row = new Int32Array(64);
+  return (a, b, max) => {
+    const n = a.length;
+    const m = b.length;
+    if (Math.abs(n - m) > max) return max + 1;
+    if (prev.length <= m) {
+      prev = new Int32Array(m + 1);
+      row = new Int32Array(m + 1);
+    }
+    for (let j = 0; j <= m; j += 1) prev[j] = j;
+    for (let i = 1; i <= n; i += 1) {
+      row[0] = i;
+      let least = i;
+      const c = a.charCodeAt(i - 1);
+      for (let j = 1; j <= m; j += 1) {
+        const replace = (prev[j - 1] as number) + (c === b.charCodeAt(j - 1) ? 0 : 1);
+        const remove = (prev[j] as number) + 1;
+        const insert = (row[j - 1] as number) + 1;
+        const v = replace < remove ? (replace < insert ? replace : insert) : remove < insert ? remove : insert;
+        row[j] = v;
+        if (v < least) least = v;
+      }
+      if (least > max) return max + 1;
+      const t = prev;
+      prev = row;
+      row = t;
+    }
+    return prev[m] as number;
+  };
+}
