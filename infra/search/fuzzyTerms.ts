@@ -45,7 +45,8 @@ export function withDeletionIndex<T>(engine: MiniSearch<T>): MiniSearch<T> {
   const tree = (engine as unknown as { _index: TermTree })._index;
   const treeFetch = tree.fetch.bind(tree);
   const treeFuzzyGet = tree.fuzzyGet.bind(tree);
-  const lookup = deletionIndex();
+  const lookup = new DeletionIndex();
+  indexes.set(engine, lookup);
   // Every term MiniSearch indexes goes through fetch (addTerm); new ones are noted here.
   tree.fetch = (term, initial) => {
     lookup.note(term);
@@ -58,91 +59,126 @@ export function withDeletionIndex<T>(engine: MiniSearch<T>): MiniSearch<T> {
   return engine;
 }
 
-interface DeletionIndex {
-  note(term: string): void;
-  find(root: TreeNode, query: string, maxDistance: number): Map<string, [unknown, number]>;
+const indexes = new WeakMap<object, DeletionIndex>();
+
+/**
+ * False when `engine` (made by withDeletionIndex) has never held `term`: an exact lookup of it
+ * would find nothing, so a query need not ask. True for any term it holds now.
+ */
+export function mayHoldTerm(engine: object, term: string): boolean {
+  return indexes.get(engine)?.mayHold(term) ?? true;
 }
 
-function deletionIndex(): DeletionIndex {
-  const terms: string[] = [];
-  const known = new Set<string>();
-  // Deletion string -> the ids of the terms it comes from (one id stored bare: most have one).
-  const deletions = new Map<string, number | number[]>();
-  let indexed = 0;
-  // Per term id, the lookup that last listed it: candidates are distinct without a Set per lookup.
-  let seen = new Uint32Array(1024);
-  let stamp = 0;
-  const distance = boundedLevenshtein();
+interface Match {
+  term: string;
+  data: unknown;
+  distance: number;
+  order: number[];
+}
 
-  function store(key: string, id: number): void {
-    const held = deletions.get(key);
-    if (held === undefined) deletions.set(key, id);
+/**
+ * The deletion index of one engine. Methods rather than closures per lookup: a lookup is a hot
+ * path, and a closure made per call costs an allocation (and, under tsx, a name) each time.
+ */
+class DeletionIndex {
+  private readonly terms: string[] = [];
+  private readonly known = new Set<string>();
+  /** Deletion string -> the ids of the terms it comes from (one id stored bare: most have one). */
+  private readonly deletions = new Map<string, number | number[]>();
+  private indexed = 0;
+  /** Per term id, the lookup that last listed it: candidates are distinct without a Set per lookup. */
+  private seen = new Uint32Array(1024);
+  private stamp = 0;
+  private readonly distance = boundedLevenshtein();
+  /** The lookup under way: its query, reach, tree and matches so far. */
+  private query = '';
+  private maxDistance = 0;
+  private root: TreeNode = new Map();
+  private found: Match[] = [];
+
+  note(term: string): void {
+    if (this.known.has(term)) return;
+    this.known.add(term);
+    this.terms.push(term);
+  }
+
+  mayHold(term: string): boolean {
+    return this.known.has(term);
+  }
+
+  find(root: TreeNode, query: string, maxDistance: number): Map<string, [unknown, number]> {
+    this.catchUp();
+    this.stamp += 1;
+    if (this.stamp === 0xffffffff) {
+      this.seen.fill(0);
+      this.stamp = 1;
+    }
+    this.query = query;
+    this.maxDistance = maxDistance;
+    this.root = root;
+    const found: Match[] = (this.found = []);
+    this.consider(query);
+    if (maxDistance >= 1) {
+      for (let i = 0; i < query.length; i += 1) {
+        const once = query.slice(0, i) + query.slice(i + 1);
+        this.consider(once);
+        if (maxDistance >= 2) for (let j = i; j < once.length; j += 1) this.consider(once.slice(0, j) + once.slice(j + 1));
+      }
+    }
+    if (found.length > 1) found.sort(compareMatches);
+    const results = new Map<string, [unknown, number]>();
+    for (const f of found) results.set(f.term, [f.data, f.distance]);
+    this.found = [];
+    return results;
+  }
+
+  private consider(key: string): void {
+    const held = this.deletions.get(key);
+    if (held === undefined) return;
+    if (typeof held === 'number') this.check(held);
+    else for (const id of held) this.check(id);
+  }
+
+  private check(id: number): void {
+    if (this.seen[id] === this.stamp) return;
+    this.seen[id] = this.stamp;
+    const term = this.terms[id] as string;
+    const d = this.distance(this.query, term, this.maxDistance);
+    if (d > this.maxDistance) return;
+    const place = placeInTree(this.root, term);
+    if (place !== undefined) this.found.push({ term, data: place.data, distance: d, order: place.order });
+  }
+
+  private store(key: string, id: number): void {
+    const held = this.deletions.get(key);
+    if (held === undefined) this.deletions.set(key, id);
     else if (typeof held === 'number') {
-      if (held !== id) deletions.set(key, [held, id]);
+      if (held !== id) this.deletions.set(key, [held, id]);
     } else if (held[held.length - 1] !== id) held.push(id);
   }
 
-  function catchUp(): void {
-    for (; indexed < terms.length; indexed += 1) {
-      const term = terms[indexed] as string;
-      store(term, indexed);
+  private catchUp(): void {
+    const { terms } = this;
+    for (; this.indexed < terms.length; this.indexed += 1) {
+      const id = this.indexed;
+      const term = terms[id] as string;
+      this.store(term, id);
       for (let i = 0; i < term.length; i += 1) {
         const once = term.slice(0, i) + term.slice(i + 1);
-        store(once, indexed);
-        for (let j = i; j < once.length; j += 1) store(once.slice(0, j) + once.slice(j + 1), indexed);
+        this.store(once, id);
+        for (let j = i; j < once.length; j += 1) this.store(once.slice(0, j) + once.slice(j + 1), id);
       }
     }
-    if (seen.length < terms.length) {
-      const grown = new Uint32Array(Math.max(terms.length, seen.length * 2));
-      grown.set(seen);
-      seen = grown;
+    if (this.seen.length < terms.length) {
+      const grown = new Uint32Array(Math.max(terms.length, this.seen.length * 2));
+      grown.set(this.seen);
+      this.seen = grown;
     }
   }
+}
 
-  return {
-    note(term) {
-      if (known.has(term)) return;
-      known.add(term);
-      terms.push(term);
-    },
-
-    find(root, query, maxDistance) {
-      catchUp();
-      stamp += 1;
-      if (stamp === 0xffffffff) {
-        seen.fill(0);
-        stamp = 1;
-      }
-      const found: Array<{ term: string; data: unknown; distance: number; order: number[] }> = [];
-      const consider = (key: string): void => {
-        const held = deletions.get(key);
-        if (held === undefined) return;
-        if (typeof held === 'number') check(held);
-        else for (const id of held) check(id);
-      };
-      const check = (id: number): void => {
-        if (seen[id] === stamp) return;
-        seen[id] = stamp;
-        const term = terms[id] as string;
-        const d = distance(query, term, maxDistance);
-        if (d > maxDistance) return;
-        const place = placeInTree(root, term);
-        if (place !== undefined) found.push({ term, data: place.data, distance: d, order: place.order });
-      };
-      consider(query);
-      if (maxDistance >= 1) {
-        for (let i = 0; i < query.length; i += 1) {
-          const once = query.slice(0, i) + query.slice(i + 1);
-          consider(once);
-          if (maxDistance >= 2) for (let j = i; j < once.length; j += 1) consider(once.slice(0, j) + once.slice(j + 1));
-        }
-      }
-      if (found.length > 1) found.sort((a, b) => compareOrder(a.order, b.order));
-      const results = new Map<string, [unknown, number]>();
-      for (const f of found) results.set(f.term, [f.data, f.distance]);
-      return results;
-    },
-  };
+function compareMatches(a: Match, b: Match): number {
+  return compareOrder(a.order, b.order);
 }
 
 /**

@@ -18,7 +18,7 @@
 import MiniSearch from 'minisearch';
 import type { Query } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
-import { withDeletionIndex } from './fuzzyTerms.ts';
+import { mayHoldTerm, withDeletionIndex } from './fuzzyTerms.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
@@ -45,17 +45,21 @@ export interface InProcessSearchOptions {
   wordHitsKept?: number;
 }
 
-/** A title a query found: its engine score, the query terms it matched and the words it explains. */
-interface Hit {
-  id: string;
-  score: number;
-  terms: number;
-  covered: number;
+/**
+ * The titles a query found, in the order the engine met them, as columns indexed alike: each
+ * title's slot (Entry.slot), engine score and the bit mask of the query words it explains.
+ * Columns, not an object per title: a common word ("the") finds thousands of titles per query.
+ */
+interface HitList {
+  slots: Int32Array;
+  score: Float64Array;
+  covered: Int32Array;
 }
 
-/** A candidate of a query, classed but not yet ranked (runSearch). */
+/** A candidate of a query, classed but not yet ranked (runSearch): a title and its score. */
 interface Candidate {
-  hit: Hit;
+  id: string;
+  score: number;
   entry: Entry;
   /** titleKey of its title in the query's language, when an overlay holds one. */
   local: string | undefined;
@@ -112,6 +116,8 @@ class ResultCache {
  * at 250,000 titles objects and arrays per title cost more than the postings themselves.
  */
 interface Entry {
+  /** The title's small integer, for arrays indexed by title (found); kept for the life of the index. */
+  slot: number;
   kind: SearchDocument['kind'];
   popularity: number;
   /** log1p(popularity), kept: ranking reads it for thousands of candidates. */
@@ -195,6 +201,11 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   const localeBoost = options.localeBoost ?? 1.1;
 
   const entries = new Map<string, Entry>();
+  // Title id <-> slot: a removed title keeps its slot, so kept word hits never name a wrong title.
+  const slotOf = new Map<string, number>();
+  const slotIds: string[] = [];
+  const slotEntries: Array<Entry | undefined> = [];
+  const scratch = new HitScratch();
   // The version of every title written with one, removed titles included: like OpenSearch's
   // external versions, so a replayed older write of the search feed is refused here too.
   const versions = new Map<string, number>();
@@ -239,6 +250,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     base.discard(id);
     for (const lang of Object.keys(entry.localKeys ?? {})) overlays.get(lang)?.discard(id);
     entries.delete(id);
+    slotEntries[entry.slot] = undefined;
   }
 
   function add(doc: SearchDocument): void {
@@ -269,7 +281,14 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       if (bit < 32) countriesLow |= 1 << bit;
       else countriesHigh |= 1 << (bit - 32);
     }
-    entries.set(doc.id, {
+    let slot = slotOf.get(doc.id);
+    if (slot === undefined) {
+      slot = slotIds.length;
+      slotOf.set(doc.id, slot);
+      slotIds.push(doc.id);
+    }
+    const entry: Entry = {
+      slot,
       kind: doc.kind,
       popularity: doc.popularity,
       logPopularity: Math.log1p(doc.popularity),
@@ -279,7 +298,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       availability: packAvailability(doc.availability),
       keys: baseKeys.join('\n'),
       localKeys,
-    });
+    };
+    entries.set(doc.id, entry);
+    slotEntries[slot] = entry;
     if (doc.popularity > maxPopularity) maxPopularity = doc.popularity;
   }
 
@@ -340,6 +361,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       cache.clear();
       keptWords.clear();
       entries.clear();
+      slotEntries.length = 0;
       versions.clear();
       overlays.clear();
     },
@@ -355,14 +377,15 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       keptWords.set(key, kept);
       return kept;
     }
-    const results = engine.search(word.query());
+    const results = engine.search(word.query(engine));
     const n = results.length;
     const hits: WordHits = {
-      ids: new Array<string>(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: new Array<string>(n), moreTerms: new Map(),
+      slots: new Int32Array(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: new Array<string>(n), moreTerms: new Map(),
     };
     results.forEach((r, j) => {
       const matched = r.queryTerms.length;
-      hits.ids[j] = r.id as string;
+      // Every id the engine holds was given a slot by add().
+      hits.slots[j] = slotOf.get(r.id as string) as number;
       hits.raw[j] = r.score / (matched || 1);
       hits.terms[j] = matched;
       hits.firstTerm[j] = r.queryTerms[0] ?? '';
@@ -374,7 +397,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       for (const [oldest, held] of keptWords) {
         if (wordHitsHeld <= wordHitsMax) break;
         keptWords.delete(oldest);
-        wordHitsHeld -= held.ids.length;
+        wordHitsHeld -= held.slots.length;
       }
     }
     return hits;
@@ -382,34 +405,33 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
   /**
    * Titles matching any of the words, each with MiniSearch's score for the OR of the words'
-   * lookups (times `boost`) and the bit mask of the words it matched.
+   * lookups (times `boost`) and the bit mask of the words it matched, in the order the words'
+   * hits first name them. Sums are added in the same order as an OR query would, so scores are
+   * the engine's to the last bit.
    */
-  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): Hit[] | Map<string, Hit> {
+  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): HitList {
     if (query.words.length === 1) {
       // One word (a short prefix, often, with thousands of titles): its hits name each title
-      // once, so no map is needed to add words up; the same score as below.
-      const { ids, raw, terms } = wordHits(engine, engineName, query.words[0] as WordQuery);
-      const out = new Array<Hit>(ids.length);
-      for (let j = 0; j < ids.length; j++) {
-        const count = terms[j] as number;
-        out[j] = { id: ids[j] as string, score: (raw[j] as number) * (count || 1) * boost, terms: count, covered: 1 };
-      }
-      return out;
+      // once, so nothing needs adding up; the same score as below.
+      const { slots, raw, terms } = wordHits(engine, engineName, query.words[0] as WordQuery);
+      const score = new Float64Array(slots.length);
+      for (let j = 0; j < slots.length; j++) score[j] = (raw[j] as number) * ((terms[j] as number) || 1) * boost;
+      return { slots, score, covered: new Int32Array(slots.length).fill(1) };
     }
-    const acc = new Map<string, Hit>();
+    const acc = scratch.begin(slotIds.length);
     // A term two words share (a swap of "goen" is "gone"): MiniSearch counts it once per title,
     // and a title matching it explains both words.
-    const counted = query.shared.size === 0 ? null : new Map<string, Set<string>>();
+    const counted = query.shared.size === 0 ? null : new Map<number, Set<string>>();
     query.words.forEach((word, i) => {
       const hits = wordHits(engine, engineName, word);
-      const { ids, raw, terms } = hits;
-      for (let j = 0; j < ids.length; j++) {
-        const id = ids[j] as string;
+      const { slots, raw, terms } = hits;
+      for (let j = 0; j < slots.length; j++) {
+        const slot = slots[j] as number;
         let count = terms[j] as number;
         let covered = 1 << i;
         if (counted !== null) {
-          const once = counted.get(id) ?? new Set<string>();
-          counted.set(id, once);
+          const once = counted.get(slot) ?? new Set<string>();
+          counted.set(slot, once);
           for (const term of matchedTerms(hits, j)) {
             const mask = query.shared.get(term);
             if (mask === undefined) continue;
@@ -418,17 +440,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
             else once.add(term);
           }
         }
-        const seen = acc.get(id);
-        if (seen === undefined) acc.set(id, { id, score: raw[j] as number, terms: count, covered });
-        else {
-          seen.score += raw[j] as number;
-          seen.terms += count;
-          seen.covered |= covered;
-        }
+        acc.add(slot, raw[j] as number, count, covered);
       }
     });
-    for (const hit of acc.values()) hit.score = hit.score * (hit.terms || 1) * boost;
-    return acc;
+    return acc.finish(boost);
   }
 
   /** The answer to `query`, whose text tokenizes to `words`. */
@@ -439,24 +454,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     // Per title: best engine score and a bit mask of the query words it explains.
     const overlay = query.lang === baseLang ? undefined : overlays.get(query.lang);
-    let hits: Iterable<Hit> = valuesOf(found(base, '', built, 1));
-    if (overlay !== undefined) {
-      // A title found through both indexes keeps its better score and the union of its words.
-      const local = found(overlay, query.lang, built, localeBoost);
-      const byId = Array.isArray(local) ? new Map(local.map((h) => [h.id, h])) : local;
-      const merged: Hit[] = [];
-      for (const h of hits) {
-        const other = byId.get(h.id);
-        if (other !== undefined) {
-          h.score = Math.max(h.score, other.score);
-          h.covered |= other.covered;
-          byId.delete(h.id);
-        }
-        merged.push(h);
-      }
-      for (const h of byId.values()) merged.push(h);
-      hits = merged;
-    }
+    let hits = found(base, '', built, 1);
+    // A title found through both indexes keeps its better score and the union of its words.
+    if (overlay !== undefined) hits = scratch.merge(hits, found(overlay, query.lang, built, localeBoost), slotIds.length);
 
     const countryNeedle = `|${query.country.toUpperCase()}:`;
     const queryKey = titleKey(words);
@@ -481,22 +481,23 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const begins: RankInput[] = [];
     const complete: Candidate[] = [];
     const partial: Candidate[] = [];
-    for (const hit of hits) {
-      const id = hit.id;
-      const entry = entries.get(id);
+    const { slots, score, covered } = hits;
+    for (let k = 0; k < slots.length; k++) {
+      const entry = slotEntries[slots[k] as number];
       if (entry === undefined) continue;
+      const id = slotIds[entry.slot] as string;
       if (query.kind !== undefined && entry.kind !== query.kind) continue;
       if (genre !== undefined && !entry.genres.includes(genre)) continue;
       if (provider !== undefined && !availableIn(entry.availability, countryNeedle, provider)) continue;
 
       const local = localLang === undefined ? undefined : entry.localKeys?.[localLang];
       // Only a title that has every looked-up word can be the query or hold it as a phrase.
-      const all = hit.covered === allWords;
-      if (all && (local === queryKey || holdsKey(entry.keys, queryKey, keyNeedle))) exact.push({ hit, entry, local });
+      const all = covered[k] === allWords;
+      if (all && (local === queryKey || holdsKey(entry.keys, queryKey, keyNeedle))) exact.push({ id, score: score[k] as number, entry, local });
       else if (beginning !== null && (beginsKey(entry.keys, beginning, keyNeedle) || local?.startsWith(beginning) === true)) {
         // The query begins this title: ranked by popularity alone (ranking.ts, MATCH_BEGINS).
         begins.push({ id, matchClass: MATCH_BEGINS, available: false, relevance: 0, popularity: entry.popularity });
-      } else (all ? complete : partial).push({ hit, entry, local });
+      } else (all ? complete : partial).push({ id, score: score[k] as number, entry, local });
     }
     const total = exact.length + begins.length + complete.length + partial.length;
 
@@ -527,8 +528,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       candidates.forEach((c, i) => {
         const yes = flags[i] as boolean;
         if (!yes && availableCount >= room) return;
-        const relevance = c.hit.score * phrase(c) * popularityFactorOfLogs(c.entry.logPopularity, logMaxPopularity, popularityWeight);
-        inputs.push({ id: c.hit.id, matchClass, available: yes, relevance, popularity: c.entry.popularity });
+        const relevance = c.score * phrase(c) * popularityFactorOfLogs(c.entry.logPopularity, logMaxPopularity, popularityWeight);
+        inputs.push({ id: c.id, matchClass, available: yes, relevance, popularity: c.entry.popularity });
       });
       for (const r of topK(inputs, room, compareRanked)) page.push(r);
     };
@@ -556,7 +557,11 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 /** One query word's engine lookup (made when needed), and the key its hits are kept under (WordHits). */
 interface WordQuery {
   key: string;
-  query(): Query;
+  query(engine: MiniSearch<IndexedFields>): Query;
+}
+
+function splitAtSpaces(text: string): string[] {
+  return text.split(' ');
 }
 
 /**
@@ -566,7 +571,8 @@ interface WordQuery {
  * Columns, not objects: a common word holds thousands of titles.
  */
 interface WordHits {
-  ids: string[];
+  /** The titles' slots (Entry.slot). */
+  slots: Int32Array;
   raw: Float64Array;
   terms: Uint8Array;
   /**
@@ -577,8 +583,105 @@ interface WordHits {
   moreTerms: Map<number, string[]>;
 }
 
-function valuesOf(hits: Hit[] | Map<string, Hit>): Iterable<Hit> {
-  return Array.isArray(hits) ? hits : hits.values();
+/**
+ * Per-title arrays reused from query to query, to add up the words' hits of one engine (found)
+ * and to merge two engines' lists (merge) without a Map entry and an object per title. A title's
+ * entry counts for the current pass only when its stamp is the pass's.
+ */
+class HitScratch {
+  private stamp = new Uint32Array(0);
+  private score = new Float64Array(0);
+  private terms = new Int32Array(0);
+  private covered = new Int32Array(0);
+  private order: number[] = [];
+  private pass = 0;
+
+  /** Starts a pass over titles of slots below `slots`. */
+  begin(slots: number): this {
+    if (this.stamp.length < slots) {
+      const size = Math.max(slots, this.stamp.length * 2, 1024);
+      this.stamp = new Uint32Array(size);
+      this.score = new Float64Array(size);
+      this.terms = new Int32Array(size);
+      this.covered = new Int32Array(size);
+      this.pass = 0;
+    }
+    this.pass += 1;
+    if (this.pass === 0xffffffff) {
+      this.stamp.fill(0);
+      this.pass = 1;
+    }
+    this.order.length = 0;
+    return this;
+  }
+
+  /** One word's hit on a title: its raw score and terms add up, the words it explains join. */
+  add(slot: number, raw: number, terms: number, covered: number): void {
+    if (this.stamp[slot] !== this.pass) {
+      this.stamp[slot] = this.pass;
+      this.score[slot] = raw;
+      this.terms[slot] = terms;
+      this.covered[slot] = covered;
+      this.order.push(slot);
+    } else {
+      this.score[slot] = (this.score[slot] as number) + raw;
+      this.terms[slot] = (this.terms[slot] as number) + terms;
+      this.covered[slot] = (this.covered[slot] as number) | covered;
+    }
+  }
+
+  /** The pass's titles in first-hit order; a score is MiniSearch's (sum times terms matched) times `boost`. */
+  finish(boost: number): HitList {
+    const n = this.order.length;
+    const out: HitList = { slots: new Int32Array(this.order), score: new Float64Array(n), covered: new Int32Array(n) };
+    for (let k = 0; k < n; k++) {
+      const slot = out.slots[k] as number;
+      out.score[k] = (this.score[slot] as number) * ((this.terms[slot] as number) || 1) * boost;
+      out.covered[k] = this.covered[slot] as number;
+    }
+    return out;
+  }
+
+  /**
+   * `first`'s titles in order, each with the better score and the union of words of both lists,
+   * then `second`'s titles that `first` lacks, in their order.
+   */
+  merge(first: HitList, second: HitList, slots: number): HitList {
+    this.begin(slots);
+    // terms holds a title's place in `second`, plus one.
+    for (let k = 0; k < second.slots.length; k++) {
+      const slot = second.slots[k] as number;
+      this.stamp[slot] = this.pass;
+      this.terms[slot] = k + 1;
+    }
+    const n = first.slots.length;
+    const merged: HitList = { slots: new Int32Array(n + second.slots.length), score: new Float64Array(n + second.slots.length), covered: new Int32Array(n + second.slots.length) };
+    let m = 0;
+    for (let k = 0; k < n; k++) {
+      const slot = first.slots[k] as number;
+      let score = first.score[k] as number;
+      let covered = first.covered[k] as number;
+      if (this.stamp[slot] === this.pass) {
+        const other = (this.terms[slot] as number) - 1;
+        score = Math.max(score, second.score[other] as number);
+        covered |= second.covered[other] as number;
+        this.stamp[slot] = 0;
+      }
+      merged.slots[m] = slot;
+      merged.score[m] = score;
+      merged.covered[m] = covered;
+      m += 1;
+    }
+    for (let k = 0; k < second.slots.length; k++) {
+      const slot = second.slots[k] as number;
+      if (this.stamp[slot] !== this.pass) continue;
+      merged.slots[m] = slot;
+      merged.score[m] = second.score[k] as number;
+      merged.covered[m] = second.covered[k] as number;
+      m += 1;
+    }
+    return { slots: merged.slots.subarray(0, m), score: merged.score.subarray(0, m), covered: merged.covered.subarray(0, m) };
+  }
 }
 
 function matchedTerms(hits: WordHits, j: number): readonly string[] {
@@ -674,15 +777,18 @@ function buildQuery(words: string[]): BuiltQuery {
       doublesLeft -= doubles.length;
       own(doubles, i);
     }
-    // The engine query is made only when the word's hits are not kept.
-    const query = (): Query => {
+    // The engine query is made only when the word's hits are not kept. Its words are tokens
+    // already (and so are their swaps), so the engine only splits them again at spaces.
+    const query = (engine: MiniSearch<IndexedFields>): Query => {
       const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
       if (swaps.length > 0) {
         // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
         parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
       }
-      if (doubles.length > 0) parts.push({ queries: [doubles.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
-      return { combineWith: 'OR', queries: parts };
+      // Looked up exactly: one the engine never held would find nothing, so it is not asked.
+      const held = doubles.filter((d) => mayHoldTerm(engine, d));
+      if (held.length > 0) parts.push({ queries: [held.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
+      return { combineWith: 'OR', queries: parts, tokenize: splitAtSpaces };
     };
     // Everything the lookup depends on: the word, its typo budget, prefix or not, and how many
     // of its two-swap variants the query's budget left it (a prefix of the list, in order).
