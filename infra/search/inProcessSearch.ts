@@ -18,7 +18,7 @@
 import MiniSearch from 'minisearch';
 import type { Query } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
-import { mayHoldTerm, withDeletionIndex } from './fuzzyTerms.ts';
+import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
@@ -221,12 +221,21 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   let wordHitsHeld = 0;
   // Moves with every write that may change an answer, as the cache is cleared (SearchIndex.generation).
   let generation = 0;
+  // The terms of a write join the typo lookups' index once the write's turn is over (fuzzyTerms.ts).
+  let warming: NodeJS.Immediate | undefined;
   function written(count: number): void {
     if (count === 0) return;
     cache.clear();
     keptWords.clear();
     wordHitsHeld = 0;
     generation += 1;
+    if (warming === undefined) warming = setImmediate(warm).unref();
+  }
+  function warm(): void {
+    warming = undefined;
+    if (closed) return;
+    warmDeletionIndex(base);
+    for (const overlay of overlays.values()) warmDeletionIndex(overlay);
   }
 
   // Country -> its bit in Entry.countriesLow/High, in order of first appearance; only grows.
