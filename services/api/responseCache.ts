@@ -30,9 +30,46 @@ export interface RenderedBody {
   tag: string;
 }
 
+/**
+ * JSON text of frozen objects, made once per object. Why: a search answer is mostly a page of
+ * list items, and list items are kept decoded between requests (handlers/common.ts listItems),
+ * where they are frozen; a page of them is then joined rather than serialized again. Frozen, an
+ * object cannot change after its text was taken.
+ */
+const frozenJson = new WeakMap<object, string>();
+
+function isFrozenObject(value: unknown): value is object {
+  return typeof value === 'object' && value !== null && Object.isFrozen(value);
+}
+
+function textOfFrozen(value: object): string {
+  let text = frozenJson.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    frozenJson.set(value, text);
+  }
+  return text;
+}
+
+/**
+ * JSON.stringify(body), the same text: when the body's last field is a list of frozen objects,
+ * the list is joined from their kept texts.
+ */
+function stringifyBody(body: unknown): string {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return JSON.stringify(body);
+  const record = body as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const last = keys[keys.length - 1];
+  const list = last === undefined ? undefined : record[last];
+  if (!Array.isArray(list) || list.length === 0 || !list.every(isFrozenObject)) return JSON.stringify(body);
+  // The same fields in the same order, the list left empty: the text ends `[]}`.
+  const head = JSON.stringify({ ...record, [last as string]: [] });
+  return `${head.slice(0, -3)}[${list.map(textOfFrozen).join(',')}]}`;
+}
+
 /** JSON text and ETag of a body: a strong hash of the serialized body. */
 export function renderJson(body: unknown): RenderedBody {
-  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  const bytes = Buffer.from(stringifyBody(body), 'utf8');
   // The one-shot hash gives the same digest as createHash without a Hash object per response;
   // SHA-256 stays (it is hardware-accelerated, as fast as SHA-1 or MD5 here), so tags are unchanged.
   return { bytes, tag: `"${hash('sha256', bytes, 'base64url').slice(0, 32)}"` };
@@ -55,7 +92,7 @@ export interface TimedBody {
 /** The body without its `field`, rendered to be completed with a time per request (completeTimed). */
 export function renderTimed(body: Record<string, unknown>, field: string): TimedBody {
   const { [field]: _time, ...rest } = body;
-  const text = JSON.stringify(rest);
+  const text = stringifyBody(rest);
   const head = Buffer.from(`${text.length > 2 ? `${text.slice(0, -1)},` : '{'}${JSON.stringify(field)}:`, 'utf8');
   return { head, hashed: createHash('sha256').update(head) };
 }

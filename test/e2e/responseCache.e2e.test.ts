@@ -11,7 +11,7 @@ import { catchUp } from '../../projections/runner.ts';
 import { streams } from '../../contracts/ids.ts';
 import { createApp, type ApiApp } from '../../services/api/app.ts';
 import { createApiKey } from '../../services/api/keys.ts';
-import { renderJson, ResponseCache } from '../../services/api/responseCache.ts';
+import { completeTimed, renderJson, renderTimed, ResponseCache } from '../../services/api/responseCache.ts';
 import { silentLogger } from '../../services/shared/logger.ts';
 import { SearchFeed } from '../../services/shared/searchFeed.ts';
 import { details, IDS, openFixtureStores, seedCatalog, listenLocally, type FixtureStores } from './api.fixture.ts';
@@ -215,6 +215,23 @@ describe('rendered answers kept per read-model state', function () {
     } finally {
       await listening.close();
     }
+  });
+
+  it('renders a page of frozen (kept) items as JSON.stringify does, and a timed one too', () => {
+    const item = (i: number) => Object.freeze({ id: `mv${i}`, title: `Title "${i}" é\u2028`, genres: Object.freeze(['drama']), year: i % 2 ? null : 1999, skipped: undefined });
+    const items = [item(1), item(2), item(1)];
+    const body = { total: 3, query: 'q', lang: undefined, results: items };
+    assert.equal(renderJson(body).bytes.toString('utf8'), JSON.stringify(body));
+    assert.equal(renderJson(body).tag, renderJson(JSON.parse(JSON.stringify(body))).tag);
+    // Twice: the second time from the kept texts.
+    assert.equal(renderJson(body).bytes.toString('utf8'), JSON.stringify(body));
+    const timed = completeTimed(renderTimed({ ...body, processing_time_ms: 1 }, 'processing_time_ms'), 1.5);
+    assert.equal(timed.bytes.toString('utf8'), JSON.stringify({ ...body, processing_time_ms: 1.5 }));
+    // A list that is not all frozen, or not last, is rendered as it is.
+    const mixed = { results: [items[0], { id: 'x' }] };
+    assert.equal(renderJson(mixed).bytes.toString('utf8'), JSON.stringify(mixed));
+    assert.equal(renderJson({ results: items, total: 1 }).bytes.toString('utf8'), JSON.stringify({ results: items, total: 1 }));
+    assert.equal(renderJson({ results: [1, 2] }).bytes.toString('utf8'), '{"results":[1,2]}');
   });
 
   it('stays bounded, dropping the least recently used answer first', () => {

@@ -55,7 +55,10 @@ export async function listItems({ catalog, deps }: Pick<HandlerInput, 'catalog' 
     const [docs, genres] = await Promise.all([catalog.getMany('media_items', missing), loadGenres(catalog)]);
     docs.forEach((doc: MediaItemDoc | null) => {
       if (!doc) return;
+      // Frozen: kept items are shared by requests, and a frozen one's JSON text is kept (responseCache.ts).
       const item = listItem(doc, genres);
+      Object.freeze(item.genres);
+      Object.freeze(item);
       kept?.items.set(doc.id, item);
       out.set(doc.id, item);
     });
