@@ -12,8 +12,11 @@
  * characters. Two strings within d edits (Levenshtein) share a string made by at most d
  * deletions from each, so the query's own deletions find every term within d; each candidate
  * is then measured exactly, and kept only if the tree still holds it (MiniSearch drops terms
- * when it vacuums; this index only grows). Its cost: about 1.3 KB of heap per distinct term
- * (6 MB for the sample's 5,000), made on the first lookup after new terms were added.
+ * when it vacuums; this index only grows). The deletions are stored as 32-bit hashes in typed
+ * arrays (DeletionTable), computed by skipping characters rather than making strings: a hash
+ * shared by two strings only adds a candidate, which the exact measure then drops. Its cost:
+ * about 8 bytes per deletion; at 250,000 titles the index's heap went from 260 to 279 MB
+ * (bench/searchScale.ts), where deletion strings in a Map took 555 MB.
  *
  * Order matters: MiniSearch adds each fuzzy match's score in the order the tree walk found it,
  * and floating-point sums depend on that order, so matches are sorted by their place in the
@@ -30,6 +33,13 @@ const LEAF = '';
 
 /** Deletions stored per term: lookups within more typos use the tree walk. */
 const MAX_DISTANCE = 2;
+
+/**
+ * Longest query answered from the index; a longer one uses the tree walk, so terms longer than
+ * this plus MAX_DISTANCE need no deletions (the query side caps its words at 24 characters).
+ */
+const MAX_QUERY_CHARS = 32;
+const MAX_INDEXED_CHARS = MAX_QUERY_CHARS + MAX_DISTANCE;
 
 type TreeNode = Map<string, unknown>;
 
@@ -53,7 +63,7 @@ export function withDeletionIndex<T>(engine: MiniSearch<T>): MiniSearch<T> {
     return treeFetch(term, initial);
   };
   tree.fuzzyGet = (term, maxDistance) => {
-    if (!(maxDistance >= 0 && maxDistance <= MAX_DISTANCE)) return treeFuzzyGet(term, maxDistance);
+    if (!(maxDistance >= 0 && maxDistance <= MAX_DISTANCE) || term.length > MAX_QUERY_CHARS) return treeFuzzyGet(term, maxDistance);
     return lookup.find(tree._tree, term, maxDistance);
   };
   return engine;
@@ -91,8 +101,8 @@ interface Match {
 class DeletionIndex {
   private readonly terms: string[] = [];
   private readonly known = new Set<string>();
-  /** Deletion string -> the ids of the terms it comes from (one id stored bare: most have one). */
-  private readonly deletions = new Map<string, number | number[]>();
+  /** Hash of a deletion string -> the ids of the terms it comes from. */
+  private readonly deletions = new DeletionTable();
   private indexed = 0;
   /** Per term id, the lookup that last listed it: candidates are distinct without a Set per lookup. */
   private seen = new Uint32Array(1024);
@@ -125,12 +135,12 @@ class DeletionIndex {
     this.maxDistance = maxDistance;
     this.root = root;
     const found: Match[] = (this.found = []);
-    this.consider(query);
+    const n = query.length;
+    this.consider(hashSkipping(query, -1, -1));
     if (maxDistance >= 1) {
-      for (let i = 0; i < query.length; i += 1) {
-        const once = query.slice(0, i) + query.slice(i + 1);
-        this.consider(once);
-        if (maxDistance >= 2) for (let j = i; j < once.length; j += 1) this.consider(once.slice(0, j) + once.slice(j + 1));
+      for (let i = 0; i < n; i += 1) {
+        this.consider(hashSkipping(query, i, -1));
+        if (maxDistance >= 2) for (let j = i + 1; j < n; j += 1) this.consider(hashSkipping(query, i, j));
       }
     }
     if (found.length > 1) found.sort(compareMatches);
@@ -140,11 +150,9 @@ class DeletionIndex {
     return results;
   }
 
-  private consider(key: string): void {
-    const held = this.deletions.get(key);
-    if (held === undefined) return;
-    if (typeof held === 'number') this.check(held);
-    else for (const id of held) this.check(id);
+  private consider(hash: number): void {
+    const { deletions } = this;
+    for (let at = deletions.first(hash); at >= 0; at = deletions.next(at)) this.check(deletions.id(at));
   }
 
   private check(id: number): void {
@@ -157,30 +165,110 @@ class DeletionIndex {
     if (place !== undefined) this.found.push({ term, data: place.data, distance: d, order: place.order });
   }
 
-  private store(key: string, id: number): void {
-    const held = this.deletions.get(key);
-    if (held === undefined) this.deletions.set(key, id);
-    else if (typeof held === 'number') {
-      if (held !== id) this.deletions.set(key, [held, id]);
-    } else if (held[held.length - 1] !== id) held.push(id);
-  }
-
   catchUp(): void {
-    const { terms } = this;
+    const { terms, deletions } = this;
     for (; this.indexed < terms.length; this.indexed += 1) {
       const id = this.indexed;
       const term = terms[id] as string;
-      this.store(term, id);
-      for (let i = 0; i < term.length; i += 1) {
-        const once = term.slice(0, i) + term.slice(i + 1);
-        this.store(once, id);
-        for (let j = i; j < once.length; j += 1) this.store(once.slice(0, j) + once.slice(j + 1), id);
+      const n = term.length;
+      if (n > MAX_INDEXED_CHARS) continue;
+      deletions.add(hashSkipping(term, -1, -1), id);
+      for (let i = 0; i < n; i += 1) {
+        deletions.add(hashSkipping(term, i, -1), id);
+        for (let j = i + 1; j < n; j += 1) deletions.add(hashSkipping(term, i, j), id);
       }
     }
     if (this.seen.length < terms.length) {
       const grown = new Uint32Array(Math.max(terms.length, this.seen.length * 2));
       grown.set(this.seen);
       this.seen = grown;
+    }
+  }
+}
+
+/** FNV-1a of `text` without the code units at `skipA` and `skipB` (-1: none), never 0. */
+function hashSkipping(text: string, skipA: number, skipB: number): number {
+  // As an int32, as the table stores it (the literal alone is above 2^31).
+  let h = 0x811c9dc5 | 0;
+  for (let k = 0; k < text.length; k += 1) {
+    if (k === skipA || k === skipB) continue;
+    h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
+  }
+  return h === 0 ? 1 : h;
+}
+
+/**
+ * A multimap from 32-bit hashes to term ids in typed arrays: an open-addressed table of hashes
+ * (linear probing), each with a chain of (id, next) entries, newest first. A term's deletions
+ * are added together, so a repeated (hash, id) pair is the chain's head and is skipped there.
+ */
+class DeletionTable {
+  private keys = new Int32Array(1 << 12);
+  private heads = new Int32Array(1 << 12);
+  private used = 0;
+  private ids = new Int32Array(1 << 12);
+  private nexts = new Int32Array(1 << 12);
+  private entries = 0;
+
+  add(hash: number, id: number): void {
+    let slot = this.slotOf(hash);
+    if (this.keys[slot] === 0) {
+      if ((this.used + 1) * 4 > this.keys.length * 3) {
+        this.grow();
+        slot = this.slotOf(hash);
+      }
+      this.keys[slot] = hash;
+      this.heads[slot] = -1;
+      this.used += 1;
+    }
+    const head = this.heads[slot] as number;
+    if (head >= 0 && this.ids[head] === id) return;
+    if (this.entries === this.ids.length) {
+      const ids = new Int32Array(this.ids.length * 2);
+      ids.set(this.ids);
+      this.ids = ids;
+      const nexts = new Int32Array(this.nexts.length * 2);
+      nexts.set(this.nexts);
+      this.nexts = nexts;
+    }
+    this.ids[this.entries] = id;
+    this.nexts[this.entries] = head;
+    this.heads[slot] = this.entries;
+    this.entries += 1;
+  }
+
+  /** The first entry under `hash`, or -1. */
+  first(hash: number): number {
+    const slot = this.slotOf(hash);
+    return this.keys[slot] === 0 ? -1 : (this.heads[slot] as number);
+  }
+
+  next(entry: number): number {
+    return this.nexts[entry] as number;
+  }
+
+  id(entry: number): number {
+    return this.ids[entry] as number;
+  }
+
+  /** Where `hash` is, or the empty slot where it would go. */
+  private slotOf(hash: number): number {
+    const mask = this.keys.length - 1;
+    let slot = Math.imul(hash, 0x9e3779b1) >>> 0 & mask;
+    while (this.keys[slot] !== 0 && this.keys[slot] !== hash) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  private grow(): void {
+    const { keys, heads } = this;
+    this.keys = new Int32Array(keys.length * 2);
+    this.heads = new Int32Array(keys.length * 2);
+    for (let s = 0; s < keys.length; s += 1) {
+      const hash = keys[s] as number;
+      if (hash === 0) continue;
+      const slot = this.slotOf(hash);
+      this.keys[slot] = hash;
+      this.heads[slot] = heads[s] as number;
     }
   }
 }
