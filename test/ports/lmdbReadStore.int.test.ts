@@ -1,16 +1,31 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { isAppError } from '../../contracts/errors.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import type { ReadStore } from '../../contracts/ports.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { scanAll } from '../../services/snapshot/scan.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 
 readStoreSuite('lmdbReadStore', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-rs-'));
   const store = lmdbReadStore({ dataDir });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
+
+// The same behaviour with the handle reopened before every read (an allowance of 0 MB).
+readStoreSuite('lmdbReadStore (unmapAfterMb)', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-rs-'));
+  const store = lmdbReadStore({ dataDir, unmapAfterMb: 0 });
   return {
     store,
     async cleanup() {
@@ -185,5 +200,37 @@ describe('lmdbReadStore', () => {
       await store.close();
       await events.close();
     }
+  });
+  it('with unmapAfterMb, drops the file pages a read-through touched from resident memory (Linux)', async function () {
+    if (!existsSync('/proc/self/status')) this.skip();
+    // 12 MB of documents, written and closed first.
+    const writer = lmdbReadStore({ dataDir });
+    const filler = 'x'.repeat(3000);
+    for (let batch = 0; batch < 8; batch += 1) {
+      await writer.writeBatch('c', Array.from({ length: 500 }, (_, i) => ({ key: `k${batch * 500 + i}`.padStart(8, '0'), doc: { filler, i }, position: 1 })));
+    }
+    await writer.close();
+    const residentFileMb = (): number => Number(/RssFile:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
+    const readThrough = async (store: ReadStore): Promise<{ docs: number; growthMb: number }> => {
+      const before = residentFileMb();
+      let growthMb = 0;
+      let docs = 0;
+      try {
+        for await (const { doc } of scanAll<{ filler: string }>(store, 'c', { pageSize: 100 })) {
+          assert.equal(doc.filler, filler);
+          docs += 1;
+          growthMb = Math.max(growthMb, residentFileMb() - before);
+        }
+      } finally {
+        await store.close();
+      }
+      return { docs, growthMb };
+    };
+    const plain = await readThrough(lmdbReadStore({ dataDir }));
+    const unmapped = await readThrough(lmdbReadStore({ dataDir, unmapAfterMb: 2 }));
+    assert.equal(plain.docs, 4000);
+    assert.equal(unmapped.docs, 4000);
+    assert.ok(plain.growthMb >= 10, `without it the read-through maps the whole file (${plain.growthMb} MB)`);
+    assert.ok(unmapped.growthMb < 6, `with 2 MB allowed, at most ${unmapped.growthMb} MB stay mapped`);
   });
 });
