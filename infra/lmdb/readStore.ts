@@ -18,7 +18,7 @@
  * A batch, its position guard and its checkpoint commit in one transaction, atomic across
  * processes on the same environment.
  */
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import type { Database, RootDatabase } from 'lmdb';
 import { AppError } from '../../contracts/errors.ts';
 import type {
@@ -65,7 +65,8 @@ const DROP_CHUNK = 10_000;
 const STRUCTURES_KEY = Buffer.from('\u0000structures');
 
 export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
-  const own = options.unmapAfterMb !== undefined && residentFileBytes() !== null;
+  const meter = options.unmapAfterMb === undefined ? null : residentFileMeter();
+  const own = meter !== null;
   let root!: RootDatabase;
   let docs!: Database<StoredValue, Buffer>;
   let tombstones!: Database<number, Buffer>;
@@ -95,7 +96,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
   // unmapAfterMb: the resident file pages when the handle was (re)opened, the growth allowed,
   // the writes in flight (the handle is never closed under one) and the reopening under way.
   const unmapAfter = own ? (options.unmapAfterMb as number) * 1024 * 1024 : Infinity;
-  let residentAtOpen = own ? (residentFileBytes() as number) : 0;
+  let residentAtOpen = meter?.bytes() ?? 0;
   let writing = 0;
   let reopening: Promise<void> | null = null;
 
@@ -105,14 +106,14 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
    * them no cursor or transaction of this store is open.
    */
   function beforeRead(): Promise<void> | null {
-    if (reopening !== null || !own || closed || writing > 0) return reopening;
-    if ((residentFileBytes() ?? 0) - residentAtOpen < unmapAfter) return null;
+    if (reopening !== null || meter === null || closed || writing > 0) return reopening;
+    if (meter.bytes() - residentAtOpen < unmapAfter) return null;
     reopening = (async () => {
       try {
         await root.close();
         attach();
       } finally {
-        residentAtOpen = residentFileBytes() ?? 0;
+        residentAtOpen = meter.bytes();
         reopening = null;
       }
     })();
@@ -338,19 +339,36 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       if (reopening !== null) await reopening;
       if (own) await root.close();
       else await closeLmdb(options.dataDir);
+      meter?.close();
     },
   };
   return store;
 }
 
-/** File-backed memory resident in this process (Linux's RssFile), in bytes; null without /proc. */
-function residentFileBytes(): number | null {
+/**
+ * The file-backed memory resident in this process, in bytes: the `shared` field of
+ * /proc/self/statm (file pages and shared memory), read through a descriptor kept open, ~1.5 µs
+ * a read where parsing /proc/self/status took ~13 (a build reads some 50,000 times). Null
+ * without /proc.
+ */
+function residentFileMeter(): { bytes(): number; close(): void } | null {
+  let fd: number;
   try {
-    const kb = /RssFile:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-    return kb === undefined ? null : Number(kb) * 1024;
+    fd = openSync('/proc/self/statm', 'r');
   } catch {
     return null;
   }
+  const buffer = Buffer.alloc(256);
+  const pages = (field: number): number => {
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return Number(buffer.toString('latin1', 0, length).split(' ')[field]);
+  };
+  // statm counts pages; their size is what the resident set in bytes makes of its page count.
+  const pageBytes = 2 ** Math.round(Math.log2(process.memoryUsage.rss() / pages(1)));
+  return {
+    bytes: () => pages(2) * pageBytes,
+    close: () => closeSync(fd),
+  };
 }
 
 /**
