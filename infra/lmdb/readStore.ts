@@ -103,7 +103,8 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
   /**
    * Before a read: reopens the handle when the pages it mapped are over `unmapAfterMb`. The
    * reads themselves are synchronous and whole (a scan returns its page), so between two of
-   * them no cursor or transaction of this store is open.
+   * them no cursor or transaction of this store is open. Null when there is nothing to wait
+   * for, so that a store without the option awaits nothing more per read.
    */
   function beforeRead(): Promise<void> | null {
     if (reopening !== null || meter === null || closed || writing > 0) return reopening;
@@ -178,13 +179,15 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
 
   const store: ReadStore = {
     async get<T>(collection: string, key: string) {
-      await beforeRead();
+      const wait = beforeRead();
+      if (wait !== null) await wait;
       const value = reading('get', () => docs.get(docKey(collection, key)));
       return value === undefined ? null : { key, doc: value.doc as T, position: value.position };
     },
 
     async getMany<T>(collection: string, keys: string[]) {
-      await beforeRead();
+      const wait = beforeRead();
+      if (wait !== null) await wait;
       return reading('getMany', () =>
         keys.map((key): StoredDocument<T> | null => {
           const value = docs.get(docKey(collection, key));
@@ -194,7 +197,8 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     },
 
     async scan<T>(collection: string, scanOptions: ScanOptions = {}) {
-      await beforeRead();
+      const wait = beforeRead();
+      if (wait !== null) await wait;
       const range = scanRange(collection, scanOptions);
       if (range === null) return [];
       const prefixLength = collectionPrefix(collection).length;
@@ -212,7 +216,8 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     },
 
     async count(collection, countOptions = {}) {
-      await beforeRead();
+      const wait = beforeRead();
+      if (wait !== null) await wait;
       const range = scanRange(collection, countOptions);
       return range === null ? 0 : reading('count', () => docs.getCount({ start: range.low, end: range.high }));
     },
@@ -304,11 +309,15 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     async dropCollection(collection) {
       const range = scanRange(collection, {});
       if (range === null) return;
-      for (const db of [docs, positions, tombstones] as Array<Database<unknown, Buffer>>) {
+      // Each database looked up again after every await: a reopening (unmapAfterMb) replaces them.
+      const databases = (): Array<Database<unknown, Buffer>> => [docs, positions, tombstones] as Array<Database<unknown, Buffer>>;
+      for (let d = 0; d < 3; d += 1) {
         for (;;) {
-          const keys = reading('dropCollection', () => [...db.getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })]);
+          if (reopening !== null) await reopening;
+          const keys = reading('dropCollection', () => [...(databases()[d] as Database<unknown, Buffer>).getKeys({ start: range.low, end: range.high, limit: DROP_CHUNK })]);
           if (keys.length === 0) break;
           await write('dropCollection', () => {
+            const db = databases()[d] as Database<unknown, Buffer>;
             for (const key of keys) db.removeSync(key);
           });
         }
