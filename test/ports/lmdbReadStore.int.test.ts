@@ -201,6 +201,27 @@ describe('lmdbReadStore', () => {
       await events.close();
     }
   });
+  it('with unmapAfterMb, answers reads and writes made at once while the handle is reopened under them', async () => {
+    // 0 MB: every read reopens the handle first, so the calls below overlap reopenings.
+    const store = lmdbReadStore({ dataDir, unmapAfterMb: 0 });
+    try {
+      await store.writeBatch('c', Array.from({ length: 200 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, doc: { i }, position: 1 })), { name: 'before', position: 4 });
+      const results = await Promise.all([
+        ...Array.from({ length: 40 }, (_, i) => store.get<{ i: number }>('c', `k${String(i * 5).padStart(3, '0')}`).then((d) => d?.doc.i)),
+        store.scan<{ i: number }>('c', { start: 'k100', limit: 3 }).then((page) => page.map((d) => d.doc.i)),
+        store.count('c'),
+        store.writeBatch('d', [{ key: 'x', doc: { i: -1 }, position: 1 }], { name: 'cp', position: 9 }).then((r) => r.written),
+        store.getCheckpoint('before'),
+      ]);
+      assert.deepEqual(results.slice(0, 40), Array.from({ length: 40 }, (_, i) => i * 5));
+      assert.deepEqual(results.slice(40), [[100, 101, 102], 200, 1, 4]);
+      assert.deepEqual((await store.get('d', 'x'))?.doc, { i: -1 });
+      assert.equal(await store.getCheckpoint('cp'), 9);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('with unmapAfterMb, drops the file pages a read-through touched from resident memory (Linux)', async function () {
     if (!existsSync('/proc/self/status')) this.skip();
     // 12 MB of documents, written and closed first.
