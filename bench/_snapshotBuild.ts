@@ -10,11 +10,12 @@ import { wasmMemory } from 'parquet-wasm';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
 import { fsReleaseStore } from '../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens } from '../services/links/linkTokens.ts';
-import { buildRelease } from '../services/snapshot/build.ts';
+import { BUILD_UNMAP_AFTER_MB, buildRelease } from '../services/snapshot/build.ts';
 
 const [dataDir, releasesDir, week] = process.argv.slice(2);
 if (!dataDir || !releasesDir || !week) throw new Error('usage: _snapshotBuild.ts <dataDir> <releasesDir> <week>');
-const readStore = lmdbReadStore({ dataDir });
+// As `marquee snapshot build` opens it (services/cli/commands.ts).
+const readStore = lmdbReadStore({ dataDir, unmapAfterMb: BUILD_UNMAP_AFTER_MB });
 const linkTokens = createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] });
 /** Resident memory split: anonymous (heap, wasm, buffers) vs file-backed (LMDB's memory map), in MB. */
 function rss(): { anon: number; file: number; wasm: number; heap: number } {

@@ -24,16 +24,30 @@ export function openLmdb(options: LmdbOptions): RootDatabase {
     existing.refs += 1;
     return existing.root;
   }
+  const root = openHandle(path, options);
+  opened.set(path, { root, refs: 1 });
+  return root;
+}
+
+/**
+ * A handle of its own on the environment, outside the sharing above: its owner closes it
+ * (`root.close()`) when it likes. lmdb-js still shares the native environment with every other
+ * handle of the process on the same file, so closing this one unmaps the file (and drops its
+ * pages from the process's resident memory) only when no other handle is open.
+ */
+export function openLmdbHandle(options: LmdbOptions): RootDatabase {
+  return openHandle(join(options.dataDir, 'lmdb'), options);
+}
+
+function openHandle(path: string, options: LmdbOptions): RootDatabase {
   mkdirSync(path, { recursive: true });
-  const root = open({
+  return open({
     path,
     maxDbs: 256,
     mapSize: options.mapSize ?? 64 * 1024 ** 3,
     // Durable when a write resolves: every commit is fsync'd (no noSync, no overlapping sync).
     overlappingSync: false,
   });
-  opened.set(path, { root, refs: 1 });
-  return root;
 }
 
 /** Releases one reference; the last one closes the environment. */

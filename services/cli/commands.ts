@@ -20,8 +20,8 @@ import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
-import { buildRelease } from '../snapshot/build.ts';
-import { openAdapters, openApiKeyStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
+import { BUILD_UNMAP_AFTER_MB, buildRelease } from '../snapshot/build.ts';
+import { openAdapters, openApiKeyStore, openReadStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -433,14 +433,18 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   // The same rule as `start`: the development link key only with --sample (a release's tokens
   // must be the ones the serving API decodes).
   const keys = linkKeysFromEnv({ LINK_TOKEN_KEYS: ctx.config.linkTokenKeys ?? undefined }, { development: values.sample });
-  return withAdapters(ctx, async (adapters) => {
-    // The release reads the read models: bring them up to date first.
-    await projectionsUpToDate(adapters, ctx.logger);
+  // The release reads the read models: bring them up to date first.
+  await withAdapters(ctx, (adapters) => projectionsUpToDate(adapters, ctx.logger));
+  // Then read them through a store of the build's own, once the adapters are closed: on LMDB
+  // it is then the only handle on the file, so unmapping it drops the pages the build has read
+  // from this process's resident memory (see BUILD_UNMAP_AFTER_MB).
+  const { readStore } = await openReadStore(ctx.config, { unmapAfterMb: BUILD_UNMAP_AFTER_MB });
+  try {
     const { releases, close: closeReleases } = await openReleaseStore(ctx.config);
     const linkTokens = createLinkTokens({ keys });
     let bar: ReturnType<typeof progress> | null = null;
     const result = await buildRelease({
-      readStore: adapters.readStore,
+      readStore,
       releases,
       linkTokens,
       clock: ctx.clock,
@@ -463,7 +467,9 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
         (result.pruned.length > 0 ? `; pruned ${result.pruned.join(', ')}` : ''),
     );
     return 0;
-  });
+  } finally {
+    await readStore.close();
+  }
 }
 
 export const commands: Record<string, (ctx: CommandContext) => Promise<number>> = {

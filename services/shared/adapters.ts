@@ -8,7 +8,7 @@ import type { ApiKeyStore, EventStore, ObservationBus, ReadStore, ReleaseStore, 
 import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbInbox, type LmdbInbox } from '../../infra/lmdb/inbox.ts';
-import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { lmdbReadStore, type LmdbReadStoreOptions } from '../../infra/lmdb/readStore.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
@@ -61,8 +61,8 @@ export function projectionParallelism(config: Pick<Config, 'mongodbUrl'>): numbe
   return config.mongodbUrl ? 4 : ALL_PROJECTIONS.length;
 }
 
-/** The read store the configuration selects. */
-export async function openReadStore(config: Config): Promise<{ readStore: ReadStore; engine: string }> {
+/** The read store the configuration selects (`lmdb`: options of the LMDB adapter, ignored on MongoDB). */
+export async function openReadStore(config: Config, lmdb: Omit<LmdbReadStoreOptions, 'dataDir'> = {}): Promise<{ readStore: ReadStore; engine: string }> {
   if (config.mongodbUrl) {
     const { mongoReadStore } = await import('../../infra/mongo/readStore.ts');
     return {
@@ -70,7 +70,7 @@ export async function openReadStore(config: Config): Promise<{ readStore: ReadSt
       engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}`,
     };
   }
-  return { readStore: lmdbReadStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+  return { readStore: lmdbReadStore({ ...lmdb, dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
 }
 
 /** The API key store the configuration selects: beside the read models (MongoDB or LMDB), in a port of its own. */

@@ -1,16 +1,31 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { open } from 'lmdb';
 import { isAppError } from '../../contracts/errors.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import type { ReadStore } from '../../contracts/ports.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { scanAll } from '../../services/snapshot/scan.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 
 readStoreSuite('lmdbReadStore', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-rs-'));
   const store = lmdbReadStore({ dataDir });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
+
+// The same behaviour with the handle reopened before every read (an allowance of 0 MB).
+readStoreSuite('lmdbReadStore (unmapAfterMb)', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-rs-'));
+  const store = lmdbReadStore({ dataDir, unmapAfterMb: 0 });
   return {
     store,
     async cleanup() {
@@ -185,5 +200,58 @@ describe('lmdbReadStore', () => {
       await store.close();
       await events.close();
     }
+  });
+  it('with unmapAfterMb, answers reads and writes made at once while the handle is reopened under them', async () => {
+    // 0 MB: every read reopens the handle first, so the calls below overlap reopenings.
+    const store = lmdbReadStore({ dataDir, unmapAfterMb: 0 });
+    try {
+      await store.writeBatch('c', Array.from({ length: 200 }, (_, i) => ({ key: `k${String(i).padStart(3, '0')}`, doc: { i }, position: 1 })), { name: 'before', position: 4 });
+      const results = await Promise.all([
+        ...Array.from({ length: 40 }, (_, i) => store.get<{ i: number }>('c', `k${String(i * 5).padStart(3, '0')}`).then((d) => d?.doc.i)),
+        store.scan<{ i: number }>('c', { start: 'k100', limit: 3 }).then((page) => page.map((d) => d.doc.i)),
+        store.count('c'),
+        store.writeBatch('d', [{ key: 'x', doc: { i: -1 }, position: 1 }], { name: 'cp', position: 9 }).then((r) => r.written),
+        store.getCheckpoint('before'),
+      ]);
+      assert.deepEqual(results.slice(0, 40), Array.from({ length: 40 }, (_, i) => i * 5));
+      assert.deepEqual(results.slice(40), [[100, 101, 102], 200, 1, 4]);
+      assert.deepEqual((await store.get('d', 'x'))?.doc, { i: -1 });
+      assert.equal(await store.getCheckpoint('cp'), 9);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('with unmapAfterMb, drops the file pages a read-through touched from resident memory (Linux)', async function () {
+    if (!existsSync('/proc/self/status')) this.skip();
+    // 12 MB of documents, written and closed first.
+    const writer = lmdbReadStore({ dataDir });
+    const filler = 'x'.repeat(3000);
+    for (let batch = 0; batch < 8; batch += 1) {
+      await writer.writeBatch('c', Array.from({ length: 500 }, (_, i) => ({ key: `k${batch * 500 + i}`.padStart(8, '0'), doc: { filler, i }, position: 1 })));
+    }
+    await writer.close();
+    const residentFileMb = (): number => Number(/RssFile:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
+    const readThrough = async (store: ReadStore): Promise<{ docs: number; growthMb: number }> => {
+      const before = residentFileMb();
+      let growthMb = 0;
+      let docs = 0;
+      try {
+        for await (const { doc } of scanAll<{ filler: string }>(store, 'c', { pageSize: 100 })) {
+          assert.equal(doc.filler, filler);
+          docs += 1;
+          growthMb = Math.max(growthMb, residentFileMb() - before);
+        }
+      } finally {
+        await store.close();
+      }
+      return { docs, growthMb };
+    };
+    const plain = await readThrough(lmdbReadStore({ dataDir }));
+    const unmapped = await readThrough(lmdbReadStore({ dataDir, unmapAfterMb: 2 }));
+    assert.equal(plain.docs, 4000);
+    assert.equal(unmapped.docs, 4000);
+    assert.ok(plain.growthMb >= 10, `without it the read-through maps the whole file (${plain.growthMb} MB)`);
+    assert.ok(unmapped.growthMb < 6, `with 2 MB allowed, at most ${unmapped.growthMb} MB stay mapped`);
   });
 });
