@@ -6,6 +6,8 @@
  * (the same provider URL serves a title in many countries: 38 % of the sample's links repeat).
  */
 
+import { ownCopy } from '../shared/strings.ts';
+
 /**
  * `encode` remembered per URL, at most `maxEntries` tokens; past it the oldest is dropped first.
  * An entry costs ~200 bytes (URL, flat token, the slot).
@@ -58,6 +60,8 @@ function tokenCache(maxEntries: number): { get(url: string): string | undefined;
     get: (url) => tokens.get(url),
     put(url, token) {
       if (maxEntries <= 0) return token;
+      // Its own copy: a URL sliced from a decoded document would keep the document's strings alive.
+      url = ownCopy(url);
       if (order.length < maxEntries) order.push(url);
       else {
         tokens.delete(order[oldest] as string);

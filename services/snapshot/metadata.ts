@@ -17,6 +17,7 @@ import { GENRES_KEY } from '../../projections/genres.ts';
 import type { SnapshotRow } from './arrowSchema.ts';
 import { openParquetWriter, type ParquetRowWriter, type ParquetWriterOptions } from './parquet.ts';
 import * as rows from './rows.ts';
+import { ownCopy } from '../shared/strings.ts';
 import { scanAll, scanPages } from './scan.ts';
 import type { TarEntry } from './tarball.ts';
 
@@ -261,16 +262,4 @@ export async function writeMetadata(input: {
     return { name: def.file, file };
   });
   return { bundle, translations, rowCounts };
-}
-
-/**
- * `text` in a string of its own. msgpackr decodes a document's short strings with one native
- * call and slices them out of the result, and V8 makes a slice of 13 characters or more a view
- * that keeps the whole decoded run alive: a name kept from each title for the whole media pass
- * kept its title's strings too (hundreds of MB of old space at 250,000 titles, collected over
- * and over near the heap limit). Joining to a space flattens into a new string; the slice of
- * that holds only it.
- */
-function ownCopy(text: string): string {
-  return (' ' + text).slice(1);
 }
