@@ -418,14 +418,16 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
    * hits first name them. Sums are added in the same order as an OR query would, so scores are
    * the engine's to the last bit.
    */
-  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number): HitList {
+  function found(engine: MiniSearch<IndexedFields>, engineName: string, query: BuiltQuery, boost: number, into: HitBuffer): HitList {
     if (query.words.length === 1) {
       // One word (a short prefix, often, with thousands of titles): its hits name each title
       // once, so nothing needs adding up; the same score as below.
       const { slots, raw, terms } = wordHits(engine, engineName, query.words[0] as WordQuery);
-      const score = new Float64Array(slots.length);
-      for (let j = 0; j < slots.length; j++) score[j] = (raw[j] as number) * ((terms[j] as number) || 1) * boost;
-      return { slots, score, covered: new Int32Array(slots.length).fill(1) };
+      const out = into.take(slots.length);
+      out.slots.set(slots);
+      for (let j = 0; j < slots.length; j++) out.score[j] = (raw[j] as number) * ((terms[j] as number) || 1) * boost;
+      out.covered.fill(1);
+      return out;
     }
     const acc = scratch.begin(slotIds.length);
     // A term two words share (a swap of "goen" is "gone"): MiniSearch counts it once per title,
@@ -452,7 +454,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
         acc.add(slot, raw[j] as number, count, covered);
       }
     });
-    return acc.finish(boost);
+    return acc.finish(boost, into);
   }
 
   /** The answer to `query`, whose text tokenizes to `words`. */
@@ -463,9 +465,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     // Per title: best engine score and a bit mask of the query words it explains.
     const overlay = query.lang === baseLang ? undefined : overlays.get(query.lang);
-    let hits = found(base, '', built, 1);
+    let hits = found(base, '', built, 1, scratch.base);
     // A title found through both indexes keeps its better score and the union of its words.
-    if (overlay !== undefined) hits = scratch.merge(hits, found(overlay, query.lang, built, localeBoost), slotIds.length);
+    if (overlay !== undefined) hits = scratch.merge(hits, found(overlay, query.lang, built, localeBoost, scratch.local), slotIds.length);
 
     const countryNeedle = `|${query.country.toUpperCase()}:`;
     const queryKey = titleKey(words);
@@ -592,12 +594,34 @@ interface WordHits {
   moreTerms: Map<number, string[]>;
 }
 
+/** Columns of a HitList, grown as needed and reused: a list of thousands of titles is no new allocation. */
+class HitBuffer {
+  private slots = new Int32Array(1024);
+  private score = new Float64Array(1024);
+  private covered = new Int32Array(1024);
+
+  /** A list of `n` titles over the buffer (its values are the last writer's until written). */
+  take(n: number): HitList {
+    if (this.slots.length < n) {
+      const size = Math.max(n, this.slots.length * 2);
+      this.slots = new Int32Array(size);
+      this.score = new Float64Array(size);
+      this.covered = new Int32Array(size);
+    }
+    return { slots: this.slots.subarray(0, n), score: this.score.subarray(0, n), covered: this.covered.subarray(0, n) };
+  }
+}
+
 /**
  * Per-title arrays reused from query to query, to add up the words' hits of one engine (found)
  * and to merge two engines' lists (merge) without a Map entry and an object per title. A title's
  * entry counts for the current pass only when its stamp is the pass's.
  */
 class HitScratch {
+  /** Where a query's lists are written, reused from query to query (a query is synchronous): base and overlay hits, and their merge. */
+  readonly base = new HitBuffer();
+  readonly local = new HitBuffer();
+  private readonly merged = new HitBuffer();
   private stamp = new Uint32Array(0);
   private score = new Float64Array(0);
   private terms = new Int32Array(0);
@@ -639,12 +663,13 @@ class HitScratch {
     }
   }
 
-  /** The pass's titles in first-hit order; a score is MiniSearch's (sum times terms matched) times `boost`. */
-  finish(boost: number): HitList {
+  /** The pass's titles in first-hit order, in `into`; a score is MiniSearch's (sum times terms matched) times `boost`. */
+  finish(boost: number, into: HitBuffer): HitList {
     const n = this.order.length;
-    const out: HitList = { slots: new Int32Array(this.order), score: new Float64Array(n), covered: new Int32Array(n) };
+    const out = into.take(n);
     for (let k = 0; k < n; k++) {
-      const slot = out.slots[k] as number;
+      const slot = this.order[k] as number;
+      out.slots[k] = slot;
       out.score[k] = (this.score[slot] as number) * ((this.terms[slot] as number) || 1) * boost;
       out.covered[k] = this.covered[slot] as number;
     }
@@ -664,7 +689,7 @@ class HitScratch {
       this.terms[slot] = k + 1;
     }
     const n = first.slots.length;
-    const merged: HitList = { slots: new Int32Array(n + second.slots.length), score: new Float64Array(n + second.slots.length), covered: new Int32Array(n + second.slots.length) };
+    const merged = this.merged.take(n + second.slots.length);
     let m = 0;
     for (let k = 0; k < n; k++) {
       const slot = first.slots[k] as number;
