@@ -67,6 +67,38 @@ export interface LinksDoc {
   offers: LinkOffer[];
 }
 
+/**
+ * `ranking_inputs`: what the daily ranking formula reads, in blocks of up to 100 media ids (the id
+ * without its last two digits), so the job reads a country in a few documents instead of every
+ * `links` and `media` document (projections/rankingInputs.ts). Two kinds of keys:
+ * `o:${country}:${block}` (RankingOffersBlock) and `f:${block}` (RankingFactsBlock).
+ */
+export interface RankingOffersBlock {
+  /** By media id: the titles of the block with an offer in the country. */
+  titles: Record<string, RankingInputTitle>;
+}
+
+export interface RankingInputTitle {
+  kind: ContentType;
+  /** One per offer of the `links` document, in key order. */
+  offers: RankingInputOffer[];
+}
+
+/** Of an offer, what the formula reads, and its identity (`offerKeyString`) to change or remove it. */
+export interface RankingInputOffer extends Pick<Offer, 'providerId' | 'priceTypes' | 'availableFrom' | 'availableTo'> {
+  key: string;
+}
+
+export interface RankingFactsBlock {
+  /** By media id: the facts of each title of the block that has a `media` document. */
+  facts: Record<string, RankingFacts>;
+}
+
+/** What the formula reads of a title's details. */
+export type RankingFacts = Pick<MediaDetails, 'tmdbRating' | 'voteCount' | 'popularity' | 'releaseDate' | 'lastAirDate' | 'year'>;
+
+export type RankingInputsDoc = RankingOffersBlock | RankingFactsBlock;
+
 /** `providers`, key: country. */
 export interface ProvidersDoc {
   country: string;
@@ -209,6 +241,7 @@ export const READ_MODELS = {
   collections: 'collections',
   featured: 'featured',
   rankings: 'rankings',
+  rankingInputs: 'ranking_inputs',
   trending: 'trending',
   // History, changes and alerts (contracts/changeModels.ts).
   availabilityHistory: 'availability_history',

@@ -1,0 +1,132 @@
+/**
+ * `ranking_inputs` read model: what the daily ranking job (services/ranking/job.ts) reads, and
+ * nothing else, in blocks of titles.
+ *
+ * Why: the job ranks every title of every country every day. Read from `links` and `media` that
+ * is one document per title and country (51,780 on the sample) decoded whole, languages,
+ * platforms and URLs included, about 70 MB a day that grows with each offer, then a `media`
+ * document per title: most of a sample day's ranking time, and on FerretDB a round trip and a
+ * BSON<->JSON conversion per document. The formula reads of an offer only its provider, price
+ * types and dates, and of a title six facts.
+ *
+ * Keys (block = the media id without its last two digits, so up to 100 ids a block, however
+ * large the catalog; key order is id order):
+ * - `o:${country}:${block}`: per title of the block with an offer in the country, its kind and
+ *   of each offer the formula's fields and its key (`offerKeyString`), which an OfferChanged or
+ *   OfferRemoved names. A title and its offers are there exactly when `links` has its document.
+ * - `f:${block}`: per title of the block that has a `media` document, the formula's facts.
+ *   Facts are per title, not per country: the job reads a block once per run for every country.
+ *
+ * Why blocks of 100 ids: a block is rewritten whole when one of its titles changes, so its size
+ * trades the job's reads against the projector's writes. On the sample a country's block holds
+ * about 25 titles (at most 51, 2 KB to 5 KB): 2,112 documents for the job to read instead of
+ * 55,811, while a day's few thousand changed offers rewrite about as many bytes as their
+ * `links` documents cost.
+ */
+import { offerKeyString, type MediaDetails, type Offer } from '../contracts/domain.ts';
+import type { RecordedEvent } from '../contracts/events.ts';
+import { kindOfMediaId } from '../contracts/ids.ts';
+import { defineProjection } from '../contracts/projection.ts';
+import type {
+  RankingFacts,
+  RankingFactsBlock,
+  RankingInputOffer,
+  RankingInputsDoc,
+  RankingInputTitle,
+  RankingOffersBlock,
+} from '../contracts/readModels.ts';
+import { isOfferEvent, OFFER_EVENT_TYPES } from './links.ts';
+import { withSortedKey } from './media.ts';
+import { compareStrings } from './offerOrder.ts';
+
+/** The block of a media id: all but its last two characters (`mv00012345` -> `mv000123`). */
+export function rankingBlockOf(mediaId: string): string {
+  return mediaId.slice(0, -2);
+}
+
+/** The common start of the keys of a country's offer blocks. */
+export function rankingOffersPrefix(country: string): string {
+  return `o:${country}:`;
+}
+
+export function rankingFactsKey(block: string): string {
+  return `f:${block}`;
+}
+
+export function rankingFactsOf(details: MediaDetails): RankingFacts {
+  return {
+    tmdbRating: details.tmdbRating,
+    voteCount: details.voteCount,
+    popularity: details.popularity,
+    releaseDate: details.releaseDate,
+    lastAirDate: details.lastAirDate,
+    year: details.year,
+  };
+}
+
+export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
+  name: 'ranking_inputs',
+  version: 1,
+  canHandle: [...OFFER_EVENT_TYPES, 'MediaRegistered', 'MediaDetailsChanged'],
+  documentId(event: RecordedEvent): string | null {
+    if (isOfferEvent(event)) return rankingOffersPrefix(event.data.country) + rankingBlockOf(event.data.mediaId);
+    if (event.type === 'MediaRegistered' || event.type === 'MediaDetailsChanged') return rankingFactsKey(rankingBlockOf(event.data.mediaId));
+    return null;
+  },
+  evolve(doc: RankingInputsDoc | null, event: RecordedEvent): RankingInputsDoc | null {
+    switch (event.type) {
+      case 'OfferAdded':
+      case 'OfferChanged':
+        return withOffer(doc as RankingOffersBlock | null, event.data.mediaId, event.data.offer);
+      case 'OfferRemoved':
+        return withoutOffer(doc as RankingOffersBlock | null, event.data.mediaId, offerKeyString(event.data.offer));
+      case 'MediaRegistered':
+        return withFacts(doc as RankingFactsBlock | null, event.data.mediaId, event.data.details, true);
+      case 'MediaDetailsChanged':
+        return withFacts(doc as RankingFactsBlock | null, event.data.mediaId, event.data.details, false);
+      default:
+        return doc;
+    }
+  },
+});
+
+/** As `links` does: the offer replaces the one with its key; an id that names no kind is ignored. */
+function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer): RankingOffersBlock | null {
+  const titles = doc?.titles ?? {};
+  const title: RankingInputTitle | null = titles[mediaId] ?? emptyTitle(mediaId);
+  if (title === null) return doc;
+  const entry: RankingInputOffer = {
+    key: offerKeyString(offer),
+    providerId: offer.providerId,
+    priceTypes: offer.priceTypes,
+    availableFrom: offer.availableFrom,
+    availableTo: offer.availableTo,
+  };
+  const offers = [...title.offers.filter((o) => o.key !== entry.key), entry].sort((a, b) => compareStrings(a.key, b.key));
+  return { titles: withSortedKey(titles, mediaId, { kind: title.kind, offers }) };
+}
+
+/** As `links` does: a title without offers leaves the block, and an empty block is deleted. */
+function withoutOffer(doc: RankingOffersBlock | null, mediaId: string, key: string): RankingOffersBlock | null {
+  const title = doc?.titles[mediaId];
+  if (doc === null || title === undefined) return doc;
+  const offers = title.offers.filter((o) => o.key !== key);
+  if (offers.length > 0) return { titles: { ...doc.titles, [mediaId]: { kind: title.kind, offers } } };
+  const { [mediaId]: _removed, ...titles } = doc.titles;
+  return Object.keys(titles).length > 0 ? { titles } : null;
+}
+
+function emptyTitle(mediaId: string): RankingInputTitle | null {
+  const kind = kindOfMediaId(mediaId);
+  return kind === null ? null : { kind, offers: [] };
+}
+
+/**
+ * As `media` does: a registration sets the facts, a details change only those of a title
+ * registered (a `media` document exists).
+ */
+function withFacts(doc: RankingFactsBlock | null, mediaId: string, details: MediaDetails, registers: boolean): RankingFactsBlock | null {
+  const facts = doc?.facts ?? {};
+  if (!registers && !Object.hasOwn(facts, mediaId)) return doc;
+  return { facts: withSortedKey(facts, mediaId, rankingFactsOf(details)) };
+}
