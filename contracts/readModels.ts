@@ -74,11 +74,12 @@ export interface LinksDoc {
  * `o:${country}:${block}` (RankingOffersBlock) and `f:${block}` (RankingFactsBlock).
  */
 export interface RankingOffersBlock {
-  /** By media id: the titles of the block with an offer in the country. */
-  titles: Record<string, RankingInputTitle>;
+  /** The titles of the block with an offer in the country, by media id ascending. */
+  titles: RankingInputTitle[];
 }
 
 export interface RankingInputTitle {
+  mediaId: string;
   kind: ContentType;
   /** One per offer of the `links` document, in key order. */
   offers: RankingInputOffer[];
@@ -90,12 +91,16 @@ export interface RankingInputOffer extends Pick<Offer, 'providerId' | 'priceType
 }
 
 export interface RankingFactsBlock {
-  /** By media id: the facts of each title of the block that has a `media` document. */
-  facts: Record<string, RankingFacts>;
+  /** The facts of each title of the block that has a `media` document, by media id ascending. */
+  facts: RankingTitleFacts[];
 }
 
 /** What the formula reads of a title's details. */
 export type RankingFacts = Pick<MediaDetails, 'tmdbRating' | 'voteCount' | 'popularity' | 'releaseDate' | 'lastAirDate' | 'year'>;
+
+export interface RankingTitleFacts extends RankingFacts {
+  mediaId: string;
+}
 
 export type RankingInputsDoc = RankingOffersBlock | RankingFactsBlock;
 

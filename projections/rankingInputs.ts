@@ -17,6 +17,10 @@
  * - `f:${block}`: per title of the block that has a `media` document, the formula's facts.
  *   Facts are per title, not per country: the job reads a block once per run for every country.
  *
+ * Lists ordered by media id, not objects keyed by it: on LMDB a list of objects of one shape is
+ * encoded as msgpack records (the field names once), while an object keyed by ids is a map that
+ * every reader decodes key by key; on MongoDB ids as field names would be data in the schema.
+ *
  * Why blocks of 100 ids: a block is rewritten whole when one of its titles changes, so its size
  * trades the job's reads against the projector's writes. On the sample a country's block holds
  * about 25 titles (at most 51, 2 KB to 5 KB): 2,112 documents for the job to read instead of
@@ -36,7 +40,6 @@ import type {
   RankingOffersBlock,
 } from '../contracts/readModels.ts';
 import { isOfferEvent, OFFER_EVENT_TYPES } from './links.ts';
-import { withSortedKey } from './media.ts';
 import { compareStrings } from './offerOrder.ts';
 
 /** The block of a media id: all but its last two characters (`mv00012345` -> `mv000123`). */
@@ -92,8 +95,9 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
 
 /** As `links` does: the offer replaces the one with its key; an id that names no kind is ignored. */
 function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer): RankingOffersBlock | null {
-  const titles = doc?.titles ?? {};
-  const title: RankingInputTitle | null = titles[mediaId] ?? emptyTitle(mediaId);
+  const titles = doc?.titles ?? [];
+  const at = indexOf(titles, mediaId);
+  const title: RankingInputTitle | null = at.found ? (titles[at.index] as RankingInputTitle) : emptyTitle(mediaId);
   if (title === null) return doc;
   const entry: RankingInputOffer = {
     key: offerKeyString(offer),
@@ -103,22 +107,24 @@ function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer
     availableTo: offer.availableTo,
   };
   const offers = [...title.offers.filter((o) => o.key !== entry.key), entry].sort((a, b) => compareStrings(a.key, b.key));
-  return { titles: withSortedKey(titles, mediaId, { kind: title.kind, offers }) };
+  return { titles: placed(titles, at, { ...title, offers }) };
 }
 
 /** As `links` does: a title without offers leaves the block, and an empty block is deleted. */
 function withoutOffer(doc: RankingOffersBlock | null, mediaId: string, key: string): RankingOffersBlock | null {
-  const title = doc?.titles[mediaId];
-  if (doc === null || title === undefined) return doc;
+  if (doc === null) return doc;
+  const at = indexOf(doc.titles, mediaId);
+  const title = doc.titles[at.index];
+  if (!at.found || title === undefined) return doc;
   const offers = title.offers.filter((o) => o.key !== key);
-  if (offers.length > 0) return { titles: { ...doc.titles, [mediaId]: { kind: title.kind, offers } } };
-  const { [mediaId]: _removed, ...titles } = doc.titles;
-  return Object.keys(titles).length > 0 ? { titles } : null;
+  if (offers.length > 0) return { titles: placed(doc.titles, at, { ...title, offers }) };
+  const titles = doc.titles.filter((_, i) => i !== at.index);
+  return titles.length > 0 ? { titles } : null;
 }
 
 function emptyTitle(mediaId: string): RankingInputTitle | null {
   const kind = kindOfMediaId(mediaId);
-  return kind === null ? null : { kind, offers: [] };
+  return kind === null ? null : { mediaId, kind, offers: [] };
 }
 
 /**
@@ -126,7 +132,24 @@ function emptyTitle(mediaId: string): RankingInputTitle | null {
  * registered (a `media` document exists).
  */
 function withFacts(doc: RankingFactsBlock | null, mediaId: string, details: MediaDetails, registers: boolean): RankingFactsBlock | null {
-  const facts = doc?.facts ?? {};
-  if (!registers && !Object.hasOwn(facts, mediaId)) return doc;
-  return { facts: withSortedKey(facts, mediaId, rankingFactsOf(details)) };
+  const facts = doc?.facts ?? [];
+  const at = indexOf(facts, mediaId);
+  if (!registers && !at.found) return doc;
+  return { facts: placed(facts, at, { mediaId, ...rankingFactsOf(details) }) };
+}
+
+type Slot = { index: number; found: boolean };
+
+/** Where `mediaId` is, or goes, in a list ordered by media id (at most 100 entries: a walk). */
+function indexOf(list: ReadonlyArray<{ mediaId: string }>, mediaId: string): Slot {
+  let index = 0;
+  while (index < list.length && (list[index] as { mediaId: string }).mediaId < mediaId) index += 1;
+  return { index, found: list[index]?.mediaId === mediaId };
+}
+
+/** A copy of `list` with `item` in `slot` (replacing the entry found there, or inserted). */
+function placed<T>(list: readonly T[], slot: Slot, item: T): T[] {
+  const out = list.slice();
+  out.splice(slot.index, slot.found ? 1 : 0, item);
+  return out;
 }

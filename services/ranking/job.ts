@@ -79,7 +79,7 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
     throw new AppError('invalid_parameter', `country ${invalid} is not a two-letter code`, { details: { parameter: 'countries' } });
   }
   // A title is ranked in many countries: read its facts once per run, not once per country.
-  const facts = new Map<string, Record<string, RankingFacts>>();
+  const facts = new Map<string, Map<string, RankingFacts>>();
   const results: CountryRanking[] = new Array(countries.length);
   // One country at a time by default: ranking four at once on FerretDB (every page of `links`
   // a walk of round trips) made the first day's ranking slower, 243 s against 154 s (load 9),
@@ -102,7 +102,7 @@ export interface CountryJob extends RankDayOptions {
   chartSize: number;
   collections: { inputs: string; providers: string };
   /** Facts blocks read so far in this run, by block. */
-  facts: Map<string, Record<string, RankingFacts>>;
+  facts: Map<string, Map<string, RankingFacts>>;
 }
 
 async function rankCountry(job: CountryJob): Promise<CountryRanking> {
@@ -158,11 +158,11 @@ export async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
     for (let from = 0; from < missing.length; from += pageSize) {
       const some = missing.slice(from, from + pageSize);
       const read = await readStore.getMany<RankingFactsBlock>(collections.inputs, some.map(rankingFactsKey));
-      some.forEach((block, i) => job.facts.set(block, read[i]?.doc.facts ?? {}));
+      some.forEach((block, i) => job.facts.set(block, new Map((read[i]?.doc.facts ?? []).map((f) => [f.mediaId, f]))));
     }
     page.forEach((d, i) => {
-      const facts = job.facts.get(blocks[i] as string) ?? {};
-      for (const [mediaId, title] of Object.entries(d.doc.titles)) candidates.push(candidateOf(mediaId, title, facts[mediaId] ?? null));
+      const facts = job.facts.get(blocks[i] as string);
+      for (const title of d.doc.titles) candidates.push(candidateOf(title.mediaId, title, facts?.get(title.mediaId) ?? null));
     });
     const lastKey = page.at(-1)?.key;
     if (page.length < pageSize || lastKey === undefined) break;

@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { lmdbReadStore } from '/work/wt/rank3/infra/lmdb/readStore.ts';
+import { lmdbEventStore } from '/work/wt/rank3/infra/lmdb/eventStore.ts';
+import { catchUp } from '/work/wt/rank3/projections/runner.ts';
+import { projectionByName } from '/work/wt/rank3/projections/index.ts';
+const dataDir = '/tmp/r3/data';
+const readStore = lmdbReadStore({ dataDir });
+const eventStore = lmdbEventStore({ dataDir });
+const name = process.argv[2]!;
+const collection = `${name}_bench`;
+await readStore.dropCollection(collection); await readStore.setCheckpoint(collection, 0);
+const t = performance.now();
+let written = 0; let batches = 0;
+const r = await catchUp({ projection: projectionByName(name)!, eventStore, readStore, collection, onBatch: (i) => { written += i.written; batches += 1; } });
+console.log({ written, batches });
+console.log(`${name}: ${r.events} events in ${(performance.now() - t).toFixed(0)} ms, load ${readFileSync('/proc/loadavg', 'utf8').slice(0, 14)}`);
+await readStore.dropCollection(collection); await readStore.setCheckpoint(collection, 0);
+await readStore.close(); await eventStore.close();
