@@ -68,9 +68,9 @@ export interface LinksDoc {
 }
 
 /**
- * `ranking_inputs`: what the daily ranking formula reads, in blocks of up to 100 media ids (the id
- * without its last two digits), so the job reads a country in a few documents instead of every
- * `links` and `media` document (projections/rankingInputs.ts). Two kinds of keys:
+ * `ranking_inputs`: what the daily ranking formula reads, in blocks of 25 consecutive media ids,
+ * so the job reads a country in a few documents per hundred titles instead of every `links` and
+ * `media` document (projections/rankingInputs.ts). Two kinds of keys:
  * `o:${country}:${block}` (RankingOffersBlock) and `f:${block}` (RankingFactsBlock).
  */
 export interface RankingOffersBlock {

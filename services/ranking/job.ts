@@ -34,7 +34,7 @@ export interface RankDayOptions {
   clock: Clock;
   /** How many top positions form the chart that PositionChanged events describe. Default 200. */
   chartSize?: number;
-  /** Documents read per scan page / getMany call. Default 500 (a country's offer blocks are a few dozen). */
+  /** Documents read per scan page / getMany call. Default 500. */
   pageSize?: number;
   /** Appends tried again after a concurrent writer moved the stream. Default 3. */
   maxAttempts?: number;
@@ -137,8 +137,8 @@ async function rankCountry(job: CountryJob): Promise<CountryRanking> {
 
 /**
  * The country's entries of the day, from `ranking_inputs` (projections/rankingInputs.ts): its
- * offer blocks (a few dozen documents), and of each block's facts the ones this run has not
- * read yet for another country.
+ * offer blocks (25 ids each: about 160 documents for a country of the sample), and the facts
+ * blocks this run has not read yet for another country.
  */
 export async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
   const { readStore, collections, country } = job;

@@ -1,6 +1,6 @@
 /**
  * The daily ranking job on the MongoDB read store (FerretDB 1.24 in CI) over a catalog of many
- * pages. The job pages its inputs (`ranking_inputs`, a block of up to 100 titles a document) by
+ * pages. The job pages its inputs (`ranking_inputs`, a block of 25 titles a document) by
  * key (`scan({ prefix, start, limit })`); FerretDB pushes no key range and no sort down to
  * PostgreSQL, so a store that scanned by `_id` range read the whole collection for every page and
  * the job's reads grew with the square of the catalog (it stalled on the sample). The read store
@@ -24,8 +24,8 @@ import { foldRankingInputs, offered, registered } from '../fixtures/ranking.ts';
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
 const TITLES = 3000;
-/** Blocks of inputs per page: 30 blocks of 100 titles, so 10 pages and the empty one after. */
-const PAGE = 3;
+/** Blocks of inputs per page: 120 blocks of 25 titles, so 10 pages and the empty one after. */
+const PAGE = 12;
 const INPUTS = 'ranking_inputs_v1';
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
 const idOf = (i: number) => `mv${String(i).padStart(8, '0')}`;
@@ -53,7 +53,7 @@ describeWithServer('rankDay on the MongoDB read store', 'MONGODB_URL', (url) => 
       // What reading every US input once costs here: the yardstick of the job's paged reads.
       const once = async () => {
         const started = performance.now();
-        assert.equal((await store.scan(INPUTS, { prefix: 'o:US:' })).length, TITLES / 100);
+        assert.equal((await store.scan(INPUTS, { prefix: 'o:US:' })).length, TITLES / 25);
         return performance.now() - started;
       };
       const whole = Math.max(await once(), await once());
@@ -78,7 +78,7 @@ describeWithServer('rankDay on the MongoDB read store', 'MONGODB_URL', (url) => 
       assert.equal(us?.ranked, TITLES);
       const [computed] = (await eventStore.readStream('ranking-US')) as Array<RecordedEvent<RankingComputed>>;
       assert.deepEqual(computed?.data.entries.slice(0, 3).map((e) => e.mediaId), [idOf(0), idOf(1), idOf(2)]);
-      assert.equal(scans, TITLES / 100 / PAGE + 1, 'one scan per page, and the empty one after the last full page');
+      assert.equal(scans, TITLES / 25 / PAGE + 1, 'one scan per page, and the empty one after the last full page');
       // Paging by reading the whole collection each time costs about one whole read per page;
       // reading only the page costs about one whole read in all, plus each page's
       // way down the directory. Eight leaves room for a loaded machine.
