@@ -41,7 +41,6 @@ import type {
   RankingOffersBlock,
 } from '../contracts/readModels.ts';
 import { isOfferEvent, OFFER_EVENT_TYPES } from './links.ts';
-import { compareStrings } from './offerOrder.ts';
 
 /**
  * The block of a media id: 25 consecutive ids (`mv00012345` -> `mv0001231`, ids 25 to 49 of the
@@ -113,7 +112,10 @@ function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer
     availableFrom: offer.availableFrom,
     availableTo: offer.availableTo,
   };
-  const offers = [...title.offers.filter((o) => o.key !== entry.key), entry].sort((a, b) => compareStrings(a.key, b.key));
+  // Offers stay in key order (code units): the entry replaces its key's or goes where it sorts.
+  let i = 0;
+  while (i < title.offers.length && (title.offers[i] as RankingInputOffer).key < entry.key) i += 1;
+  const offers = placed(title.offers, { index: i, found: title.offers[i]?.key === entry.key }, entry);
   return { titles: placed(titles, at, { ...title, offers }) };
 }
 
