@@ -224,10 +224,13 @@ export interface TrendingHeadDoc {
 }
 
 /**
- * `trending`, key: `row:${country}:${date}:${kind or 'all'}:${rank, zero-padded}`
- * (trendingRowKey): the nth served entry of the day, overall or of its kind.
+ * `trending`, key: `row:${country}:${date}:${kind or 'all'}:${block, zero-padded}`
+ * (trendingBlockKey): a block of consecutive served entries of the day (TRENDING_BLOCK of them,
+ * fewer in the last), overall or of one kind, in trending order.
  */
-export type TrendingRowDoc = TrendingEntry;
+export interface TrendingRowDoc {
+  entries: TrendingEntry[];
+}
 
 /**
  * `api_keys` read-model collection, key: sha256 hex of the key. Where API keys were kept before
