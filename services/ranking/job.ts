@@ -81,8 +81,8 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   // A title is ranked in many countries: read its facts once per run, not once per country.
   const facts = new Map<string, Map<string, RankingFacts>>();
   const results: CountryRanking[] = new Array(countries.length);
-  // One country at a time by default: ranking four at once on FerretDB (every page of `links`
-  // a walk of round trips) made the first day's ranking slower, 243 s against 154 s (load 9),
+  // One country at a time by default: ranking four at once on FerretDB (every page of `links`,
+  // read then, a walk of round trips) made the first day's ranking slower, 243 s against 154 s (load 9),
   // and starved the server's health checks (six answered after more than a second).
   let next = 0;
   const worker = async () => {
