@@ -67,6 +67,43 @@ export interface LinksDoc {
   offers: LinkOffer[];
 }
 
+/**
+ * `ranking_inputs`: what the daily ranking formula reads, in blocks of 25 consecutive media ids,
+ * so the job reads a country in a few documents per hundred titles instead of every `links` and
+ * `media` document (projections/rankingInputs.ts). Two kinds of keys:
+ * `o:${country}:${block}` (RankingOffersBlock) and `f:${block}` (RankingFactsBlock).
+ */
+export interface RankingOffersBlock {
+  /** The titles of the block with an offer in the country, by media id ascending. */
+  titles: RankingInputTitle[];
+}
+
+export interface RankingInputTitle {
+  mediaId: string;
+  kind: ContentType;
+  /** One per offer of the `links` document, in key order. */
+  offers: RankingInputOffer[];
+}
+
+/** Of an offer, what the formula reads, and its identity (`offerKeyString`) to change or remove it. */
+export interface RankingInputOffer extends Pick<Offer, 'providerId' | 'priceTypes' | 'availableFrom' | 'availableTo'> {
+  key: string;
+}
+
+export interface RankingFactsBlock {
+  /** The facts of each title of the block that has a `media` document, by media id ascending. */
+  facts: RankingTitleFacts[];
+}
+
+/** What the formula reads of a title's details. */
+export type RankingFacts = Pick<MediaDetails, 'tmdbRating' | 'voteCount' | 'popularity' | 'releaseDate' | 'lastAirDate' | 'year'>;
+
+export interface RankingTitleFacts extends RankingFacts {
+  mediaId: string;
+}
+
+export type RankingInputsDoc = RankingOffersBlock | RankingFactsBlock;
+
 /** `providers`, key: country. */
 export interface ProvidersDoc {
   country: string;
@@ -187,10 +224,13 @@ export interface TrendingHeadDoc {
 }
 
 /**
- * `trending`, key: `row:${country}:${date}:${kind or 'all'}:${rank, zero-padded}`
- * (trendingRowKey): the nth served entry of the day, overall or of its kind.
+ * `trending`, key: `row:${country}:${date}:${kind or 'all'}:${block, zero-padded}`
+ * (trendingBlockKey): a block of consecutive served entries of the day (TRENDING_BLOCK of them,
+ * fewer in the last), overall or of one kind, in trending order.
  */
-export type TrendingRowDoc = TrendingEntry;
+export interface TrendingRowDoc {
+  entries: TrendingEntry[];
+}
 
 /**
  * `api_keys` read-model collection, key: sha256 hex of the key. Where API keys were kept before
@@ -209,6 +249,7 @@ export const READ_MODELS = {
   collections: 'collections',
   featured: 'featured',
   rankings: 'rankings',
+  rankingInputs: 'ranking_inputs',
   trending: 'trending',
   // History, changes and alerts (contracts/changeModels.ts).
   availabilityHistory: 'availability_history',

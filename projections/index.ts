@@ -10,6 +10,7 @@ import { linksProjection } from './links.ts';
 import { mediaProjection } from './media.ts';
 import { mediaItemsProjection } from './mediaItems.ts';
 import { providersProjection } from './providers.ts';
+import { rankingInputsProjection } from './rankingInputs.ts';
 import { rankingsProjection } from './rankings.ts';
 import { searchProjection } from './search.ts';
 import { seasonsProjection } from './seasons.ts';
@@ -27,6 +28,7 @@ export {
   mediaItemsProjection,
   mediaProjection,
   providersProjection,
+  rankingInputsProjection,
   rankingsProjection,
   searchProjection,
   seasonsProjection,
@@ -37,6 +39,7 @@ export { foldStream, eventsUntilEndOfDay } from './fold.ts';
 export { eventTime, eventDate, dateOf } from './time.ts';
 export { linksKey } from './links.ts';
 export { layoutRanking, rankingBlockEntries, rankingBlockKey, rankingPageRead, rankingRowPrefix, RANKING_BLOCK } from './rankings.ts';
+export { rankingBlockOf, rankingFactsKey, rankingOffersPrefix } from './rankingInputs.ts';
 export { trendingKey, compareTrending, changeOf } from './trending.ts';
 export { collectionIdOf } from './curatedCollections.ts';
 export { GENRES_KEY } from './genres.ts';
@@ -50,6 +53,7 @@ export const ALL_PROJECTIONS: ReadonlyArray<Projection<unknown>> = [
   mediaItemsProjection,
   seasonsProjection,
   linksProjection,
+  rankingInputsProjection,
   providersProjection,
   genresProjection,
   collectionsProjection,

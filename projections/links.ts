@@ -1,7 +1,7 @@
 /**
  * `links` read model, key: `${country}:${mediaId}`, so all titles of a country are one prefix
- * scan (the ranking job and the links snapshot read them that way). One document per
- * availability stream; it disappears when the title has no offer left in the country.
+ * scan (the links snapshot reads them that way; the ranking job reads `ranking_inputs`). One
+ * document per availability stream; it disappears when the title has no offer left in the country.
  */
 import type { Offer, OfferKey } from '../contracts/domain.ts';
 import { offerKeyString } from '../contracts/domain.ts';

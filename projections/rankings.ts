@@ -71,21 +71,25 @@ export function rankingBlockKey(country: string, slot: RankingSlot, slice: Ranki
 export function rankingPageRead(
   country: string, slot: RankingSlot, slice: RankingSlice, offset: number, count: number,
 ): { prefix: string; start: string; limit: number; skip: number } {
-  const first = Math.floor(offset / RANKING_BLOCK);
-  const last = Math.floor((offset + count - 1) / RANKING_BLOCK);
-  return {
-    prefix: rankingRowPrefix(country, slot, slice),
-    start: rankingBlockKey(country, slot, slice, first),
-    limit: last - first + 1,
-    skip: offset - first * RANKING_BLOCK,
-  };
+  const { first, limit, skip } = blockRange(offset, count, RANKING_BLOCK);
+  return { prefix: rankingRowPrefix(country, slot, slice), start: rankingBlockKey(country, slot, slice, first), limit, skip };
 }
 
-/** The entries of stored blocks, in rank order (what a reader of a range of blocks gets). */
-export function rankingBlockEntries(docs: Iterable<unknown>): RankingEntry[] {
-  const out: RankingEntry[] = [];
+/**
+ * The blocks of `size` ranks holding the ranks `offset + 1` to `offset + count` (count >= 1):
+ * the first (0-based), how many, and how many entries of the first come before the page.
+ */
+export function blockRange(offset: number, count: number, size: number): { first: number; limit: number; skip: number } {
+  const first = Math.floor(offset / size);
+  const last = Math.floor((offset + count - 1) / size);
+  return { first, limit: last - first + 1, skip: offset - first * size };
+}
+
+/** The entries of stored blocks, in rank order (what a reader of a range of blocks gets; trending's too). */
+export function rankingBlockEntries<E = RankingEntry>(docs: Iterable<unknown>): E[] {
+  const out: E[] = [];
   for (const doc of docs) {
-    const entries = typeof doc === 'object' && doc !== null ? (doc as Partial<RankingRowDoc>).entries : undefined;
+    const entries = typeof doc === 'object' && doc !== null ? (doc as { entries?: E[] }).entries : undefined;
     if (Array.isArray(entries)) out.push(...entries);
   }
   return out;

@@ -13,23 +13,34 @@
  *
  * Stored so a page costs the page (as rankings are): the fold keeps the whole day under its key
  * (the next PositionChanged needs it, the weekly release exports it), and its layout adds what
- * the API reads: a head under `head:${country}:${date}` (day and counts) and one row per served
- * rank, overall and per kind, under `row:${country}:${date}:${slice}:${rank}` (rank zero-padded,
- * so key order is rank order). Served means still in the chart: titles that left have no
- * position that day and are not trending. Heads and rows live under their own prefixes so the
- * `${country}:` prefix still holds only days. A fold writes only the rows whose rank changed
- * hands, and deletes those past the new end.
+ * the API reads: a head under `head:${country}:${date}` (day and counts) and the served entries
+ * in blocks of TRENDING_BLOCK consecutive ranks, overall and per kind, under
+ * `row:${country}:${date}:${slice}:${block}` (block zero-padded, so key order is rank order).
+ * Served means still in the chart: titles that left have no position that day and are not
+ * trending. Heads and rows live under their own prefixes so the `${country}:` prefix still holds
+ * only days. A fold writes only the blocks in which a rank changed hands, and deletes those
+ * past the new end.
  *
- * Version 2: version 1 stored only the day, which the API read and sorted whole per request.
+ * Why blocks (version 3): a row per rank was 110,748 documents written over the sample's first
+ * start, each a write of its own (on FerretDB a round trip and a BSON<->JSON conversion) for a
+ * few dozen bytes; a day's entries arrive together, so a block is written about as often as
+ * each of its rows was. A page of 50 from a multiple of 50 (the API's default) is one block.
+ *
+ * Version 2 stored a row per rank; version 1 only the day, which the API read and sorted whole
+ * per request.
  */
 import type { ContentType } from '../contracts/domain.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
 import { defineProjection, type StoredLayout } from '../contracts/projection.ts';
-import type { TrendingDoc, TrendingEntry, TrendingHeadDoc } from '../contracts/readModels.ts';
+import type { TrendingDoc, TrendingEntry, TrendingHeadDoc, TrendingRowDoc } from '../contracts/readModels.ts';
+import { blockRange } from './rankings.ts';
 import { compareStrings } from './offerOrder.ts';
 
-/** Ranks up to 9,999,999 keep key order equal to rank order. */
-const RANK_DIGITS = 7;
+/** Blocks up to 9,999,999 keep key order equal to rank order. */
+const BLOCK_DIGITS = 7;
+
+/** Served ranks per stored block: the API's default page (50 ranks from a multiple of 50) reads one. */
+export const TRENDING_BLOCK = 50;
 
 export type TrendingSlice = ContentType | 'all';
 
@@ -51,9 +62,17 @@ export function trendingRowPrefix(country: string, date: string, slice: Trending
   return `row:${country}:${date}:${slice}:`;
 }
 
-/** The key of the `rank`th (1-based) served entry of a day, overall or of one kind. */
-export function trendingRowKey(country: string, date: string, slice: TrendingSlice, rank: number): string {
-  return trendingRowPrefix(country, date, slice) + String(rank).padStart(RANK_DIGITS, '0');
+/** The key of the `block`th (0-based: ranks block * TRENDING_BLOCK + 1 on) block of a slice of a day. */
+export function trendingBlockKey(country: string, date: string, slice: TrendingSlice, block: number): string {
+  return trendingRowPrefix(country, date, slice) + String(block).padStart(BLOCK_DIGITS, '0');
+}
+
+/** The range read of the served ranks `offset + 1` to `offset + count` (count >= 1) of a slice of a day. */
+export function trendingPageRead(
+  country: string, date: string, slice: TrendingSlice, offset: number, count: number,
+): { prefix: string; start: string; limit: number; skip: number } {
+  const { first, limit, skip } = blockRange(offset, count, TRENDING_BLOCK);
+  return { prefix: trendingRowPrefix(country, date, slice), start: trendingBlockKey(country, date, slice, first), limit, skip };
 }
 
 /** previousPosition - position; null for a title that entered or left (nothing to compare). */
@@ -89,12 +108,20 @@ function servedSlices(doc: TrendingDoc | null): Record<TrendingSlice, TrendingEn
   return slices;
 }
 
-function sameEntry(a: TrendingEntry | undefined, b: TrendingEntry): boolean {
-  return a !== undefined && a.mediaId === b.mediaId && a.kind === b.kind && a.position === b.position && a.previousPosition === b.previousPosition;
+/** Equal entries, or both past the end of their lists. */
+function sameEntry(a: TrendingEntry | undefined, b: TrendingEntry | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.mediaId === b.mediaId && a.kind === b.kind && a.position === b.position && a.previousPosition === b.previousPosition;
+}
+
+/** Whether the entries from `from` to `to` (exclusive) are the same in both lists (a shorter one differs). */
+function sameRange(a: readonly TrendingEntry[], b: readonly TrendingEntry[], from: number, to: number): boolean {
+  for (let i = from; i < to; i += 1) if (!sameEntry(a[i], b[i])) return false;
+  return true;
 }
 
 /**
- * The day as stored, with its head and the rows that changed since `previous` (see the header).
+ * The day as stored, with its head and the blocks that changed since `previous` (see the header).
  * Exported for writers of synthetic catalogs (bench/).
  */
 export function layoutTrending(_id: string, doc: TrendingDoc | null, previous: TrendingDoc | null): StoredLayout<TrendingDoc> {
@@ -103,12 +130,19 @@ export function layoutTrending(_id: string, doc: TrendingDoc | null, previous: T
   const { country, date } = day;
   const next = servedSlices(doc);
   const before = servedSlices(previous);
-  const rows: Array<{ key: string; doc: TrendingEntry | TrendingHeadDoc | null }> = [];
+  const rows: Array<{ key: string; doc: TrendingRowDoc | TrendingHeadDoc | null }> = [];
   for (const slice of ['all', 'movie', 'tv_show'] as const) {
-    next[slice].forEach((entry, i) => {
-      if (!sameEntry(before[slice][i], entry)) rows.push({ key: trendingRowKey(country, date, slice, i + 1), doc: entry });
-    });
-    for (let rank = next[slice].length + 1; rank <= before[slice].length; rank += 1) rows.push({ key: trendingRowKey(country, date, slice, rank), doc: null });
+    const blocks = Math.ceil(next[slice].length / TRENDING_BLOCK);
+    for (let block = 0; block < blocks; block += 1) {
+      const from = block * TRENDING_BLOCK;
+      const to = Math.min(from + TRENDING_BLOCK, next[slice].length);
+      // Compared up to the full block's end, so a block whose length changed is rewritten too.
+      if (sameRange(next[slice], before[slice], from, from + TRENDING_BLOCK)) continue;
+      rows.push({ key: trendingBlockKey(country, date, slice, block), doc: { entries: next[slice].slice(from, to) } });
+    }
+    for (let block = blocks; block < Math.ceil(before[slice].length / TRENDING_BLOCK); block += 1) {
+      rows.push({ key: trendingBlockKey(country, date, slice, block), doc: null });
+    }
   }
   const head: TrendingHeadDoc | null = doc === null
     ? null
@@ -119,7 +153,7 @@ export function layoutTrending(_id: string, doc: TrendingDoc | null, previous: T
 
 export const trendingProjection = defineProjection<TrendingDoc>({
   name: 'trending',
-  version: 2,
+  version: 3,
   canHandle: ['PositionChanged'],
   documentId(event: RecordedEvent): string | null {
     return event.type === 'PositionChanged' ? trendingKey(event.data.country, event.data.date) : null;

@@ -91,7 +91,10 @@ export function normalisedWeights(providers: readonly ProviderWeight[]): Map<str
 
 export function priceFactor(priceTypes: readonly PriceType[] | null): number {
   if (priceTypes === null || priceTypes.length === 0) return UNKNOWN_PRICE_FACTOR;
-  return Math.max(...priceTypes.map((t) => PRICE_FACTOR[t] ?? UNKNOWN_PRICE_FACTOR));
+  // A loop, not Math.max(...map): the ranking calls this for every offer of every title daily.
+  let best = -Infinity;
+  for (const t of priceTypes) best = Math.max(best, PRICE_FACTOR[t] ?? UNKNOWN_PRICE_FACTOR);
+  return best;
 }
 
 /** A in 0..1 from the offers valid on the date (the caller filters by date). */
@@ -99,12 +102,30 @@ export function availabilityFactor(
   offers: RankingCandidate['offers'],
   weights: ReadonlyMap<string, number>,
 ): number {
-  const bestFactor = new Map<string, number>();
+  return availabilityOn(offers, weights, null);
+}
+
+/**
+ * A from the offers valid on `date` (all of them when null). The providers' terms are summed in
+ * the order each provider first appears, as a Map keyed by provider would: the same sum to the
+ * last bit. Arrays, not a Map per title: a title has a handful of offers.
+ */
+function availabilityOn(offers: RankingCandidate['offers'], weights: ReadonlyMap<string, number>, date: string | null): number {
+  const ids: string[] = [];
+  const best: number[] = [];
   for (const o of offers) {
-    bestFactor.set(o.providerId, Math.max(bestFactor.get(o.providerId) ?? 0, priceFactor(o.priceTypes)));
+    if (date !== null && !offerValidOn(o, date)) continue;
+    const factor = priceFactor(o.priceTypes);
+    const at = ids.indexOf(o.providerId);
+    if (at === -1) {
+      ids.push(o.providerId);
+      best.push(Math.max(0, factor));
+    } else {
+      best[at] = Math.max(best[at] as number, factor);
+    }
   }
   let sum = 0;
-  for (const [providerId, factor] of bestFactor) sum += (weights.get(providerId) ?? 0) * factor;
+  for (let i = 0; i < ids.length; i += 1) sum += (weights.get(ids[i] as string) ?? 0) * (best[i] as number);
   return sum / (sum + 1);
 }
 
@@ -119,12 +140,21 @@ const DAY_MS = 86_400_000;
 
 /** T in 0..1 from the title's newest date relative to the ranking date. */
 export function recencyFactor(candidate: Pick<RankingCandidate, 'releaseDate' | 'lastAirDate' | 'year'>, date: string): number {
-  const dates = [candidate.releaseDate, candidate.lastAirDate].filter((d): d is string => d !== null);
-  let newest: string | null = dates.length > 0 ? dates.reduce((a, b) => (a > b ? a : b)) : null;
+  return recencyAt(candidate, dayMs(date));
+}
+
+/** Midnight UTC of a `YYYY-MM-DD` in ms (NaN when it is not a date). */
+function dayMs(date: string): number {
+  return Date.parse(`${date}T00:00:00Z`);
+}
+
+/** T with the ranking date already parsed (rankTitles parses it once, not once per title). */
+function recencyAt(candidate: Pick<RankingCandidate, 'releaseDate' | 'lastAirDate' | 'year'>, to: number): number {
+  const { releaseDate, lastAirDate } = candidate;
+  let newest: string | null = releaseDate !== null && lastAirDate !== null ? (releaseDate > lastAirDate ? releaseDate : lastAirDate) : (releaseDate ?? lastAirDate);
   if (newest === null && candidate.year !== null) newest = `${String(candidate.year).padStart(4, '0')}-07-01`;
   if (newest === null) return 0;
-  const from = Date.parse(`${newest}T00:00:00Z`);
-  const to = Date.parse(`${date}T00:00:00Z`);
+  const from = dayMs(newest);
   if (Number.isNaN(from) || Number.isNaN(to)) return 0;
   const ageYears = Math.max(0, to - from) / DAY_MS / 365.25;
   return 0.5 ** (ageYears / RECENCY_HALF_LIFE_YEARS);
@@ -146,9 +176,13 @@ export function pointsOf(
   weights: ReadonlyMap<string, number>,
   date: string,
 ): PointsBreakdown {
-  const availability = availabilityFactor(candidate.offers.filter((o) => offerValidOn(o, date)), weights);
+  return pointsAt(candidate, weights, date, dayMs(date));
+}
+
+function pointsAt(candidate: RankingCandidate, weights: ReadonlyMap<string, number>, date: string, day: number): PointsBreakdown {
+  const availability = availabilityOn(candidate.offers, weights, date);
   const rating = bayesianRating(candidate.tmdbRating, candidate.voteCount) / 10;
-  const recency = recencyFactor(candidate, date);
+  const recency = recencyAt(candidate, day);
   const popularity = popularityFactor(candidate.popularity);
   const points = round(
     WEIGHTS.availability * availability + WEIGHTS.rating * rating + WEIGHTS.recency * recency + WEIGHTS.popularity * popularity,
@@ -164,10 +198,12 @@ export function rankTitles(
   date: string,
 ): RankingEntry[] {
   const weights = normalisedWeights(providers);
-  const scored = candidates
-    .filter((c) => c.offers.some((o) => offerValidOn(o, date)))
-    .map((c) => ({ c, points: pointsOf(c, weights, date).points }))
-    .sort((a, b) => b.points - a.points || (a.c.mediaId < b.c.mediaId ? -1 : a.c.mediaId > b.c.mediaId ? 1 : 0));
+  const day = dayMs(date);
+  const scored: Array<{ c: RankingCandidate; points: number }> = [];
+  for (const c of candidates) {
+    if (c.offers.some((o) => offerValidOn(o, date))) scored.push({ c, points: pointsAt(c, weights, date, day).points });
+  }
+  scored.sort((a, b) => b.points - a.points || (a.c.mediaId < b.c.mediaId ? -1 : a.c.mediaId > b.c.mediaId ? 1 : 0));
   const top = scored[0]?.points ?? 0;
   return scored.map(({ c, points }, i) => ({
     mediaId: c.mediaId,

@@ -6,7 +6,7 @@
  * The trending read model is built from those events alone, so ranking history replays like
  * everything else.
  *
- * It reads the `links`, `media` and `providers` read models, so run it after the projections
+ * It reads the `ranking_inputs` and `providers` read models, so run it after the projections
  * have caught up with the day's crawl, and of its own stream only the end (history.ts).
  * Re-running a day that a country already has complete is a no-op; a day a crash left
  * unfinished is ranked again from its first part.
@@ -15,10 +15,9 @@ import type { RankingEntry } from '../../contracts/domain.ts';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 import { isCountryCode, isIsoDate, streams } from '../../contracts/ids.ts';
 import type { Clock, EventStore, ExpectedRevision, ReadStore } from '../../contracts/ports.ts';
-import type { LinksDoc, MediaDoc, ProvidersDoc } from '../../contracts/readModels.ts';
-import { linksProjection } from '../../projections/links.ts';
-import { mediaProjection } from '../../projections/media.ts';
+import type { ProvidersDoc, RankingFacts, RankingFactsBlock, RankingOffersBlock } from '../../contracts/readModels.ts';
 import { providersProjection } from '../../projections/providers.ts';
+import { rankingFactsKey, rankingInputsProjection, rankingOffersPrefix } from '../../projections/rankingInputs.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { dayEvents, MAX_APPEND_BYTES, packAppends, PART_ENTRIES } from './chartEvents.ts';
 import { diffCharts } from './diff.ts';
@@ -71,8 +70,7 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   }
   const { readStore } = options;
   const collections = {
-    links: await resolveCollection(readStore, linksProjection),
-    media: await resolveCollection(readStore, mediaProjection),
+    inputs: await resolveCollection(readStore, rankingInputsProjection),
     providers: await resolveCollection(readStore, providersProjection),
   };
   const countries = options.countries ?? (await readStore.scan<ProvidersDoc>(collections.providers)).map((d) => d.key);
@@ -80,11 +78,11 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   if (invalid !== undefined) {
     throw new AppError('invalid_parameter', `country ${invalid} is not a two-letter code`, { details: { parameter: 'countries' } });
   }
-  // A title is ranked in many countries: read its media facts once per run, not once per country.
-  const facts = new Map<string, MediaFacts | null>();
+  // A title is ranked in many countries: read its facts once per run, not once per country.
+  const facts = new Map<string, Map<string, RankingFacts>>();
   const results: CountryRanking[] = new Array(countries.length);
-  // One country at a time by default: ranking four at once on FerretDB (every page of `links`
-  // a walk of round trips) made the first day's ranking slower, 243 s against 154 s (load 9),
+  // One country at a time by default: ranking four at once on FerretDB (every page of `links`,
+  // read then, a walk of round trips) made the first day's ranking slower, 243 s against 154 s (load 9),
   // and starved the server's health checks (six answered after more than a second).
   let next = 0;
   const worker = async () => {
@@ -98,28 +96,13 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   return results.filter((result) => result !== undefined);
 }
 
-interface CountryJob extends RankDayOptions {
+export interface CountryJob extends RankDayOptions {
   country: string;
   date: string;
   chartSize: number;
-  collections: { links: string; media: string; providers: string };
-  facts: Map<string, MediaFacts | null>;
-}
-
-/** What the formula needs of a title's details. */
-type MediaFacts = Pick<RankingCandidate, 'tmdbRating' | 'voteCount' | 'popularity' | 'releaseDate' | 'lastAirDate' | 'year'>;
-
-function factsOf(media: MediaDoc | null): MediaFacts | null {
-  if (media === null) return null;
-  const d = media.details;
-  return {
-    tmdbRating: d.tmdbRating,
-    voteCount: d.voteCount,
-    popularity: d.popularity,
-    releaseDate: d.releaseDate,
-    lastAirDate: d.lastAirDate,
-    year: d.year,
-  };
+  collections: { inputs: string; providers: string };
+  /** Facts blocks read so far in this run, by block. */
+  facts: Map<string, Map<string, RankingFacts>>;
 }
 
 async function rankCountry(job: CountryJob): Promise<CountryRanking> {
@@ -152,25 +135,35 @@ async function rankCountry(job: CountryJob): Promise<CountryRanking> {
   }
 }
 
-async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
+/**
+ * The country's entries of the day, from `ranking_inputs` (projections/rankingInputs.ts): its
+ * offer blocks (25 ids each: about 160 documents for a country of the sample), and the facts
+ * blocks this run has not read yet for another country.
+ */
+export async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
   const { readStore, collections, country } = job;
   const pageSize = job.pageSize ?? 500;
   const providersDoc = await readStore.get<ProvidersDoc>(collections.providers, country);
   const providers = providersDoc?.doc.providers ?? [];
 
   const candidates: RankingCandidate[] = [];
-  const prefix = `${country}:`;
+  const prefix = rankingOffersPrefix(country);
   let start: string | undefined;
   for (;;) {
     // Page by key, not offset, so each page is one range read whatever the adapter.
-    const page = await readStore.scan<LinksDoc>(collections.links, { prefix, start, limit: pageSize });
+    const page = await readStore.scan<RankingOffersBlock>(collections.inputs, { prefix, start, limit: pageSize });
     if (page.length === 0) break;
-    const missing = page.map((d) => d.doc.mediaId).filter((id) => !job.facts.has(id));
-    if (missing.length > 0) {
-      const media = await readStore.getMany<MediaDoc>(collections.media, missing);
-      missing.forEach((id, i) => job.facts.set(id, factsOf(media[i]?.doc ?? null)));
+    const blocks = page.map((d) => d.key.slice(prefix.length));
+    const missing = blocks.filter((block) => !job.facts.has(block));
+    for (let from = 0; from < missing.length; from += pageSize) {
+      const some = missing.slice(from, from + pageSize);
+      const read = await readStore.getMany<RankingFactsBlock>(collections.inputs, some.map(rankingFactsKey));
+      some.forEach((block, i) => job.facts.set(block, new Map((read[i]?.doc.facts ?? []).map((f) => [f.mediaId, f]))));
     }
-    for (const links of page) candidates.push(candidateOf(links.doc, job.facts.get(links.doc.mediaId) ?? null));
+    page.forEach((d, i) => {
+      const facts = job.facts.get(blocks[i] as string);
+      for (const title of d.doc.titles) candidates.push(candidateOf(title.mediaId, title, facts?.get(title.mediaId) ?? null));
+    });
     const lastKey = page.at(-1)?.key;
     if (page.length < pageSize || lastKey === undefined) break;
     start = `${lastKey}\u0000`;
@@ -179,11 +172,11 @@ async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
 }
 
 /** A title whose media document is missing (not projected yet) is ranked on availability alone. */
-function candidateOf(links: LinksDoc, d: MediaFacts | null): RankingCandidate {
+export function candidateOf(mediaId: string, title: Pick<RankingCandidate, 'kind' | 'offers'>, d: RankingFacts | null): RankingCandidate {
   return {
-    mediaId: links.mediaId,
-    kind: links.kind,
-    offers: links.offers,
+    mediaId,
+    kind: title.kind,
+    offers: title.offers,
     tmdbRating: d?.tmdbRating ?? null,
     voteCount: d?.voteCount ?? null,
     popularity: d?.popularity ?? null,

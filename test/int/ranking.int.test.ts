@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PositionChanged, RankingComputed, RecordedEvent } from '../../contracts/events.ts';
 import type { Clock, EventStore, ReadStore } from '../../contracts/ports.ts';
-import type { LinksDoc, MediaDoc, ProvidersDoc } from '../../contracts/readModels.ts';
+import type { ProvidersDoc } from '../../contracts/readModels.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { foldStream } from '../../projections/fold.ts';
@@ -12,20 +12,19 @@ import { rankingsProjection } from '../../projections/rankings.ts';
 import { trendingProjection } from '../../projections/trending.ts';
 import { readRankingHistory } from '../../services/ranking/history.ts';
 import { rankDay } from '../../services/ranking/job.ts';
-import { countingReads } from '../fixtures/ranking.ts';
+import { countingReads, foldRankingInputs, offered, registered, withdrawn } from '../fixtures/ranking.ts';
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
 
-function media(id: string, popularity: number): MediaDoc {
-  return {
-    id, kind: 'movie', sourceId: Number(id.slice(2)), slug: id, translations: {}, firstSeenAt: '2026-01-01',
-    details: details({ popularity, tmdbRating: 7, voteCount: 100, releaseDate: '2025-01-01' }),
-  };
+/** The job's inputs of a title: its details as registered, popularity aside. */
+function media(id: string, popularity: number) {
+  return registered(id, details({ popularity, tmdbRating: 7, voteCount: 100, releaseDate: '2025-01-01' }));
 }
 
-function links(id: string, country = 'US'): LinksDoc {
-  return { mediaId: id, kind: 'movie', country, offers: [{ ...offer({ providerId: 'netflix', webUrl: `https://n/${id}` }), firstSeenAt: '2026-01-01' }] };
+/** A title offered on netflix in a country. */
+function links(id: string, country = 'US') {
+  return offered(id, country, offer({ providerId: 'netflix', webUrl: `https://n/${id}` }));
 }
 
 describe('rankDay on the LMDB adapters', () => {
@@ -51,12 +50,9 @@ describe('rankDay on the LMDB adapters', () => {
     await put('providers_v1', 'US', providers);
     await put('providers_v1', 'DE', { country: 'DE', providers: [provider('wow', 10)] });
     const popularity: Record<string, number> = { mv00000001: 400, mv00000002: 300, mv00000003: 200, mv00000004: 100, mv00000005: 10 };
-    for (const [id, p] of Object.entries(popularity)) {
-      await put('media_v1', id, media(id, p));
-      await put('links_v1', `US:${id}`, links(id));
-    }
+    await foldRankingInputs(readStore, Object.entries(popularity).flatMap(([id, p]) => [media(id, p), links(id)]));
     // Another country's title must not leak into the US ranking through the prefix scan.
-    await put('links_v1', 'USX:mv00000009', links('mv00000009', 'USX'));
+    await foldRankingInputs(readStore, [links('mv00000009', 'USX')]);
   });
 
   afterEach(async () => {
@@ -84,8 +80,7 @@ describe('rankDay on the LMDB adapters', () => {
     assert.equal(computed1.data.entries[0]?.score, 100);
 
     // Day 2: mv5 becomes the most popular, mv2 is no longer available.
-    await put('media_v1', 'mv00000005', media('mv00000005', 1000));
-    await put('links_v1', 'US:mv00000002', null);
+    await foldRankingInputs(readStore, [media('mv00000005', 1000), withdrawn('mv00000002', 'US', offer({ providerId: 'netflix', webUrl: 'https://n/mv00000002' }))]);
     const day2 = await rankDay({ date: '2026-03-02', countries: ['us'], readStore, eventStore, clock, chartSize: 3 });
     assert.deepEqual(day2, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 4, positionChanges: 3 }]);
     const us2 = (await rankingStream('US')).slice(4);
@@ -125,9 +120,9 @@ describe('rankDay on the LMDB adapters', () => {
     assert.equal(await eventStore.streamRevision('ranking-DE'), -1);
   });
 
-  it('reads the links read model through its alias and defaults the date to the clock', async () => {
-    await put('links_v2', 'US:mv00000004', links('mv00000004'));
-    await readStore.setAlias('links', 'links_v2');
+  it('reads its inputs read model through its alias and defaults the date to the clock', async () => {
+    await foldRankingInputs(readStore, [links('mv00000004')], 'ranking_inputs_v2');
+    await readStore.setAlias('ranking_inputs', 'ranking_inputs_v2');
     const result = await rankDay({ countries: ['US'], readStore, eventStore, clock });
     assert.deepEqual(result, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 1, positionChanges: 1 }]);
   });
@@ -141,7 +136,7 @@ describe('rankDay on the LMDB adapters', () => {
     const perDay: number[] = [];
     for (let n = 1; n <= 12; n += 1) {
       // A chart of 3 parts a day, and titles that move, so each day has changes too.
-      await put('media_v1', 'mv00000005', media('mv00000005', n % 2 === 0 ? 1000 : 10));
+      await foldRankingInputs(readStore, [media('mv00000005', n % 2 === 0 ? 1000 : 10)]);
       const before = reads.events;
       const [result] = await rankDay({ date: day(n), countries: ['US'], readStore, eventStore: store, clock, chartSize: 3, partSize: 2 });
       assert.equal(result?.status, 'appended');
@@ -160,7 +155,7 @@ describe('rankDay on the LMDB adapters', () => {
 
   it('ranks a day again from its first part after a crash left it unfinished, and serves the old day meanwhile', async () => {
     await rankDay({ date: day(1), countries: ['US'], readStore, eventStore, clock, chartSize: 3 });
-    await put('media_v1', 'mv00000005', media('mv00000005', 1000));
+    await foldRankingInputs(readStore, [media('mv00000005', 1000)]);
     // One part per append: the second append fails as a crashed process would leave it.
     let appends = 0;
     const crashing: EventStore = {

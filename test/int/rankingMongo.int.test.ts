@@ -1,10 +1,11 @@
 /**
  * The daily ranking job on the MongoDB read store (FerretDB 1.24 in CI) over a catalog of many
- * pages. The job pages `links` by key (`scan({ prefix, start, limit })`); FerretDB pushes no key
- * range and no sort down to PostgreSQL, so a store that scanned by `_id` range read the whole
- * collection for every page and the job's reads grew with the square of the catalog (it stalled
- * on the sample). The read store now reads a page through its key directory
- * (infra/mongo/keys.ts): this test fails if paging costs a full read per page again.
+ * pages. The job pages its inputs (`ranking_inputs`, a block of 25 titles a document) by
+ * key (`scan({ prefix, start, limit })`); FerretDB pushes no key range and no sort down to
+ * PostgreSQL, so a store that scanned by `_id` range read the whole collection for every page and
+ * the job's reads grew with the square of the catalog (it stalled on the sample). The read store
+ * now reads a page through its key directory (infra/mongo/keys.ts): this test fails if paging
+ * costs a full read per page again.
  *
  * Needs MONGODB_URL (`bash infra/local/servers.sh up ferretdb`); see test/ports/requireServer.ts.
  */
@@ -14,16 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RankingComputed, RecordedEvent } from '../../contracts/events.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
-import type { LinksDoc, MediaDoc } from '../../contracts/readModels.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { rankDay } from '../../services/ranking/job.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
 import { dropDatabaseAfterAll } from '../ports/support.ts';
+import { foldRankingInputs, offered, registered } from '../fixtures/ranking.ts';
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
 const TITLES = 3000;
-const PAGE = 100;
+/** Blocks of inputs per page: 120 blocks of 25 titles, so 10 pages and the empty one after. */
+const PAGE = 12;
+const INPUTS = 'ranking_inputs_v1';
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
 const idOf = (i: number) => `mv${String(i).padStart(8, '0')}`;
 
@@ -40,27 +43,17 @@ describeWithServer('rankDay on the MongoDB read store', 'MONGODB_URL', (url) => 
       await store.writeBatch('providers_v1', [{ key: 'US', doc: { country: 'US', providers: [provider('netflix', 100)] }, position: 1 }]);
       for (let from = 0; from < TITLES; from += 1000) {
         const ids = Array.from({ length: Math.min(1000, TITLES - from) }, (_, i) => idOf(from + i));
-        const media = ids.map((id, i): { key: string; doc: MediaDoc; position: number } => ({
-          key: id,
-          // Popularity falls with the id, so the chart is the ids in order.
-          doc: { id, kind: 'movie', sourceId: from + i, slug: id, translations: {}, firstSeenAt: '2026-01-01', details: details({ popularity: TITLES - from - i, tmdbRating: 7, voteCount: 100, releaseDate: '2025-01-01' }) },
-          position: 2 + from + i,
-        }));
-        const links = ids.map((id, i): { key: string; doc: LinksDoc; position: number } => ({
-          key: `US:${id}`,
-          doc: { mediaId: id, kind: 'movie', country: 'US', offers: [{ ...offer({ providerId: 'netflix', webUrl: `https://n/${id}` }), firstSeenAt: '2026-01-01' }] },
-          position: 2 + from + i,
-        }));
-        await store.writeBatch('media_v1', media);
-        await store.writeBatch('links_v1', links);
+        // Popularity falls with the id, so the chart is the ids in order.
+        await foldRankingInputs(store, ids.map((id, i) => registered(id, details({ popularity: TITLES - from - i, tmdbRating: 7, voteCount: 100, releaseDate: '2025-01-01' }))));
+        await foldRankingInputs(store, ids.map((id) => offered(id, 'US', offer({ providerId: 'netflix', webUrl: `https://n/${id}` }))));
       }
       // Another country sharing the prefix's first letters must stay out of the US pages.
-      await store.writeBatch('links_v1', [{ key: 'USX:mv99999999', doc: { mediaId: 'mv99999999', kind: 'movie', country: 'USX', offers: [] }, position: 1 }]);
+      await foldRankingInputs(store, [offered('mv99999999', 'USX', offer())]);
 
-      // What reading every US link once costs here: the yardstick of the job's paged reads.
+      // What reading every US input once costs here: the yardstick of the job's paged reads.
       const once = async () => {
         const started = performance.now();
-        assert.equal((await store.scan('links_v1', { prefix: 'US:' })).length, TITLES);
+        assert.equal((await store.scan(INPUTS, { prefix: 'o:US:' })).length, TITLES / 25);
         return performance.now() - started;
       };
       const whole = Math.max(await once(), await once());
@@ -74,7 +67,7 @@ describeWithServer('rankDay on the MongoDB read store', 'MONGODB_URL', (url) => 
           try {
             return await store.scan(collection, options);
           } finally {
-            if (collection === 'links_v1') {
+            if (collection === INPUTS) {
               scans += 1;
               scanMs += performance.now() - started;
             }
@@ -85,9 +78,9 @@ describeWithServer('rankDay on the MongoDB read store', 'MONGODB_URL', (url) => 
       assert.equal(us?.ranked, TITLES);
       const [computed] = (await eventStore.readStream('ranking-US')) as Array<RecordedEvent<RankingComputed>>;
       assert.deepEqual(computed?.data.entries.slice(0, 3).map((e) => e.mediaId), [idOf(0), idOf(1), idOf(2)]);
-      assert.equal(scans, TITLES / PAGE + 1, 'one scan per page, and the empty one after the last full page');
-      // Paging by reading the whole collection each time costs about one whole read per page
-      // (31 here); reading only the page costs about one whole read in all, plus each page's
+      assert.equal(scans, TITLES / 25 / PAGE + 1, 'one scan per page, and the empty one after the last full page');
+      // Paging by reading the whole collection each time costs about one whole read per page;
+      // reading only the page costs about one whole read in all, plus each page's
       // way down the directory. Eight leaves room for a loaded machine.
       assert.ok(scanMs < 8 * whole, `${scans} paged scans took ${scanMs.toFixed(0)} ms, one whole read ${whole.toFixed(0)} ms`);
     } finally {

@@ -7,7 +7,7 @@ import { foldStream } from '../../projections/fold.ts';
 import {
   layoutRanking, RANKING_BLOCK, rankingBlockEntries, rankingBlockKey, rankingPageRead, rankingRowPrefix, rankingsProjection, type RankingFold,
 } from '../../projections/rankings.ts';
-import { changeOf, layoutTrending, trendingHeadKey, trendingProjection, trendingRowKey } from '../../projections/trending.ts';
+import { changeOf, layoutTrending, TRENDING_BLOCK, trendingBlockKey, trendingHeadKey, trendingProjection } from '../../projections/trending.ts';
 import { recorded } from './projectionEvents.ts';
 
 function entry(mediaId: string, position: number): RankingEntry {
@@ -245,32 +245,43 @@ describe('trending projection', () => {
     assert.equal(changeOf({ position: null, previousPosition: 3 }), null);
   });
 
-  it('is laid out as the day, a head and a row per served rank, overall and per kind, titles that left excluded', () => {
+  it('is laid out as the day, a head and blocks of served ranks, overall and per kind, titles that left excluded', () => {
     const day = foldStream(trendingProjection, [moved('up', 1, 4), moved('left', null, 2), moved('new', 2, null, '2026-03-02', 'tv_show'), moved('down', 4, 3)]);
     const laid = layoutTrending('US:2026-03-02', day, null);
     // The day itself stays whole under its key: the next fold and the weekly release read it.
     assert.deepEqual(laid.document, day);
     const byKey = new Map(laid.rows.map((r) => [r.key, r.doc]));
     assert.deepEqual(byKey.get(trendingHeadKey('US', '2026-03-02')), { country: 'US', date: '2026-03-02', total: 3, totals: { movie: 2, tv_show: 1 } });
-    const ids = (slice: 'all' | 'movie' | 'tv_show') => laid.rows.filter((r) => r.key.startsWith(`row:US:2026-03-02:${slice}:`)).map((r) => (r.doc as { mediaId: string }).mediaId);
+    const ids = (slice: 'all' | 'movie' | 'tv_show') => (byKey.get(trendingBlockKey('US', '2026-03-02', slice, 0)) as { entries: Array<{ mediaId: string }> }).entries.map((e) => e.mediaId);
     assert.deepEqual(ids('all'), ['up', 'new', 'down']);
     assert.deepEqual(ids('movie'), ['up', 'down']);
     assert.deepEqual(ids('tv_show'), ['new']);
-    assert.deepEqual(byKey.get(trendingRowKey('US', '2026-03-02', 'all', 2)), { mediaId: 'new', kind: 'tv_show', position: 2, previousPosition: null });
-    // Heads sort by day under the country, rows by rank past ten.
+    assert.equal(laid.rows.length, 4, 'a block per slice and the head');
+    assert.deepEqual((byKey.get(trendingBlockKey('US', '2026-03-02', 'all', 0)) as { entries: unknown[] }).entries[1], { mediaId: 'new', kind: 'tv_show', position: 2, previousPosition: null });
+    // Heads sort by day under the country, blocks by rank past ten.
     assert.ok(trendingHeadKey('US', '2026-03-01') < trendingHeadKey('US', '2026-03-02'));
-    assert.ok(trendingRowKey('US', 'd', 'all', 9) < trendingRowKey('US', 'd', 'all', 10));
+    assert.ok(trendingBlockKey('US', 'd', 'all', 9) < trendingBlockKey('US', 'd', 'all', 10));
   });
 
-  it('writes only the rows whose rank changed hands, and deletes the rows past the new end', () => {
-    const before = foldStream(trendingProjection, [moved('a', 1, 5), moved('b', 2, 3), moved('c', 3, 2)]);
-    // c leaves the chart: a and b keep their ranks, rank 3 is deleted.
-    const after = trendingProjection.evolve(before, moved('c', null, 2));
-    const laid = layoutTrending('US:2026-03-02', after, before);
-    assert.deepEqual(laid.rows.map((r) => [r.key, r.doc === null ? null : 'mediaId' in (r.doc as object) ? (r.doc as { mediaId: string }).mediaId : 'head']), [
-      [trendingRowKey('US', '2026-03-02', 'all', 3), null],
-      [trendingRowKey('US', '2026-03-02', 'movie', 3), null],
+  it('writes only the blocks in which a rank changed hands, and deletes the blocks past the new end', () => {
+    // 2 * TRENDING_BLOCK + 1 climbers: three blocks overall.
+    const n = 2 * TRENDING_BLOCK + 1;
+    const climbers = Array.from({ length: n }, (_, i) => moved(`t${String(i).padStart(4, '0')}`, i + 1, i + 1 + 2 * n));
+    const before = foldStream(trendingProjection, climbers);
+    // The last title leaves: the third block goes, the first two are unchanged.
+    const last = `t${String(n - 1).padStart(4, '0')}`;
+    const leaves = trendingProjection.evolve(before, moved(last, null, 3 * n));
+    assert.deepEqual(layoutTrending('US:2026-03-02', leaves, before).rows.map((r) => [r.key, r.doc === null ? null : 'entries' in (r.doc as object) ? 'block' : 'head']), [
+      [trendingBlockKey('US', '2026-03-02', 'all', 2), null],
+      [trendingBlockKey('US', '2026-03-02', 'movie', 2), null],
       [trendingHeadKey('US', '2026-03-02'), 'head'],
     ]);
+    // Two titles of the second block swap ranks: only that block is written, whole.
+    const id = (i: number) => `t${String(i).padStart(4, '0')}`;
+    const swapped = trendingProjection.evolve(before, moved(id(TRENDING_BLOCK + 1), TRENDING_BLOCK + 3, TRENDING_BLOCK + 3 + 2 * n));
+    const moves = trendingProjection.evolve(swapped, moved(id(TRENDING_BLOCK + 2), TRENDING_BLOCK + 2, TRENDING_BLOCK + 2 + 2 * n));
+    const laid = layoutTrending('US:2026-03-02', moves, before);
+    assert.deepEqual(laid.rows.map((r) => r.key), [trendingBlockKey('US', '2026-03-02', 'all', 1), trendingBlockKey('US', '2026-03-02', 'movie', 1), trendingHeadKey('US', '2026-03-02')]);
+    assert.equal((laid.rows[0]?.doc as { entries: unknown[] }).entries.length, TRENDING_BLOCK);
   });
 });

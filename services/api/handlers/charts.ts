@@ -1,8 +1,8 @@
 /** /v1/rankings, /v1/trending and /v1/featured: positions per country joined with list items. */
 import type { ContentType, FeaturedItemRef, FeaturedPeriod } from '../../../contracts/domain.ts';
-import type { FeaturedDoc, TrendingHeadDoc, TrendingRowDoc } from '../../../contracts/readModels.ts';
+import type { FeaturedDoc, TrendingEntry, TrendingHeadDoc } from '../../../contracts/readModels.ts';
 import { rankingBlockEntries, rankingPageRead } from '../../../projections/rankings.ts';
-import { changeOf, trendingHeadKey, trendingHeadPrefix, trendingRowKey, trendingRowPrefix } from '../../../projections/trending.ts';
+import { changeOf, trendingHeadKey, trendingHeadPrefix, trendingPageRead } from '../../../projections/trending.ts';
 import { int, reqStr, str } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
 import { listItems } from './common.ts';
@@ -32,7 +32,7 @@ export async function getRankings(input: HandlerInput): Promise<unknown> {
 }
 
 /**
- * One page of a chart stored by rank (rankings in blocks of ranks, trending a row per rank):
+ * One page of a chart stored by rank (rankings and trending in blocks of ranks):
  * the head's total for the kind, then one range read of the page's own rows, so a page costs
  * the same at 4,000 titles as at 250,000. `read` gives the rows of the ranks `offset + 1` to
  * `offset + count` of a slice (`all` or a kind).
@@ -71,8 +71,10 @@ export async function getTrending(input: HandlerInput): Promise<unknown> {
   const day = head?.date ?? date ?? null;
   // Only titles still in the chart are stored as rows (those that left are not trending).
   const { total, slice, items } = await chartPage(input, head, kind, offset, limit, async (slice, first, count) => {
-    const rows = await catalog.scan('trending', { prefix: trendingRowPrefix(country, head!.date, slice), start: trendingRowKey(country, head!.date, slice, first + 1), limit: count });
-    return rows.map((r) => r.doc).filter((d): d is TrendingRowDoc => typeof d === 'object' && d !== null && 'mediaId' in d);
+    // Served ranks are stored in blocks, as rankings are: read the one or two holding the page.
+    const read = trendingPageRead(country, head!.date, slice, first, count);
+    const blocks = await catalog.scan('trending', { prefix: read.prefix, start: read.start, limit: read.limit });
+    return rankingBlockEntries<TrendingEntry>(blocks.map((b) => b.doc)).slice(read.skip, read.skip + count);
   });
   const results = [];
   for (const e of slice) {
