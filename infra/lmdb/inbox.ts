@@ -138,21 +138,20 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
     }
   }
 
-  /** Decodes and validates one stored record (the one validation it gets), or dead-letters it and returns null. */
-  async function toRecord(seq: number, bytes: Uint8Array): Promise<ObservationRecord | null> {
+  /**
+   * Decodes and validates one stored record (the one validation it gets), or says what to
+   * dead-letter instead. Synchronous: a batch's records are decoded without an await each.
+   */
+  function toRecord(seq: number, bytes: Uint8Array): ObservationRecord | { source: string; payload: unknown; reason: string } {
     const source = `inbox:${seq}`;
     let observation: Observation;
     try {
       observation = decodeObservation(bytes);
     } catch (err) {
-      await writeDeadLetter(source, Buffer.from(bytes).toString('base64'), (err as Error).message);
-      return null;
+      return { source, payload: Buffer.from(bytes).toString('base64'), reason: (err as Error).message };
     }
     const reason = validateDecodedObservation(observation);
-    if (reason !== null) {
-      await writeDeadLetter(source, observation, reason);
-      return null;
-    }
+    if (reason !== null) return { source, payload: observation, reason };
     return { source, observation };
   }
 
@@ -180,32 +179,58 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       };
     });
 
+    // The offset of a handled batch is committed while the next batch is read, decoded and
+    // handled: its fsync no longer stalls the loop. It is written only once the batch's handler
+    // resolved (its effects durable), and awaited before the next offset is written, before the
+    // consumer reports idle and when it ends; a crash before it is durable redelivers the batch,
+    // whose observations are then no-ops (ingest drops an observation id it has seen).
+    let committing: Promise<void> | null = null;
+    const settleCommit = async (): Promise<void> => {
+      const pending = committing;
+      committing = null;
+      await pending;
+    };
+    const commit = (last: number): void => {
+      const pending = offsets.put(group, last).then(
+        () => undefined,
+        (err: unknown) => {
+          throw asUnavailable(err, 'the local inbox');
+        },
+      );
+      // Observed by settleCommit; this only keeps a failure from being reported as unhandled meanwhile.
+      pending.catch(() => {});
+      committing = pending;
+    };
+
     const run = async (): Promise<void> => {
       let offset = committedOffset(group);
-      while (!stopping) {
-        // The cheap check first: one key lookup tells whether anything is past our offset. The
-        // read snapshot is renewed so records published by another process become visible.
-        inbox.resetReadTxn();
-        if (lastSequence() <= offset) {
-          if (untilIdle) return;
-          await idle();
-          continue;
+      try {
+        while (!stopping) {
+          // The cheap check first: one key lookup tells whether anything is past our offset. The
+          // read snapshot is renewed so records published by another process become visible.
+          inbox.resetReadTxn();
+          if (lastSequence() <= offset) {
+            await settleCommit();
+            if (untilIdle) return;
+            await idle();
+            continue;
+          }
+          const entries = [...inbox.getRange({ start: offset + 1, limit: batchSize })];
+          const records: ObservationRecord[] = [];
+          for (const { key, value } of entries) {
+            const record = toRecord(key, value);
+            if ('observation' in record) records.push(record);
+            else await writeDeadLetter(record.source, record.payload, record.reason);
+          }
+          // A failing handler ends the consumer before the commit: the batch is redelivered.
+          if (records.length > 0) await handler(records);
+          const last = entries.at(-1)?.key ?? offset;
+          await settleCommit();
+          commit(last);
+          offset = last;
         }
-        const entries = [...inbox.getRange({ start: offset + 1, limit: batchSize })];
-        const records: ObservationRecord[] = [];
-        for (const { key, value } of entries) {
-          const record = await toRecord(key, value);
-          if (record) records.push(record);
-        }
-        // A failing handler ends the consumer before the commit: the batch is redelivered.
-        if (records.length > 0) await handler(records);
-        const last = entries.at(-1)?.key ?? offset;
-        try {
-          await offsets.put(group, last);
-        } catch (err) {
-          throw asUnavailable(err, 'the local inbox');
-        }
-        offset = last;
+      } finally {
+        await settleCommit();
       }
     };
 
