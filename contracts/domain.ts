@@ -183,5 +183,7 @@ export interface RankingEntry {
 
 /** The stable identity string of an offer, used as a map key by decide and projections. */
 export function offerKeyString(o: OfferKey): string {
-  return [o.providerId, o.addonProviderId ?? '', o.seasonNumber ?? '', o.episodeNumber ?? '', o.webUrl].join('|');
+  // Concatenated, not an array joined: this runs for every offer event folded, by ingest and by
+  // several projections. `?? ''` writes null and undefined as join did.
+  return `${o.providerId ?? ''}|${o.addonProviderId ?? ''}|${o.seasonNumber ?? ''}|${o.episodeNumber ?? ''}|${o.webUrl ?? ''}`;
 }

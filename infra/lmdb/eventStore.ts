@@ -11,7 +11,7 @@
  * and positions stay gapless. lmdb-js batches the transactions queued in one event turn into one
  * commit, so concurrent appends share one fsync; a commit resolves only once it is synced.
  */
-import type { Database, RootDatabase } from 'lmdb';
+import { asBinary, type Database, type RootDatabase } from 'lmdb';
 import { AppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import {
@@ -27,6 +27,7 @@ import {
 } from '../../contracts/ports.ts';
 import { closeLmdb, openLmdb } from './env.ts';
 import { lmdbError } from './errors.ts';
+import { offerEventEncoder, type SharedStructures } from './offerEventEncoder.ts';
 import { pollingSubscription } from './pollingSubscription.ts';
 
 export interface LmdbEventStoreOptions {
@@ -61,6 +62,9 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     // few for documents with many nested record shapes.
     ...({ maxSharedStructures: 500 } as object),
   });
+  // Offer events (most of the log) written as msgpackr would write them, only faster; the
+  // structures are the store encoder's own, so the bytes are the same.
+  const offerEvents = offerEventEncoder(() => (events as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures);
   const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
   const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
   const meta: Database<number, string> = root.openDB({ name: 'es:meta' });
@@ -115,7 +119,9 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
           revision,
           recordedAt,
         };
-        events.putSync(head, stored);
+        const bytes = offerEvents.encode(stored);
+        // lmdb stores an asBinary value's bytes as they are (its types only allow the value type).
+        events.putSync(head, bytes === null ? stored : (asBinary(bytes) as unknown as StoredEvent));
         streams.putSync([request.stream, revision], head);
       }
       if (revision !== current) heads.putSync(request.stream, revision);

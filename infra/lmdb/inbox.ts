@@ -138,21 +138,20 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
     }
   }
 
-  /** Decodes and validates one stored record (the one validation it gets), or dead-letters it and returns null. */
-  async function toRecord(seq: number, bytes: Uint8Array): Promise<ObservationRecord | null> {
+  /**
+   * Decodes and validates one stored record (the one validation it gets), or says what to
+   * dead-letter instead. Synchronous: a batch's records are decoded without an await each.
+   */
+  function toRecord(seq: number, bytes: Uint8Array): ObservationRecord | { source: string; payload: unknown; reason: string } {
     const source = `inbox:${seq}`;
     let observation: Observation;
     try {
       observation = decodeObservation(bytes);
     } catch (err) {
-      await writeDeadLetter(source, Buffer.from(bytes).toString('base64'), (err as Error).message);
-      return null;
+      return { source, payload: Buffer.from(bytes).toString('base64'), reason: (err as Error).message };
     }
     const reason = validateDecodedObservation(observation);
-    if (reason !== null) {
-      await writeDeadLetter(source, observation, reason);
-      return null;
-    }
+    if (reason !== null) return { source, payload: observation, reason };
     return { source, observation };
   }
 
@@ -194,10 +193,14 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
         const entries = [...inbox.getRange({ start: offset + 1, limit: batchSize })];
         const records: ObservationRecord[] = [];
         for (const { key, value } of entries) {
-          const record = await toRecord(key, value);
-          if (record) records.push(record);
+          const record = toRecord(key, value);
+          if ('observation' in record) records.push(record);
+          else await writeDeadLetter(record.source, record.payload, record.reason);
         }
         // A failing handler ends the consumer before the commit: the batch is redelivered.
+        // The offset's commit is awaited before the next batch (measured: left in flight, it
+        // kept the environment's write lock busy back to back and the projection thread's
+        // writes waited: the first day of `start --sample` took 41-58 s against 25-47 s).
         if (records.length > 0) await handler(records);
         const last = entries.at(-1)?.key ?? offset;
         try {

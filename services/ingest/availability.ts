@@ -70,23 +70,36 @@ function initialState(): AvailabilityState {
   return { seen: emptySeen(), offers: {} };
 }
 
-function evolve(state: AvailabilityState, event: DomainEvent): AvailabilityState {
-  const e = event as AvailabilityEvent;
-  switch (e.type) {
-    case 'OfferAdded':
-    case 'OfferChanged':
-      return {
-        seen: noteEvent(state.seen, STREAM, e.metadata),
-        offers: { ...state.offers, [offerKeyString(e.data.offer)]: e.data.offer },
-      };
-    case 'OfferRemoved': {
-      const offers = { ...state.offers };
-      delete offers[offerKeyString(e.data.offer)];
-      return { seen: noteEvent(state.seen, STREAM, e.metadata), offers };
+/**
+ * The offers are copied once for all the events (the first day of a title in a country adds
+ * each of its offers: copying the map per event made that quadratic), and the copy is private
+ * to the new state, so the folded state is never mutated.
+ */
+function evolveAll(state: AvailabilityState, events: readonly DomainEvent[]): AvailabilityState {
+  let seen = state.seen;
+  let offers: Record<string, Offer> | null = null;
+  for (const event of events) {
+    const e = event as AvailabilityEvent;
+    switch (e.type) {
+      case 'OfferAdded':
+      case 'OfferChanged':
+        offers ??= { ...state.offers };
+        offers[offerKeyString(e.data.offer)] = e.data.offer;
+        break;
+      case 'OfferRemoved':
+        offers ??= { ...state.offers };
+        delete offers[offerKeyString(e.data.offer)];
+        break;
+      default:
+        continue;
     }
-    default:
-      return state;
+    seen = noteEvent(seen, STREAM, e.metadata);
   }
+  return offers === null ? state : { seen, offers };
+}
+
+function evolve(state: AvailabilityState, event: DomainEvent): AvailabilityState {
+  return evolveAll(state, [event]);
 }
 
 function decide(state: AvailabilityState, o: AvailabilityObserved): Decision {
@@ -128,5 +141,6 @@ export const availabilityDecider: Decider<AvailabilityState, AvailabilityObserve
   observationTypes: ['AvailabilityObserved'],
   initialState,
   evolve,
+  evolveAll,
   decide,
 };

@@ -42,8 +42,9 @@ export function routeObservation(observation: Observation): Route {
 
 /** Folds events into a state with a decider. */
 export function fold<S>(
-  decider: Pick<Decider<S>, 'initialState' | 'evolve'>,
+  decider: Pick<Decider<S>, 'initialState' | 'evolve' | 'evolveAll'>,
   events: readonly DomainEvent[], state: S = decider.initialState()): S {
+  if (decider.evolveAll) return decider.evolveAll(state, events);
   return events.reduce((s, e) => decider.evolve(s, e), state);
 }
 

@@ -24,6 +24,11 @@ export interface Decider<S, O extends Observation = Observation> {
   initialState(): S;
   /** Folds one event (a stored RecordedEvent or a freshly decided DomainEvent). */
   evolve(state: S, event: DomainEvent): S;
+  /**
+   * Optional: folds several events at once, with the same result as `evolve` one by one. For a
+   * state that `evolve` copies (it never mutates), so a stream's events copy it once, not once each.
+   */
+  evolveAll?(state: S, events: readonly DomainEvent[]): S;
   decide(state: S, observation: O): Decision;
 }
 

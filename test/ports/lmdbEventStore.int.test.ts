@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { open } from 'lmdb';
+import { Packr } from 'msgpackr';
 import { isAppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
@@ -77,6 +79,50 @@ describe('lmdbEventStore', () => {
       assert.deepEqual(next, { nextExpectedRevision: 2, position: 3 });
     } finally {
       await second.close();
+    }
+  });
+
+  it('stores offer events as the bytes msgpackr writes (the format of logs written before), so any version reads them', async () => {
+    const offer = (providerId: string, n: number) => ({
+      providerId, addonProviderId: null, seasonNumber: n, episodeNumber: null, webUrl: `https://${providerId}.example/${'t'.repeat(n)}`,
+      priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['en', 'de'], subtitleLanguages: null,
+      availableFrom: '2020-02-06', availableTo: null, platforms: ['web'],
+    });
+    const metadata = { observationId: 'o-1', observedAt: '2026-11-14T06:00:00.000Z', producer: 'ingest' };
+    const data = (o: ReturnType<typeof offer>) => ({ mediaId: 'mv00000001', country: 'US', offer: o });
+    const { webUrl: _w, ...withoutUrl } = offer('odd', 1);
+    const events = [
+      genreEvent(1),
+      ...[0, 40, 70, 300].map((n) => ({ type: 'OfferAdded', data: data(offer('netflix', n)), metadata })),
+      { type: 'OfferChanged', data: { ...data(offer('netflix', 40)), changedFields: ['formats'] }, metadata },
+      { type: 'OfferRemoved', data: { mediaId: 'mv00000001', country: 'US', offer: { providerId: 'netflix', addonProviderId: null, seasonNumber: 0, episodeNumber: null, webUrl: 'u' } }, metadata },
+      { type: 'OfferAdded', data: data({ ...withoutUrl, webUrl: 'u' } as ReturnType<typeof offer>), metadata },
+      { type: 'OfferAdded', data: data(offer('netflix', 2)), metadata },
+    ] as unknown as DomainEvent[];
+    const store = lmdbEventStore({ dataDir });
+    try {
+      // Several appends: shapes msgpackr shares in one are written by the offer encoder in the next.
+      for (const [i, event] of events.entries()) await store.append(`availability-mv00000001-US-${i % 2}`, [event, event], 'any');
+      const recorded = await store.readAll({ limit: 100 });
+      assert.deepEqual(recorded.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata })), events.flatMap((e) => [e, e]));
+
+      // The reference: every stored value re-encoded by a msgpackr encoder reading the same
+      // shared structures, as the store wrote every event before the offer encoder.
+      const root = open({ path: join(dataDir, 'lmdb'), maxDbs: 256, readOnly: true });
+      try {
+        const raw = root.openDB({ name: 'es:events', encoding: 'binary' });
+        const structures = root.openDB({ name: 'es:events', sharedStructuresKey: Symbol.for('structures') }).get(Symbol.for('structures') as never) as string[][];
+        const packr = new Packr({ structures: structures.map((k) => [...k]), maxSharedStructures: 500 } as ConstructorParameters<typeof Packr>[0]);
+        for (const e of recorded) {
+          const bytes = raw.getBinary(e.position) as Buffer;
+          const value = { type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, revision: e.revision, recordedAt: e.recordedAt };
+          assert.equal(Buffer.from(bytes).toString('hex'), Buffer.from(packr.pack(value)).toString('hex'), `event ${e.position} (${e.type})`);
+        }
+      } finally {
+        await root.close();
+      }
+    } finally {
+      await store.close();
     }
   });
 });

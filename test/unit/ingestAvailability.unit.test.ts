@@ -1,6 +1,8 @@
-import type { Offer } from '../../contracts/domain.ts';
+import assert from 'node:assert/strict';
+import { offerKeyString, type Offer } from '../../contracts/domain.ts';
 import type { OfferAdded, OfferChanged, OfferRemoved } from '../../contracts/events.ts';
-import { availabilityDecider, offerKeyOf } from '../../services/ingest/availability.ts';
+import { availabilityDecider, offerKeyOf, type AvailabilityState } from '../../services/ingest/availability.ts';
+import { fold } from '../../services/ingest/deciders.ts';
 import { availabilityObserved, ev, offer, T0, T1, T2 } from './ingestFixtures.ts';
 import { refused, specificationFor } from './ingestSpecification.ts';
 
@@ -114,5 +116,40 @@ describe('ingest availability decider', () => {
 
   it('rejects a source id out of range', () => {
     refused(availabilityObserved('a1', T0, [], 'US', 100_000_000), /data\.sourceId: source id out of range/);
+  });
+
+  it('folds a stream at once exactly as event by event, never touching the state it started from', () => {
+    const removed = (o: Offer, id: string, at: string) =>
+      ev<OfferRemoved>('OfferRemoved', { mediaId: 'mv00000603', country: 'US', offer: offerKeyOf(o) }, id, at);
+    const changed = (o: Offer, id: string, at: string) =>
+      ev<OfferChanged>('OfferChanged', { mediaId: 'mv00000603', country: 'US', offer: o, changedFields: ['formats'] }, id, at);
+    const history = [
+      added(offer('hulu')), added(offer('netflix')), added(offer('max')),
+      removed(offer('hulu'), 'a2', T1), changed(offer('netflix', { formats: ['uhd'] }), 'a2', T1), added(offer('hulu'), 'a2', T1),
+      removed(offer('max'), 'a3', T2), added(offer('apple', { seasonNumber: 2, episodeNumber: 3 }), 'a3', T2),
+    ];
+    const oneByOne = (events: typeof history, from: AvailabilityState) => events.reduce((s, e) => availabilityDecider.evolve(s, e), from);
+    for (let split = 0; split <= history.length; split += 1) {
+      const start = fold(availabilityDecider, history.slice(0, split));
+      const snapshot = structuredClone(start);
+      const atOnce = fold(availabilityDecider, history.slice(split), start);
+      const expected = oneByOne(history.slice(split), start);
+      assert.deepEqual(atOnce, expected);
+      // The same offers in the same key order: decide lists them from the state.
+      assert.deepEqual(Object.keys(atOnce.offers), Object.keys(expected.offers));
+      assert.deepEqual(start, snapshot, 'the state folded from is not mutated');
+    }
+    assert.deepEqual(Object.keys(fold(availabilityDecider, history).offers).sort(), [
+      offerKeyString(offer('apple', { seasonNumber: 2, episodeNumber: 3 })), offerKeyString(offer('hulu')), offerKeyString(offer('netflix')),
+    ].sort());
+  });
+
+  it('keys an offer as its identity fields joined by |, null and absent fields empty', () => {
+    assert.equal(offerKeyString(offer('hulu')), 'hulu||||https://hulu.example/watch/603');
+    assert.equal(
+      offerKeyString({ providerId: 'max', addonProviderId: 'hbo', seasonNumber: 0, episodeNumber: 12, webUrl: 'u' }),
+      'max|hbo|0|12|u',
+    );
+    assert.equal(offerKeyString({ providerId: 'max', webUrl: 'u' } as never), 'max||||u');
   });
 });
