@@ -2,6 +2,7 @@
  * The kafkajs client of the Kafka adapters: its logs routed to our logger, and its errors turned
  * into AppError at the boundary.
  */
+import { createRequire } from 'node:module';
 import { Kafka, logLevel, type KafkaConfig, type logCreator } from 'kafkajs';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 
@@ -27,13 +28,27 @@ export interface KafkaClientOptions {
   connectionTimeoutMs?: number;
 }
 
+/**
+ * Messages of the broker errors kafkajs retries by itself (its protocol table's `retriable`).
+ * kafkajs logs every such response at error level ("This server is not the leader for that
+ * topic-partition" while a new topic elects its leaders, "The coordinator is loading" on a first
+ * start), then retries and succeeds: on a person's screen that reads as a failure. Those go to
+ * debug; one that does not pass reaches the caller as an AppError anyway.
+ */
+const RETRIED_BY_KAFKAJS = new Set(
+  (createRequire(import.meta.url)('kafkajs/src/protocol/error.js') as { errorCodes: Array<{ retriable: boolean; message: string }> }).errorCodes
+    .filter((e) => e.retriable)
+    .map((e) => e.message),
+);
+
 export function createKafka(options: KafkaClientOptions): Kafka {
   const { logger } = options;
   const creator: logCreator = () => ({ level, log }) => {
     if (!logger) return;
     const { message, ...rest } = log;
     const obj = { kafka: rest };
-    if (level === logLevel.ERROR) logger.error(obj, message);
+    const retried = typeof rest.error === 'string' && RETRIED_BY_KAFKAJS.has(rest.error) && message.startsWith('Response ');
+    if (level === logLevel.ERROR && !retried) logger.error(obj, message);
     else if (level === logLevel.WARN) logger.warn(obj, message);
     else logger.debug(obj, message);
   };
