@@ -200,11 +200,12 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   const popularityWeight = options.popularityWeight ?? 0.2;
   const localeBoost = options.localeBoost ?? 1.1;
 
-  const entries = new Map<string, Entry>();
-  // Title id <-> slot: a removed title keeps its slot, so kept word hits never name a wrong title.
+  // Title id <-> slot, and the entry of each title held by slot: a removed title keeps its slot
+  // (its entry undefined), so kept word hits never name a wrong title.
   const slotOf = new Map<string, number>();
   const slotIds: string[] = [];
   const slotEntries: Array<Entry | undefined> = [];
+  let held = 0;
   const scratch = new HitScratch();
   // The version of every title written with one, removed titles included: like OpenSearch's
   // external versions, so a replayed older write of the search feed is refused here too.
@@ -254,12 +255,13 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   }
 
   function drop(id: string): void {
-    const entry = entries.get(id);
+    const slot = slotOf.get(id);
+    const entry = slot === undefined ? undefined : slotEntries[slot];
     if (entry === undefined) return;
     base.discard(id);
     for (const lang of Object.keys(entry.localKeys ?? {})) overlays.get(lang)?.discard(id);
-    entries.delete(id);
     slotEntries[entry.slot] = undefined;
+    held -= 1;
   }
 
   function add(doc: SearchDocument): void {
@@ -308,8 +310,9 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       keys: baseKeys.join('\n'),
       localKeys,
     };
-    entries.set(doc.id, entry);
+    // add() follows drop() of the same id: the slot holds no entry yet.
     slotEntries[slot] = entry;
+    held += 1;
     if (doc.popularity > maxPopularity) maxPopularity = doc.popularity;
   }
 
@@ -347,7 +350,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 
     async count() {
       ensureOpen();
-      return entries.size;
+      return held;
     },
 
     generation() {
@@ -369,8 +372,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       closed = true;
       cache.clear();
       keptWords.clear();
-      entries.clear();
       slotEntries.length = 0;
+      held = 0;
       versions.clear();
       overlays.clear();
     },
@@ -424,10 +427,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       // once, so nothing needs adding up; the same score as below.
       const { slots, raw, terms } = wordHits(engine, engineName, query.words[0] as WordQuery);
       const out = into.take(slots.length);
-      out.slots.set(slots);
       for (let j = 0; j < slots.length; j++) out.score[j] = (raw[j] as number) * ((terms[j] as number) || 1) * boost;
       out.covered.fill(1);
-      return out;
+      // The word's own slots: nothing writes to a list once made.
+      return { slots, score: out.score, covered: out.covered };
     }
     const acc = scratch.begin(slotIds.length);
     // A term two words share (a swap of "goen" is "gone"): MiniSearch counts it once per title,

@@ -21,7 +21,7 @@
  * with the RateLimit headers. Most search queries are new: Koa's own work per request (its
  * context, the middleware chain, the router) cost about as much as the engine's.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { keyOfHeaders } from './auth.ts';
 import type { ErrorAnswer } from './errors.ts';
@@ -73,17 +73,24 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
   const { responses, stamp, keys, limiter, metrics, ready } = options;
   const total = String(options.max);
 
-  /** Writes a 200 with its RateLimit headers, as Koa's etag middleware completes it. */
-  function write(res: ServerResponse, counted: Counted, body: RenderedBody, route: string, start: number): void {
-    res.writeHead(200, {
+  /** Writes JSON bytes with the RateLimit headers (and an ETag, or an error's headers), as Koa's middleware would. */
+  function send(res: ServerResponse, status: number, counted: Counted, bytes: Buffer, tag: string | undefined, extra?: Record<string, string>): void {
+    const headers: OutgoingHttpHeaders = {
       'RateLimit-Remaining': String(counted.remaining),
       'RateLimit-Reset': String(counted.reset),
       'RateLimit-Limit': total,
-      ETag: body.tag,
-      'Content-Type': 'application/json; charset=utf-8',
-      'Content-Length': body.bytes.length,
-    });
-    res.end(body.bytes);
+    };
+    if (tag !== undefined) headers.ETag = tag;
+    if (extra !== undefined) Object.assign(headers, extra);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+    headers['Content-Length'] = bytes.length;
+    res.writeHead(status, headers);
+    res.end(bytes);
+  }
+
+  /** Writes a 200, as Koa's etag middleware completes it. */
+  function write(res: ServerResponse, counted: Counted, body: RenderedBody, route: string, start: number): void {
+    send(res, 200, counted, body.bytes, body.tag);
     metrics.record(route, 'GET', 200, (performance.now() - start) / 1000);
     if (options.stats) options.stats.served += 1;
   }
@@ -118,16 +125,7 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
       },
       (err: unknown) => {
         const failed = fail(err, leanRoute.route);
-        const bytes = Buffer.from(JSON.stringify(failed.body), 'utf8');
-        res.writeHead(failed.status, {
-          'RateLimit-Remaining': String(counted.remaining),
-          'RateLimit-Reset': String(counted.reset),
-          'RateLimit-Limit': total,
-          ...failed.headers,
-          'Content-Type': 'application/json; charset=utf-8',
-          'Content-Length': bytes.length,
-        });
-        res.end(bytes);
+        send(res, failed.status, counted, Buffer.from(JSON.stringify(failed.body), 'utf8'), undefined, failed.headers);
         metrics.record(leanRoute.route, 'GET', failed.status, (performance.now() - start) / 1000);
       },
     ).catch(() => {
