@@ -62,7 +62,7 @@ export function rankingFactsKey(block: string): string {
   return `f:${block}`;
 }
 
-export function rankingFactsOf(details: MediaDetails): RankingFacts {
+function rankingFactsOf(details: MediaDetails): RankingFacts {
   return {
     tmdbRating: details.tmdbRating,
     voteCount: details.voteCount,

@@ -208,10 +208,10 @@ export function offerEventEncoder(structures: () => SharedStructures | undefined
     checkKeys(stored, STORED);
     const type = stored['type'];
     const data = stored['data'];
+    // encode() lets only the three offer events through: the others are OfferRemoved.
     const full = type === 'OfferAdded' || type === 'OfferChanged';
-    if (!full && type !== 'OfferRemoved') throw UNSUPPORTED;
     record(idOf('STORED'));
-    str(type);
+    str(type as string);
     checkKeys(data, type === 'OfferChanged' ? CHANGED_DATA : OFFER_DATA);
     record(idOf(type === 'OfferChanged' ? 'CHANGED_DATA' : 'OFFER_DATA'));
     strOrNull(data['mediaId']);

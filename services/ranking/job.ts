@@ -42,9 +42,7 @@ export interface RankDayOptions {
   partSize?: number;
   /** Most bytes of events per append (EventStoreDB refuses over its MaxAppendSize). Default MAX_APPEND_BYTES (512 KiB). */
   maxAppendBytes?: number;
-  /** Countries ranked at once. Default 1. */
-  concurrency?: number;
-  /** Aborting ranks no further country (those in flight finish): the result lists the ranked ones. */
+  /** Aborting ranks no further country (the one in flight finishes): the result lists the ranked ones. */
   signal?: AbortSignal;
 }
 
@@ -80,23 +78,17 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   }
   // A title is ranked in many countries: read its facts once per run, not once per country.
   const facts = new Map<string, Map<string, RankingFacts>>();
-  const results: CountryRanking[] = new Array(countries.length);
-  // One country at a time by default: ranking four at once on FerretDB (every page of `links`,
-  // read then, a walk of round trips) made the first day's ranking slower, 243 s against 154 s (load 9),
-  // and starved the server's health checks (six answered after more than a second).
-  let next = 0;
-  const worker = async () => {
-    while (next < countries.length && options.signal?.aborted !== true) {
-      const index = next;
-      next += 1;
-      results[index] = await rankCountry({ ...options, country: (countries[index] as string).toUpperCase(), date, chartSize, collections, facts });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 1, countries.length) }, worker));
-  return results.filter((result) => result !== undefined);
+  const results: CountryRanking[] = [];
+  // One country at a time: ranking four at once on FerretDB made the first day's ranking slower
+  // (243 s against 154 s at load 9) and starved the server's health checks.
+  for (const raw of countries) {
+    if (options.signal?.aborted === true) break;
+    results.push(await rankCountry({ ...options, country: raw.toUpperCase(), date, chartSize, collections, facts }));
+  }
+  return results;
 }
 
-export interface CountryJob extends RankDayOptions {
+interface CountryJob extends RankDayOptions {
   country: string;
   date: string;
   chartSize: number;
@@ -140,7 +132,7 @@ async function rankCountry(job: CountryJob): Promise<CountryRanking> {
  * offer blocks (25 ids each: about 160 documents for a country of the sample), and the facts
  * blocks this run has not read yet for another country.
  */
-export async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
+async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
   const { readStore, collections, country } = job;
   const pageSize = job.pageSize ?? 500;
   const providersDoc = await readStore.get<ProvidersDoc>(collections.providers, country);
@@ -155,10 +147,10 @@ export async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
     if (page.length === 0) break;
     const blocks = page.map((d) => d.key.slice(prefix.length));
     const missing = blocks.filter((block) => !job.facts.has(block));
-    for (let from = 0; from < missing.length; from += pageSize) {
-      const some = missing.slice(from, from + pageSize);
-      const read = await readStore.getMany<RankingFactsBlock>(collections.inputs, some.map(rankingFactsKey));
-      some.forEach((block, i) => job.facts.set(block, new Map((read[i]?.doc.facts ?? []).map((f) => [f.mediaId, f]))));
+    // At most a page of blocks: one read.
+    if (missing.length > 0) {
+      const read = await readStore.getMany<RankingFactsBlock>(collections.inputs, missing.map(rankingFactsKey));
+      missing.forEach((block, i) => job.facts.set(block, new Map((read[i]?.doc.facts ?? []).map((f) => [f.mediaId, f]))));
     }
     page.forEach((d, i) => {
       const facts = job.facts.get(blocks[i] as string);

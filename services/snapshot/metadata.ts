@@ -183,7 +183,9 @@ export async function writeMetadata(input: {
             for (const member of doc.details.cast) {
               // Stored only when new or renamed: replacing a name with an equal one would keep
               // each title's copy of it alive (the map is old), to be copied by the collector.
-              if (people.get(member.personId) !== member.name) people.set(ownCopy(member.personId), ownCopy(member.name));
+              // A Map keeps the key it first got, so the id is copied only for a new person.
+              const known = people.get(member.personId);
+              if (known !== member.name) people.set(known === undefined ? ownCopy(member.personId) : member.personId, ownCopy(member.name));
             }
             if (pending.length > 0) await settle();
           }

@@ -71,7 +71,8 @@ function undictionaryColumns(def: SnapshotFileSchema, sample: readonly SnapshotR
     if (col.type === 'LIST<UTF8>' || col.type === 'BOOLEAN') continue;
     const distinct = new Set<unknown>();
     let present = 0;
-    for (let i = 0; i < Math.min(sample.length, DICTIONARY_SAMPLE_ROWS); i++) {
+    // append() keeps at most DICTIONARY_SAMPLE_ROWS rows in the sample.
+    for (let i = 0; i < sample.length; i++) {
       const row = sample[i] as SnapshotRow;
       const v = row[col.name];
       if (v === null || v === undefined) continue;

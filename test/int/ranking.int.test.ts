@@ -115,7 +115,7 @@ describe('rankDay on the LMDB adapters', () => {
     const running = new AbortController();
     // Aborted by the first country's first read (its providers).
     const aborting: ReadStore = { ...readStore, get: (collection, key) => (running.abort(), readStore.get(collection, key)) };
-    const ranked = await rankDay({ date: '2026-03-01', countries: ['US', 'DE'], readStore: aborting, eventStore, clock, signal: running.signal, concurrency: 1 });
+    const ranked = await rankDay({ date: '2026-03-01', countries: ['US', 'DE'], readStore: aborting, eventStore, clock, signal: running.signal });
     assert.deepEqual(ranked.map((r) => [r.country, r.status]), [['US', 'appended']]);
     assert.equal(await eventStore.streamRevision('ranking-DE'), -1);
   });
