@@ -16,9 +16,10 @@
  * on its first query.
  */
 import MiniSearch from 'minisearch';
-import type { Query } from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.ts';
+import { Stamps } from './stamps.ts';
+import { scoreWord, type WordPart } from './wordScores.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
@@ -389,23 +390,21 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       keptWords.set(key, kept);
       return kept;
     }
-    const results = engine.search(word.query(engine));
-    const n = results.length;
+    const scored = scoreWord(engine, word.parts(engine));
+    const n = scored.n;
     const hits: WordHits = {
-      slots: new Int32Array(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: new Array<string>(n), moreTerms: new Map(),
+      slots: new Int32Array(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: scored.firstTerm.slice(0, n), moreTerms: new Map(scored.moreTerms),
     };
-    results.forEach((r, j) => {
-      const matched = r.queryTerms.length;
+    for (let j = 0; j < n; j++) {
+      const matched = scored.terms[j] as number;
       // Every id the engine holds was given a slot by add().
-      hits.slots[j] = slotOf.get(r.id as string) as number;
-      hits.raw[j] = r.score / (matched || 1);
+      hits.slots[j] = slotOf.get(scored.ids[j] as string) as number;
+      hits.raw[j] = (scored.score[j] as number) / (matched || 1);
       hits.terms[j] = matched;
-      hits.firstTerm[j] = r.queryTerms[0] ?? '';
-      if (matched > 1) hits.moreTerms.set(j, r.queryTerms);
-    });
-    if (wordHitsMax > 0 && results.length <= wordHitsMax) {
+    }
+    if (wordHitsMax > 0 && n <= wordHitsMax) {
       keptWords.set(key, hits);
-      wordHitsHeld += results.length;
+      wordHitsHeld += n;
       for (const [oldest, held] of keptWords) {
         if (wordHitsHeld <= wordHitsMax) break;
         keptWords.delete(oldest);
@@ -571,11 +570,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
 /** One query word's engine lookup (made when needed), and the key its hits are kept under (WordHits). */
 interface WordQuery {
   key: string;
-  query(engine: MiniSearch<IndexedFields>): Query;
-}
-
-function splitAtSpaces(text: string): string[] {
-  return text.split(' ');
+  parts(engine: MiniSearch<IndexedFields>): WordPart[];
 }
 
 /**
@@ -625,27 +620,19 @@ class HitScratch {
   readonly base = new HitBuffer();
   readonly local = new HitBuffer();
   private readonly merged = new HitBuffer();
-  private stamp = new Uint32Array(0);
+  private readonly stamps = new Stamps();
   private score = new Float64Array(0);
   private terms = new Int32Array(0);
   private covered = new Int32Array(0);
   private order: number[] = [];
-  private pass = 0;
 
   /** Starts a pass over titles of slots below `slots`. */
   begin(slots: number): this {
-    if (this.stamp.length < slots) {
-      const size = Math.max(slots, this.stamp.length * 2, 1024);
-      this.stamp = new Uint32Array(size);
+    if (this.stamps.begin(slots)) {
+      const size = this.stamps.marks.length;
       this.score = new Float64Array(size);
       this.terms = new Int32Array(size);
       this.covered = new Int32Array(size);
-      this.pass = 0;
-    }
-    this.pass += 1;
-    if (this.pass === 0xffffffff) {
-      this.stamp.fill(0);
-      this.pass = 1;
     }
     this.order.length = 0;
     return this;
@@ -653,8 +640,8 @@ class HitScratch {
 
   /** One word's hit on a title: its raw score and terms add up, the words it explains join. */
   add(slot: number, raw: number, terms: number, covered: number): void {
-    if (this.stamp[slot] !== this.pass) {
-      this.stamp[slot] = this.pass;
+    if (!this.stamps.has(slot)) {
+      this.stamps.mark(slot);
       this.score[slot] = raw;
       this.terms[slot] = terms;
       this.covered[slot] = covered;
@@ -688,7 +675,7 @@ class HitScratch {
     // terms holds a title's place in `second`, plus one.
     for (let k = 0; k < second.slots.length; k++) {
       const slot = second.slots[k] as number;
-      this.stamp[slot] = this.pass;
+      this.stamps.mark(slot);
       this.terms[slot] = k + 1;
     }
     const n = first.slots.length;
@@ -698,11 +685,11 @@ class HitScratch {
       const slot = first.slots[k] as number;
       let score = first.score[k] as number;
       let covered = first.covered[k] as number;
-      if (this.stamp[slot] === this.pass) {
+      if (this.stamps.has(slot)) {
         const other = (this.terms[slot] as number) - 1;
         score = Math.max(score, second.score[other] as number);
         covered |= second.covered[other] as number;
-        this.stamp[slot] = 0;
+        this.stamps.unmark(slot);
       }
       merged.slots[m] = slot;
       merged.score[m] = score;
@@ -711,7 +698,7 @@ class HitScratch {
     }
     for (let k = 0; k < second.slots.length; k++) {
       const slot = second.slots[k] as number;
-      if (this.stamp[slot] !== this.pass) continue;
+      if (!this.stamps.has(slot)) continue;
       merged.slots[m] = slot;
       merged.score[m] = second.score[k] as number;
       merged.covered[m] = second.covered[k] as number;
@@ -814,22 +801,21 @@ function buildQuery(words: string[]): BuiltQuery {
       doublesLeft -= doubles.length;
       own(doubles, i);
     }
-    // The engine query is made only when the word's hits are not kept. Its words are tokens
-    // already (and so are their swaps), so the engine only splits them again at spaces.
-    const query = (engine: MiniSearch<IndexedFields>): Query => {
-      const parts: Query[] = [{ queries: [word], fuzzy: typos === 0 ? false : typos, prefix }];
-      if (swaps.length > 0) {
-        // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
-        parts.push({ queries: [swaps.join(' ')], fuzzy: typos - 1 === 0 ? false : typos - 1, prefix: false, boostTerm: () => 0.45 });
-      }
+    // The lookup's parts are made only when the word's hits are not kept; they are scored as
+    // the engine's OR of them would be (wordScores.ts). Its words are tokens already, and so
+    // are their swaps.
+    const parts = (engine: MiniSearch<IndexedFields>): WordPart[] => {
+      const list: WordPart[] = [{ terms: [word], fuzzy: typos, prefix, boost: 1 }];
+      // Weighted like a fuzzy match: a swapped word is still a typo, not the word itself.
+      if (swaps.length > 0) list.push({ terms: swaps, fuzzy: typos - 1, prefix: false, boost: 0.45 });
       // Looked up exactly: one the engine never held would find nothing, so it is not asked.
       const held = doubles.filter((d) => mayHoldTerm(engine, d));
-      if (held.length > 0) parts.push({ queries: [held.join(' ')], fuzzy: false, prefix: false, boostTerm: () => 0.4 });
-      return { combineWith: 'OR', queries: parts, tokenize: splitAtSpaces };
+      if (held.length > 0) list.push({ terms: held, fuzzy: 0, prefix: false, boost: 0.4 });
+      return list;
     };
     // Everything the lookup depends on: the word, its typo budget, prefix or not, and how many
     // of its two-swap variants the query's budget left it (a prefix of the list, in order).
-    return { key: `${typos}${prefix ? 'p' : 'w'}${doubles.length}:${word}`, query };
+    return { key: `${typos}${prefix ? 'p' : 'w'}${doubles.length}:${word}`, parts };
   });
   const shared = new Map<string, number>();
   for (const [term, mask] of owners) if ((mask & (mask - 1)) !== 0) shared.set(term, mask);
