@@ -14,7 +14,7 @@
  * `termResults` step for step (pinned by the lock file): the same BM25+ arithmetic in the same
  * order, the per-term sums folded into the sub-query's and those into the query's in the same
  * order (floating-point sums depend on it), titles listed in the order the engine's maps would
- * list them, the same stable sort by score, and the same lazy clean-up of postings of discarded
+ * list them (not sorted: see finish), and the same lazy clean-up of postings of discarded
  * documents (`removeTerm`, which also lowers the count of matching documents for the titles
  * after it). test/unit/wordScores.unit.test.ts compares every answer with `engine.search`'s,
  * scores and order, across discards and re-adds.
@@ -31,7 +31,7 @@ export interface WordPart {
   boost: number;
 }
 
-/** A word's titles, in the order `engine.search` would return them. */
+/** A word's titles, in the order of the engine's result map (search() sorts them by score; see finish). */
 export interface ScoredTitles {
   /** How many titles; the columns below are reused and may be longer. */
   n: number;
@@ -119,8 +119,6 @@ class WordScorer {
   private termsOf: string[] = [];
   /** Titles given a query term in this query. */
   private readonly seen = new Stamps();
-  private sortOrder: number[] = [];
-  private finalOf = new Float64Array(1024);
   private readonly out: ScoredTitles = { n: 0, ids: [], score: new Float64Array(1024), firstTerm: [], terms: new Uint8Array(1024), moreTerms: new Map() };
   private readonly fields: Array<{ id: number; boost: number }>;
   private readonly fuzzyWeight: number;
@@ -244,7 +242,13 @@ class WordScorer {
     }
   }
 
-  /** search(): each score times the number of query terms matched, then a stable sort by it, best first. */
+  /**
+   * search()'s final scores: each title's sum times the number of query terms it matched. In
+   * the order the engine's result map lists them, not sorted by score as search() returns them:
+   * the index ranks candidates with a total order (ranking.ts, compareRanked, ties broken by id),
+   * so the order of a word's titles changes no answer, and sorting thousands of titles cost a
+   * tenth of a lookup.
+   */
   private finish(): ScoredTitles {
     const { order, score } = this.query;
     const n = order.length;
@@ -252,27 +256,15 @@ class WordScorer {
     if (out.score.length < n) {
       out.score = new Float64Array(Math.max(n, out.score.length * 2));
       out.terms = new Uint8Array(out.score.length);
-      this.finalOf = new Float64Array(out.score.length);
     }
-    const finalOf = this.finalOf;
-    const sortOrder = this.sortOrder;
-    sortOrder.length = n;
-    for (let k = 0; k < n; k++) {
-      const doc = order[k] as number;
-      finalOf[k] = (score[doc] as number) * ((this.termCount[doc] as number) || 1);
-      sortOrder[k] = k;
-    }
-    // Array.prototype.sort is stable, as it is for the engine's result objects.
-    sortOrder.sort(this.byScore);
     out.n = n;
     out.ids.length = n;
     out.firstTerm.length = n;
     out.moreTerms.clear();
     for (let j = 0; j < n; j++) {
-      const k = sortOrder[j] as number;
-      const doc = order[k] as number;
+      const doc = order[j] as number;
       out.ids[j] = this.engine._documentIds.get(doc) as string;
-      out.score[j] = finalOf[k] as number;
+      out.score[j] = (score[doc] as number) * ((this.termCount[doc] as number) || 1);
       out.firstTerm[j] = this.termsOf[this.firstTermOf[doc] as number] as string;
       out.terms[j] = this.termCount[doc] as number;
       const more = this.moreTermsOf.get(doc);
@@ -280,15 +272,13 @@ class WordScorer {
     }
     return out;
   }
-
-  private readonly byScore = (x: number, y: number): number => (this.finalOf[y] as number) - (this.finalOf[x] as number);
 }
 
 const scorers = new WeakMap<object, WordScorer>();
 
 /**
  * The titles `engine.search({ combineWith: 'OR', queries: parts... })` would return for one
- * word, with the same scores, query terms and order. The columns are reused by the next call.
+ * word, with the same scores and query terms, unsorted. The columns are reused by the next call.
  */
 export function scoreWord<T>(engine: MiniSearch<T>, parts: readonly WordPart[]): ScoredTitles {
   let scorer = scorers.get(engine);

@@ -38,9 +38,11 @@ function byEngine(e: MiniSearch<Doc>, parts: WordPart[]): Answer {
   return e.search(asQuery(parts)).map((r) => [r.id as string, r.score, r.queryTerms]);
 }
 
+/** The scorer's titles, sorted as search() sorts its results (stable, best score first). */
 function byScorer(e: MiniSearch<Doc>, parts: WordPart[]): Answer {
   const s = scoreWord(e, parts);
-  return Array.from({ length: s.n }, (_, j) => [s.ids[j] as string, s.score[j] as number, s.moreTerms.get(j) ?? [s.firstTerm[j] as string]]);
+  const titles: Answer = Array.from({ length: s.n }, (_, j) => [s.ids[j] as string, s.score[j] as number, s.moreTerms.get(j) ?? [s.firstTerm[j] as string]]);
+  return titles.sort((a, b) => b[1] - a[1]);
 }
 
 function pseudoRandom(seed: number): () => number {
