@@ -19,7 +19,7 @@ import MiniSearch from 'minisearch';
 import { AppError } from '../../contracts/errors.ts';
 import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.ts';
 import { Stamps } from './stamps.ts';
-import { scoreWord, type WordPart } from './wordScores.ts';
+import { engineIdOf, scoreWord, shortIdBound, type WordPart } from './wordScores.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
@@ -213,6 +213,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   const versions = new Map<string, number>();
   const base = newEngine(['title', 'alt']);
   const overlays = new Map<string, MiniSearch<IndexedFields>>();
+  const slotTables = new Map<MiniSearch<IndexedFields>, Int32Array>();
   // Only grows: a removed blockbuster keeps the scale, which changes factors by a constant.
   let maxPopularity = 0;
   let closed = false;
@@ -377,8 +378,26 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       held = 0;
       versions.clear();
       overlays.clear();
+      slotTables.clear();
     },
   };
+
+  /**
+   * An engine's short ids to slots, learnt as titles are found: a title keeps its slot for good
+   * and the engine never reuses a short id, so an entry never goes stale. Saves two Map lookups
+   * per title of a word's lookup.
+   */
+  function slotsByDoc(engine: MiniSearch<IndexedFields>): Int32Array {
+    const size = shortIdBound(engine);
+    let table = slotTables.get(engine);
+    if (table === undefined || table.length < size) {
+      const grown = new Int32Array(Math.max(size, (table?.length ?? 0) * 2, 1024)).fill(-1);
+      if (table !== undefined) grown.set(table);
+      table = grown;
+      slotTables.set(engine, table);
+    }
+    return table;
+  }
 
   /** The hits of one word in one engine, kept until the next write (see wordHitsKept). */
   function wordHits(engine: MiniSearch<IndexedFields>, engineName: string, word: WordQuery): WordHits {
@@ -395,10 +414,17 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const hits: WordHits = {
       slots: new Int32Array(n), raw: new Float64Array(n), terms: new Uint8Array(n), firstTerm: scored.firstTerm.slice(0, n), moreTerms: new Map(scored.moreTerms),
     };
+    const slots = slotsByDoc(engine);
     for (let j = 0; j < n; j++) {
       const matched = scored.terms[j] as number;
-      // Every id the engine holds was given a slot by add().
-      hits.slots[j] = slotOf.get(scored.ids[j] as string) as number;
+      const doc = scored.docs[j] as number;
+      let slot = slots[doc] as number;
+      if (slot < 0) {
+        // Every id the engine holds was given a slot by add().
+        slot = slotOf.get(engineIdOf(engine, doc) as string) as number;
+        slots[doc] = slot;
+      }
+      hits.slots[j] = slot;
       hits.raw[j] = (scored.score[j] as number) / (matched || 1);
       hits.terms[j] = matched;
     }

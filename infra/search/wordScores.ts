@@ -35,8 +35,8 @@ export interface WordPart {
 export interface ScoredTitles {
   /** How many titles; the columns below are reused and may be longer. */
   n: number;
-  /** The engine's ids (MiniSearch's `id` field) of the titles. */
-  ids: string[];
+  /** The titles' short ids in the engine (never reused; `engineIdOf` gives the id). */
+  docs: Int32Array;
   /** MiniSearch's final score (`score` of a search result). */
   score: Float64Array;
   /** The query terms each title matched (`queryTerms`): the first, and the whole list when more than one. */
@@ -119,7 +119,7 @@ class WordScorer {
   private termsOf: string[] = [];
   /** Titles given a query term in this query. */
   private readonly seen = new Stamps();
-  private readonly out: ScoredTitles = { n: 0, ids: [], score: new Float64Array(1024), firstTerm: [], terms: new Uint8Array(1024), moreTerms: new Map() };
+  private readonly out: ScoredTitles = { n: 0, docs: new Int32Array(1024), score: new Float64Array(1024), firstTerm: [], terms: new Uint8Array(1024), moreTerms: new Map() };
   private readonly fields: Array<{ id: number; boost: number }>;
   private readonly fuzzyWeight: number;
   private readonly prefixWeight: number;
@@ -256,14 +256,14 @@ class WordScorer {
     if (out.score.length < n) {
       out.score = new Float64Array(Math.max(n, out.score.length * 2));
       out.terms = new Uint8Array(out.score.length);
+      out.docs = new Int32Array(out.score.length);
     }
     out.n = n;
-    out.ids.length = n;
     out.firstTerm.length = n;
     out.moreTerms.clear();
     for (let j = 0; j < n; j++) {
       const doc = order[j] as number;
-      out.ids[j] = this.engine._documentIds.get(doc) as string;
+      out.docs[j] = doc;
       out.score[j] = (score[doc] as number) * ((this.termCount[doc] as number) || 1);
       out.firstTerm[j] = this.termsOf[this.firstTermOf[doc] as number] as string;
       out.terms[j] = this.termCount[doc] as number;
@@ -287,4 +287,14 @@ export function scoreWord<T>(engine: MiniSearch<T>, parts: readonly WordPart[]):
     scorers.set(engine, scorer);
   }
   return scorer.score(parts);
+}
+
+/** The id (MiniSearch's `id` field) of the title the engine knows by short id `doc`. */
+export function engineIdOf<T>(engine: MiniSearch<T>, doc: number): string | undefined {
+  return (engine as unknown as EngineInternals)._documentIds.get(doc);
+}
+
+/** One past the largest short id `engine` has given. */
+export function shortIdBound<T>(engine: MiniSearch<T>): number {
+  return (engine as unknown as EngineInternals)._nextId;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import MiniSearch, { type Query } from 'minisearch';
 import { withDeletionIndex } from '../../infra/search/fuzzyTerms.ts';
 import { tokenize, transpositions } from '../../infra/search/normalize.ts';
-import { scoreWord, type WordPart } from '../../infra/search/wordScores.ts';
+import { engineIdOf, scoreWord, type WordPart } from '../../infra/search/wordScores.ts';
 import { movieDocuments, showDocuments } from './searchQualityCatalog.ts';
 
 interface Doc {
@@ -41,7 +41,7 @@ function byEngine(e: MiniSearch<Doc>, parts: WordPart[]): Answer {
 /** The scorer's titles, sorted as search() sorts its results (stable, best score first). */
 function byScorer(e: MiniSearch<Doc>, parts: WordPart[]): Answer {
   const s = scoreWord(e, parts);
-  const titles: Answer = Array.from({ length: s.n }, (_, j) => [s.ids[j] as string, s.score[j] as number, s.moreTerms.get(j) ?? [s.firstTerm[j] as string]]);
+  const titles: Answer = Array.from({ length: s.n }, (_, j) => [engineIdOf(e, s.docs[j] as number) as string, s.score[j] as number, s.moreTerms.get(j) ?? [s.firstTerm[j] as string]]);
   return titles.sort((a, b) => b[1] - a[1]);
 }
 
