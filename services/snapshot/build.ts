@@ -35,7 +35,6 @@ import {
   trendingProjection,
 } from '../../projections/index.ts';
 import { linksKey } from '../../projections/links.ts';
-import { cachedBatchedEncode, type BatchedEncoder } from '../links/linkTokenCache.ts';
 import { trendingKey } from '../../projections/trending.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { changeRows } from './changes.ts';
@@ -48,14 +47,6 @@ import { tarGzStream } from './tarball.ts';
 import { isoWeekLabel, rfc3339, trendingDays, weekStart } from './week.ts';
 
 export const DEFAULT_RELEASES_KEEP = 8;
-
-/**
- * Link tokens kept during a build (~20 MB at most). Countries are written one after another,
- * so a URL is found again only while its first country is among the last ~100,000 links: on
- * the sample (208,000 links, 128,000 distinct URLs) this hits 36 % of links, against 38 % for an
- * unbounded cache and 26 % for 50,000 entries.
- */
-const LINK_TOKEN_CACHE_ENTRIES = 100_000;
 
 /**
  * `unmapAfterMb` of the LMDB read store a standalone build reads through (infra/lmdb/readStore.ts):
@@ -145,11 +136,12 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
 
   const release = await releases.begin(version);
   const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), `marquee-snapshot-${version}-`)));
-  // One cache for the whole build: a provider URL recurs in the countries that offer the title.
-  // Tokens are made a page of links at a time (see writeCountry).
+  // Tokens are made a page of links at a time, every link's (see writeCountry). No cache of them
+  // across countries: a provider URL recurs in the countries that offer the title (36 % of the
+  // sample's links), but looking each URL up and keeping ~100,000 of them cost more than the
+  // tokens it saved (hashing and copying the long URL strings, old-space garbage).
   const codec = options.linkTokens;
-  const encodeMany = codec.encodeMany?.bind(codec) ?? ((urls: readonly string[]) => urls.map((url) => codec.encode(url)));
-  const linkTokens = cachedBatchedEncode(encodeMany, LINK_TOKEN_CACHE_ENTRIES);
+  const linkTokens = codec.encodeMany?.bind(codec) ?? ((urls: readonly string[]) => urls.map((url) => codec.encode(url)));
   try {
     // The countries and the metadata are written at once, as two tasks on this thread: while
     // one waits for the encoding threads (parquetPool.ts) the other makes rows, and the bundle's
@@ -224,7 +216,8 @@ function* urlsOf(page: ReadonlyArray<{ doc: LinksDoc }>): Generator<string> {
 }
 
 async function writeCountry(input: Omit<BuildReleaseOptions, 'linkTokens'> & {
-  linkTokens: BatchedEncoder;
+  /** `encodeMany` of the codec: the tokens of many URLs, in order. */
+  linkTokens: (urls: readonly string[]) => string[];
   release: ReleaseWriter;
   collections: SnapshotCollections;
   country: string;
@@ -245,9 +238,11 @@ async function writeCountry(input: Omit<BuildReleaseOptions, 'linkTokens'> & {
   try {
     for await (const page of scanPages<LinksDoc>(readStore, collections.links, { prefix: linksKey(country, '') })) {
       // The page's tokens in one batch (the rows sort by token, so they are needed first).
-      linkTokens.prepare(urlsOf(page));
+      const tokens = linkTokens([...urlsOf(page)]);
+      let first = 0;
       for (const { doc } of page) {
-        const pending = links.appendAll(linkRows(doc, linkTokens));
+        const pending = links.appendAll(linkRows(doc, tokens, first));
+        first += doc.offers.length;
         if (pending !== undefined) await pending;
       }
     }
@@ -274,5 +269,5 @@ async function writeCountry(input: Omit<BuildReleaseOptions, 'linkTokens'> & {
   // The release week's changes, Monday 00:00 to the next Monday 00:00 UTC.
   const monday = weekStart(input.version);
   const window = { from: monday, to: monday + 7 * 86_400_000 };
-  await write(CHANGES_FILE, changeRows(readStore, country, window, linkTokens));
+  await write(CHANGES_FILE, changeRows(readStore, country, window, { encode: (url) => linkTokens([url])[0] as string }));
 }

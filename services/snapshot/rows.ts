@@ -45,15 +45,16 @@ const sortedCopy = <T>(values: readonly T[] | null): T[] | null => (values === n
 
 const LINK_ORDER = compareBy(['season_number', 'episode_number', 'provider_id', 'addon_provider_id', 'link_token']);
 
-export function linkRows(doc: LinksDoc, tokens: LinkTokenEncoder): SnapshotRow[] {
+/** `tokens[from + i]` is the link token of `doc.offers[i]` (a build makes a page's tokens in one batch). */
+export function linkRows(doc: LinksDoc, tokens: readonly string[], from = 0): SnapshotRow[] {
   return doc.offers
-    .map((o): SnapshotRow => ({
+    .map((o, i): SnapshotRow => ({
       media_id: doc.mediaId,
       season_number: o.seasonNumber,
       episode_number: o.episodeNumber,
       provider_id: o.providerId,
       addon_provider_id: o.addonProviderId,
-      link_token: tokens.encode(o.webUrl),
+      link_token: tokens[from + i] as string,
       available_from: o.availableFrom,
       available_to: o.availableTo,
       first_seen_at: o.firstSeenAt,

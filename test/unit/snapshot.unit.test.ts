@@ -215,7 +215,7 @@ describe('snapshot rows', () => {
         offer('netflix', 1, null, null, 'u4'), offer('hulu', null, null, 'addon', 'u5'), offer('hulu', null, null, null, 'u0'),
       ],
     };
-    const rows = linkRows(doc, { encode: (url) => `t-${url}` });
+    const rows = linkRows(doc, doc.offers.map((o) => `t-${o.webUrl}`));
     assert.deepEqual(rows.map((r) => [r.season_number, r.episode_number, r.provider_id, r.addon_provider_id, r.link_token]), [
       [null, null, 'hulu', null, 't-u0'],
       [null, null, 'hulu', null, 't-u3'],
