@@ -226,9 +226,13 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
     case 'DOUBLE':
       return numbers((n) => new Float64Array(n), new Float64(), (v) => (typeof v === 'number' ? v : refuse(v, 'needs a number')));
     case 'DATE': {
-      // A release has few distinct days and many rows: parse each day once.
+      // A release has few distinct days and many rows: parse each day once. Rows in a row often
+      // share the day (a title's links, a chart), so the last one is checked before the Map.
       const days = new Map<string, number>();
+      let lastText: string | null = null;
+      let lastDay = 0;
       return numbers((n) => new Int32Array(n), new DateDay(), (v) => {
+        if (v === lastText) return lastDay;
         if (typeof v !== 'string') return refuse(v, 'needs a YYYY-MM-DD date');
         let d = days.get(v);
         if (d === undefined) {
@@ -236,6 +240,8 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
           d = dateToDays(v);
           days.set(v, d);
         }
+        lastText = v;
+        lastDay = d;
         return d;
       });
     }
