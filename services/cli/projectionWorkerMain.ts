@@ -6,7 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
-import { openEventStore, openReadStore, projectionParallelism } from '../shared/adapters.ts';
+import { openEventStore, openReadStore, projectionBatchSize, projectionParallelism } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { ProjectionGroup } from '../../projections/group.ts';
@@ -22,7 +22,7 @@ const group = new ProjectionGroup({
   readStore,
   projections: ALL_PROJECTIONS,
   logger,
-  batchSize: 5000,
+  batchSize: projectionBatchSize(config),
   parallel: projectionParallelism(config),
   idleMs: 10,
 });
