@@ -390,9 +390,14 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
           for (const child of children) if (known.get(child._id) !== true) known.set(child._id, child._i === true);
         });
         for (const bucket of [...buckets.keys()]) if (bucket !== '' && !known.has(bucket)) buckets.delete(bucket);
+        // Two keys or more of a bucket that this store has not seen stored are most likely new
+        // keys of a bucket a first build is filling (one a batch before began): one read of the
+        // bucket answers them all, where an `{ _id }` read each found nothing.
+        const seen = storedKeys.get(collection);
         const reads: Array<Filter<StoredRecord>> = [];
         for (const [bucket, inBucket] of buckets) {
-          if (inBucket.length >= BUCKET_READ_MIN) reads.push({ _b: bucket, _id: { $in: inBucket } });
+          const unseen = seen === undefined ? inBucket.length : inBucket.filter((key) => !seen.has(key)).length;
+          if (inBucket.length >= BUCKET_READ_MIN || unseen >= 2) reads.push({ _b: bucket, _id: { $in: inBucket } });
           else for (const key of inBucket) reads.push({ _id: key });
         }
         await forEachLimited(reads, concurrency, async (filter) => {
