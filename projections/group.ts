@@ -214,8 +214,11 @@ export class ProjectionGroup {
   }
 
   private async refreshAliases(): Promise<void> {
-    for (const state of this.states) {
-      const collection = await resolveCollection(this.options.readStore, state.projection);
+    // Read together: the subscription waits for this, and one after another they were 16 round
+    // trips every refresh on a read store behind a network.
+    const collections = await Promise.all(this.states.map((state) => resolveCollection(this.options.readStore, state.projection)));
+    for (const [index, state] of this.states.entries()) {
+      const collection = collections[index] as string;
       if (collection === state.collection) continue;
       this.options.logger.info({ from: state.collection, to: collection }, `read model ${state.projection.name} switched`);
       state.collection = collection;

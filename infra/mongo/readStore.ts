@@ -245,9 +245,19 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     for (const key of keys) known.add(key);
   }
 
-  async function ensureDirectory(collection: string, keys: Iterable<string>): Promise<void> {
+  function knownBuckets(collection: string): Map<string, boolean> {
     let known = directories.get(collection);
     if (known === undefined) {
+      known = new Map();
+      directories.set(collection, known);
+    }
+    return known;
+  }
+  /** Collections whose indexes this store made (or found not needed). */
+  const indexed = new Set<string>();
+
+  async function ensureDirectory(collection: string, keys: Iterable<string>): Promise<void> {
+    if (!indexed.has(collection)) {
       // Equality on `_b` is every read of a scan: MongoDB needs the indexes. FerretDB never
       // uses them (its btree on `_jsonb -> '_b'` cannot serve the `@>` it filters with; the GIN
       // index of infra/local/ferretdb-index-id.sql does), so there they would only be one more
@@ -256,9 +266,9 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         await docs(collection).createIndex({ _b: 1, _id: 1 });
         await directoryOf(collection).createIndex({ _b: 1 });
       }
-      known = new Map();
-      directories.set(collection, known);
+      indexed.add(collection);
     }
+    const known = knownBuckets(collection);
     /** The nodes to write, with whether each holds buckets (`_i`) besides keys. */
     const nodes = new Map<string, DirectoryNode>();
     for (const key of keys) {
@@ -359,9 +369,35 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
           if (list === undefined) buckets.set(bucket, [key]);
           else list.push(key);
         }
+        // A key whose bucket is not in the directory is not stored: the directory gets a
+        // document's bucket before the document, and loses it only with the collection. So the
+        // buckets not known to exist are looked up first, one read of their parent's children
+        // for all of them, and the keys of those found missing are not read at all. On a first
+        // build most keys are new: one directory read stands for dozens of `{ _id }` reads, each
+        // of which cost FerretDB more than writing the document.
+        const known = knownBuckets(collection);
+        const byParent = new Map<string, string[]>();
+        for (const bucket of buckets.keys()) {
+          if (bucket === '' || known.has(bucket)) continue;
+          const parent = bucketOf(bucket);
+          const list = byParent.get(parent);
+          if (list === undefined) byParent.set(parent, [bucket]);
+          else list.push(bucket);
+        }
+        const directory = directoryOf(collection);
+        await forEachLimited([...byParent.keys()], concurrency, async (parent) => {
+          const children = await directory.find({ _b: parent }, { projection: { _id: 1, _i: 1 } }).toArray();
+          for (const child of children) if (known.get(child._id) !== true) known.set(child._id, child._i === true);
+        });
+        for (const bucket of [...buckets.keys()]) if (bucket !== '' && !known.has(bucket)) buckets.delete(bucket);
+        // Two keys or more of a bucket that this store has not seen stored are most likely new
+        // keys of a bucket a first build is filling (one a batch before began): one read of the
+        // bucket answers them all, where an `{ _id }` read each found nothing.
+        const seen = storedKeys.get(collection);
         const reads: Array<Filter<StoredRecord>> = [];
         for (const [bucket, inBucket] of buckets) {
-          if (inBucket.length >= BUCKET_READ_MIN) reads.push({ _b: bucket, _id: { $in: inBucket } });
+          const unseen = seen === undefined ? inBucket.length : inBucket.filter((key) => !seen.has(key)).length;
+          if (inBucket.length >= BUCKET_READ_MIN || unseen >= 2) reads.push({ _b: bucket, _id: { $in: inBucket } });
           else for (const key of inBucket) reads.push({ _id: key });
         }
         await forEachLimited(reads, concurrency, async (filter) => {
@@ -440,6 +476,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('dropCollection', async () => {
         existing.delete(collection);
         directories.delete(collection);
+        indexed.delete(collection);
         storedKeys.delete(collection);
         for (const target of [docs(collection), directoryOf(collection)]) {
           try {

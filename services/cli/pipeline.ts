@@ -82,7 +82,7 @@ export function createPipeline(adapters: Adapters, logger: Logger, options: Pipe
     readStore,
     projections: ALL_PROJECTIONS,
     logger,
-    batchSize: 5000,
+    batchSize: adapters.projectionBatchSize ?? 5000,
     parallel: adapters.projectionParallelism ?? 1,
     ...(health ? { report: projectionsHealth(health) } : {}),
     ...(options.guard ? { guard: options.guard } : {}),

@@ -51,7 +51,7 @@ export function startProjectorRole(ctx: RoleContext, lease: LeaseKeeper, options
         readStore: adapters.readStore,
         projections: ALL_PROJECTIONS,
         logger,
-        batchSize: 5000,
+        batchSize: adapters.projectionBatchSize ?? 5000,
         parallel: adapters.projectionParallelism ?? 1,
         report,
         guard: () => lease.check(),

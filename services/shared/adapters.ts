@@ -29,6 +29,8 @@ export interface Adapters {
   ingestGroup?: string;
   /** Projections a runner folds at once (see projectionParallelism). Default 1. */
   projectionParallelism?: number;
+  /** Events a projection runner folds per batch (see projectionBatchSize). Default 5000. */
+  projectionBatchSize?: number;
   /** One line per port naming the engine, for the start-up log and `marquee status`. */
   engines: Record<'events' | 'observations' | 'readModels' | 'search', string>;
   /** The servers in use, each with a cheap check, for `watchDependencies`. Default none (all embedded). */
@@ -59,6 +61,16 @@ export async function openEventStore(config: Config): Promise<{ eventStore: Even
  */
 export function projectionParallelism(config: Pick<Config, 'mongodbUrl'>): number {
   return config.mongodbUrl ? 4 : ALL_PROJECTIONS.length;
+}
+
+/**
+ * Events a projection runner folds per batch. On MongoDB (FerretDB) a document touched in two
+ * batches is read and written twice, a round trip each (the `ranking_inputs` blocks of 25 titles,
+ * the search document of a title), and every batch adds its own checkpoint writes and parked
+ * lookups per projection; on LMDB a larger batch only holds more in memory.
+ */
+export function projectionBatchSize(config: Pick<Config, 'mongodbUrl'>): number {
+  return config.mongodbUrl ? 20_000 : 5000;
 }
 
 /** The read store the configuration selects (`lmdb`: options of the LMDB adapter, ignored on MongoDB). */
@@ -160,6 +172,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     ...(localInbox ? { localInbox } : {}),
     ingestGroup: config.ingestGroup,
     projectionParallelism: projectionParallelism(config),
+    projectionBatchSize: projectionBatchSize(config),
     engines: { events, observations, readModels, search: searchEngine },
     dependencies,
     async close() {

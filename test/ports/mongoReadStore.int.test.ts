@@ -97,6 +97,28 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
         }
       });
 
+      it('finds keys another store wrote in buckets this store last read as missing', async () => {
+        const col = uniqueName('col');
+        const other = await mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_` });
+        try {
+          await store.writeBatch(col, [{ key: 'NL:mv00001000', doc: 1, position: 1 }]);
+          // The batch's keys are in NL:mv0000100 (stored), NL:mv0000101 and DE:mv0000100 (missing).
+          const keys = ['NL:mv00001000', 'NL:mv00001001', 'NL:mv00001012', 'DE:mv00001000'];
+          assert.deepEqual((await store.getMany(col, keys)).map((d) => d?.doc ?? null), [1, null, null, null]);
+          // Another store now makes those buckets and fills them: a bucket found missing once is
+          // looked up again by the next read.
+          await other.writeBatch(col, [
+            { key: 'NL:mv00001001', doc: 2, position: 2 },
+            { key: 'NL:mv00001012', doc: 3, position: 3 },
+            { key: 'DE:mv00001000', doc: 4, position: 4 },
+          ]);
+          assert.deepEqual((await store.getMany(col, keys)).map((d) => d?.doc ?? null), [1, 2, 3, 4]);
+          assert.deepEqual((await store.scan(col)).map((d) => d.key), ['DE:mv00001000', 'NL:mv00001000', 'NL:mv00001001', 'NL:mv00001012']);
+        } finally {
+          await other.close();
+        }
+      });
+
       it('scans keys written later under a bucket that held only keys, by this store or another', async () => {
         const col = uniqueName('col');
         const other = await mongoReadStore({ url, database, collectionPrefix: `t${fixtures}_` });
