@@ -33,7 +33,12 @@ export interface Config {
   kafkaBrokers: string[] | null;
   /** Prefix of the Kafka topics. `KAFKA_TOPIC_PREFIX`, default `marquee.`. */
   kafkaTopicPrefix: string;
-  /** Consumer group of the ingest role; processes in one group share the work. `INGEST_GROUP`, default `ingest`. */
+  /**
+   * Consumer group of the ingest role; processes in one group share the work. `INGEST_GROUP`,
+   * default the topic prefix + `ingest` (`marquee.ingest`): two deployments sharing a Kafka
+   * cluster under different prefixes must not share a group, or each one's starts and stops
+   * rebalance the other's consumers.
+   */
   ingestGroup: string;
   /** EventStoreDB connection string; unset = LMDB. `EVENTSTORE_URL`. */
   eventStoreUrl: string | null;
@@ -158,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
   const brokers = url(env.KAFKA_BROKERS);
   const eventStoreUrl = url(env.EVENTSTORE_URL);
+  const kafkaTopicPrefix = env.KAFKA_TOPIC_PREFIX || 'marquee.';
   const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : int(env.API_WORKERS, 1, 'API_WORKERS');
   return {
     port,
@@ -168,8 +174,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     roles: [...ROLES],
     dataDir: resolve(env.DATA_DIR ?? './data'),
     kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),
-    kafkaTopicPrefix: env.KAFKA_TOPIC_PREFIX || 'marquee.',
-    ingestGroup: env.INGEST_GROUP || 'ingest',
+    kafkaTopicPrefix,
+    ingestGroup: env.INGEST_GROUP || `${kafkaTopicPrefix}ingest`,
     eventStoreUrl,
     eventStore: eventStoreEngine(env.EVENT_STORE, brokers, eventStoreUrl),
     mongodbUrl: url(env.MONGODB_URL),

@@ -21,3 +21,11 @@ describe('loadConfig: EVENT_STORE', () => {
     assert.throws(() => loadConfig({ EVENT_STORE: 'postgres' }), /EVENT_STORE must be lmdb, kafka or eventstoredb/);
   });
 });
+
+describe('loadConfig: INGEST_GROUP', () => {
+  it('defaults to the topic prefix + ingest, so deployments under different prefixes never share a consumer group', () => {
+    assert.equal(loadConfig({}).ingestGroup, 'marquee.ingest');
+    assert.equal(loadConfig({ KAFKA_TOPIC_PREFIX: 'staging.' }).ingestGroup, 'staging.ingest');
+    assert.equal(loadConfig({ KAFKA_TOPIC_PREFIX: 'staging.', INGEST_GROUP: 'mine' }).ingestGroup, 'mine');
+  });
+});
