@@ -1,7 +1,8 @@
 /**
  * A faster writer of the bytes msgpackr writes for the read store's hottest documents: `changes`
  * (one per offer event), `links` and `availability_history` (rewritten whenever a title's offers
- * in a country change). Encoding them with msgpackr was the largest part of the projection
+ * in a country change) and the offers blocks of `ranking_inputs` (rewritten whenever one of
+ * their titles' offers changes). Encoding them with msgpackr was the largest part of the projection
  * thread's time on a first start (20 of its 64 CPU seconds in a profile of the sample load);
  * their shapes are fixed by their projections, so they are written field by field instead
  * (recordWriter.ts), with the store's shared structures, as msgpackr writes them: the stored
@@ -21,7 +22,12 @@ const HISTORY = ['mediaId', 'kind', 'country', 'intervals'] as const;
 const INTERVAL = ['offer', 'from', 'fromPosition', 'to', 'toPosition'] as const;
 // In the order the changes projection builds it.
 const CHANGE = ['position', 'at', 'country', 'mediaId', 'kind', 'offer', 'type', 'after', 'changed'] as const;
-const SHAPES = { VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE };
+// A `ranking_inputs` offers block (projections/rankingInputs.ts), rewritten whole whenever one
+// of its titles' offers changes.
+const RANKING_BLOCK = ['titles'] as const;
+const RANKING_TITLE = ['mediaId', 'kind', 'offers'] as const;
+const RANKING_OFFER = ['key', 'providerId', 'priceTypes', 'availableFrom', 'availableTo'] as const;
+const SHAPES = { VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE, RANKING_BLOCK, RANKING_TITLE, RANKING_OFFER };
 
 export interface ReadModelEncoder {
   /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
@@ -94,11 +100,38 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     w.strings(doc['changed']);
   }
 
+  function rankingBlock(doc: Record<string, unknown>): void {
+    w.checkKeys(doc, RANKING_BLOCK);
+    w.record('RANKING_BLOCK');
+    const titles = doc['titles'];
+    w.array(titles);
+    for (let i = 0; i < titles.length; i += 1) {
+      const title = titles[i];
+      w.checkKeys(title, RANKING_TITLE);
+      w.record('RANKING_TITLE');
+      w.strOrNull(title['mediaId']);
+      w.strOrNull(title['kind']);
+      const offers = title['offers'];
+      w.array(offers);
+      for (let j = 0; j < offers.length; j += 1) {
+        const o = offers[j];
+        w.checkKeys(o, RANKING_OFFER);
+        w.record('RANKING_OFFER');
+        w.strOrNull(o['key']);
+        w.strOrNull(o['providerId']);
+        w.strings(o['priceTypes']);
+        w.strOrNull(o['availableFrom']);
+        w.strOrNull(o['availableTo']);
+      }
+    }
+  }
+
   function value(doc: Record<string, unknown>): void {
     w.record('VALUE');
     // Told apart by the field only that document has; checkKeys then checks every other one.
     if ('offers' in doc) links(doc);
     else if ('intervals' in doc) history(doc);
+    else if ('titles' in doc) rankingBlock(doc);
     else change(doc);
     w.uint(position);
   }
@@ -107,7 +140,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     encode(doc, at) {
       if (typeof doc !== 'object' || doc === null) return null;
       const d = doc as Record<string, unknown>;
-      if (!('offers' in d) && !('intervals' in d) && !('changed' in d)) return null;
+      if (!('offers' in d) && !('intervals' in d) && !('changed' in d) && !('titles' in d)) return null;
       position = at;
       return w.attempt(value, d);
     },

@@ -8,6 +8,7 @@ import type { SharedStructures } from '../../infra/lmdb/recordWriter.ts';
 import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
 import { changesProjection } from '../../projections/changes.ts';
 import { linksProjection } from '../../projections/links.ts';
+import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import { offer, recorded } from './projectionEvents.ts';
 
 // The read store's document encoder: msgpackr records with shared structures and the store's
@@ -23,7 +24,7 @@ function encoderOf(packr: Packr) {
 const at = { metadata: { observedAt: '2026-11-14T06:00:00.060Z' } };
 const key = (o: Offer) => ({ providerId: o.providerId, addonProviderId: o.addonProviderId, seasonNumber: o.seasonNumber, episodeNumber: o.episodeNumber, webUrl: o.webUrl });
 
-/** The documents the three projections fold from a title's offers being added, changed, removed and added again. */
+/** The documents the four projections fold from a title's offers being added, changed, removed and added again. */
 function foldedDocuments(offers: Offer[], start: number): unknown[] {
   const events: RecordedEvent[] = [];
   let position = start;
@@ -36,10 +37,14 @@ function foldedDocuments(offers: Offer[], start: number): unknown[] {
   const docs: unknown[] = [];
   let links = null;
   let history = null;
+  let block = null;
   for (const e of events) {
     links = linksProjection.evolve(links, e);
     history = availabilityHistoryProjection.evolve(history, e);
-    docs.push(links, history, changesProjection.evolve(null, e));
+    block = rankingInputsProjection.evolve(block, e);
+    // A second title in the block, after the first.
+    const second = rankingInputsProjection.evolve(block, { ...e, data: { ...(e.data as object), mediaId: 'mv00001001' } } as RecordedEvent);
+    docs.push(links, history, changesProjection.evolve(null, e), block, second);
   }
   return docs.filter((d) => d !== null);
 }
@@ -48,12 +53,12 @@ function foldedDocuments(offers: Offer[], start: number): unknown[] {
 const lengths = [0, 1, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
 
 describe('readModelEncoder', () => {
-  it('writes links, availability history and changes byte for byte as the store encoder does', () => {
+  it('writes links, availability history, changes and ranking-input blocks byte for byte as the store encoder does', () => {
     const packr = storePackr();
     const encoder = encoderOf(packr);
     const many = Array.from({ length: 17 }, (_, i) => offer({ seasonNumber: 1, episodeNumber: i + 1, webUrl: `https://example.com/e/${i}` }));
     const docs: unknown[] = [
-      ...foldedDocuments([offer(), offer({ providerId: 'mubi', priceTypes: ['rent', 'buy'] }), offer({ providerId: 'apple', audioLanguages: ['en', 'it'] })], 0),
+      ...foldedDocuments([offer(), offer({ providerId: 'mubi', priceTypes: ['rent', 'buy'] }), offer({ providerId: 'apple', audioLanguages: ['en', 'it'], availableFrom: '2026-01-01', availableTo: '2026-12-31' })], 0),
       ...foldedDocuments(many, 1000),
       ...lengths.flatMap((n) => foldedDocuments([offer({ webUrl: 'x'.repeat(n) }), offer({ providerId: 'p'.repeat(n) })], 2000)),
       // Past ASCII: long strings (utf8Write in both), and short ones (left to msgpackr).
@@ -71,9 +76,11 @@ describe('readModelEncoder', () => {
       { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: Object.assign(new (class Offers extends Array {})(), []) },
       Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] },
+      { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
+      { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
       // Other documents: always msgpackr's.
       { country: 'IT', providers: [{ id: 'netflix', name: 'Netflix' }] },
-      { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [] }] },
+      { facts: [{ mediaId: 'mv1', tmdbRating: 7.5, voteCount: 10, popularity: 1.25, releaseDate: null, lastAirDate: null, year: 2020 }] },
       { translations: { de: 'x', it: 'y' } },
     ];
     let written = 0;
@@ -91,8 +98,8 @@ describe('readModelEncoder', () => {
     }
     // What the projections write is written here (not everything left to msgpackr).
     assert.ok(written >= docs.length, `only ${written} of ${docs.length * 2} documents written by the read-model encoder`);
-    const [links, history, change] = foldedDocuments([offer()], 0);
-    for (const doc of [links, history, change]) assert.notEqual(encoder.encode(doc, 9), null);
+    const [links, history, change, block] = foldedDocuments([offer()], 0);
+    for (const doc of [links, history, change, block]) assert.notEqual(encoder.encode(doc, 9), null);
     assert.equal(encoder.encode(links, 2 ** 40), null);
     assert.equal(encoder.encode({ country: 'IT', providers: [] }, 9), null);
   });
