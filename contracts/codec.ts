@@ -31,12 +31,15 @@ export interface Codec {
   /** Throws AppError `invalid_observation` naming the bad field. */
   encodeObservation(o: Observation): Buffer;
   /**
-   * Encodes without checking: for a producer whose observations are checked where they are
-   * consumed instead (the sample crawl thread, appending to the local inbox, whose consumer
-   * decodes and checks every record), so each observation is validated once, not twice. A value
-   * that does not match its schema may encode to bytes that do not decode, or decode wrongly.
+   * Encodes without checking, into `target` from `at`: for a producer whose observations are
+   * checked where they are consumed instead (the sample crawl thread, appending to the local
+   * inbox, whose consumer decodes and checks every record), so each observation is validated
+   * once, not twice; it packs many records into one buffer. A value that does not match its
+   * schema may encode to bytes that do not decode, or decode wrongly. Returns the record's end, or
+   * a negative number when `target` is too short (grow it and call again; what was written past
+   * `at` is garbage).
    */
-  encodeObservationUnchecked(o: Observation): Buffer;
+  encodeObservationInto(o: Observation, target: Buffer, at: number): number;
   /** Throws AppError `invalid_observation` for bytes that are not a known observation record. */
   decodeObservation(buf: Uint8Array): Observation;
   /** null when valid (its schema and the domain rules of observationRules.ts), otherwise a reason naming the bad field. */
@@ -155,8 +158,15 @@ export function createCodec(registry: SchemaRegistry): Codec {
       if (reason) throw new AppError('invalid_observation', reason, { details: { reason } });
       return encode(latestOf('observation', o.type), observationBody(o));
     },
-    encodeObservationUnchecked(o) {
-      return encode(latestOf('observation', o.type), observationBody(o));
+    encodeObservationInto(o, target, at) {
+      const schema = latestOf('observation', o.type);
+      if (target.length < at + HEADER_LENGTH) return -1;
+      target.set(SINGLE_OBJECT_MAGIC, at);
+      target.set(schema.fingerprint, at + 2);
+      // The observation itself, not a copy without its `type`: no observation schema declares a
+      // `type` field, and avsc writes the declared fields only. It returns the end, or a negative
+      // count of the bytes missing.
+      return schema.avro.encode(o, target, at + HEADER_LENGTH);
     },
     decodeObservation(buf) {
       let decoded: { type: string; body: Record<string, unknown> };
@@ -214,7 +224,7 @@ function describeInvalid(path: string[], value: unknown, type: avsc.Type): strin
 export const codec: Codec = createCodec(buildSchemaRegistry(SCHEMA_SOURCES));
 
 export const encodeObservation = (o: Observation): Buffer => codec.encodeObservation(o);
-export const encodeObservationUnchecked = (o: Observation): Buffer => codec.encodeObservationUnchecked(o);
+export const encodeObservationInto = (o: Observation, target: Buffer, at: number): number => codec.encodeObservationInto(o, target, at);
 export const decodeObservation = (buf: Uint8Array): Observation => codec.decodeObservation(buf);
 export const validateObservation = (o: unknown): string | null => codec.validateObservation(o);
 /**

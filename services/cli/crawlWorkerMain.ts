@@ -3,11 +3,13 @@
  * main thread only appends finished bytes. Records are not checked here: the inbox's consumer
  * decodes and checks each one (the crawler's tests check every observation it generates), so
  * an observation is validated once instead of at both ends. It
- * answers in chunks, each carrying its records back-to-back in one transferred buffer (nothing
- * is copied), and runs at most WINDOW chunks ahead of the chunks the main thread has taken.
+ * answers in chunks, each carrying its records back-to-back in one transferred buffer (copied
+ * once, from the buffer they were encoded into), and runs at most WINDOW chunks ahead of the
+ * chunks the main thread has taken.
  */
 import { parentPort } from 'node:worker_threads';
-import { encodeObservationUnchecked } from '../../contracts/codec.ts';
+import { encodeObservationInto } from '../../contracts/codec.ts';
+import type { Observation } from '../../contracts/observations.ts';
 import { generateCrawl, type CrawlOptions } from '../crawler/catalog.ts';
 
 export type CrawlRequest = { type: 'crawl'; day: number; options: CrawlOptions } | { type: 'ack'; day: number };
@@ -31,33 +33,52 @@ const WINDOW = 20;
 const acked = new Map<number, number>();
 let wake: (() => void) | null = null;
 
-function send(day: number, parts: Buffer[], last: boolean): void {
-  const size = parts.reduce((n, p) => n + p.length, 0);
-  const bytes = new ArrayBuffer(size);
-  const view = new Uint8Array(bytes);
-  const ends = new Uint32Array(parts.length);
-  let at = 0;
-  parts.forEach((part, i) => {
-    view.set(part, at);
-    at += part.length;
-    ends[i] = at;
-  });
-  const chunk: CrawlChunk = { day, bytes, ends, last };
-  parentPort?.postMessage(chunk, [bytes, ends.buffer]);
+/**
+ * The chunk being filled: its records encoded one after the other straight into a buffer reused
+ * from chunk to chunk (a buffer per record, then their concatenation, cost the thread about a
+ * fifth of its encoding time in allocation and copies).
+ */
+// Grown (doubled) as a chunk needs: a sample chunk takes a few MB, so every crawl grows it.
+let scratch = Buffer.allocUnsafeSlow(256 * 1024);
+let filled = 0;
+const ends = new Uint32Array(CHUNK);
+let count = 0;
+
+function add(observation: Observation): void {
+  for (;;) {
+    const end = encodeObservationInto(observation, scratch, filled);
+    if (end >= 0) {
+      ends[count++] = end;
+      filled = end;
+      return;
+    }
+    const bigger = Buffer.allocUnsafeSlow(scratch.length * 2);
+    scratch.copy(bigger, 0, 0, filled);
+    scratch = bigger;
+  }
+}
+
+/** Sends the chunk filled so far (its bytes copied out, the buffer kept for the next one). */
+function send(day: number, last: boolean): void {
+  const bytes = (scratch.buffer as ArrayBuffer).slice(scratch.byteOffset, scratch.byteOffset + filled);
+  const chunk: CrawlChunk = { day, bytes, ends: ends.slice(0, count), last };
+  parentPort?.postMessage(chunk, [bytes, chunk.ends.buffer as ArrayBuffer]);
+  filled = 0;
+  count = 0;
 }
 
 async function crawlDay(day: number, options: CrawlOptions): Promise<void> {
-  let parts: Buffer[] = [];
+  filled = 0;
+  count = 0;
   let sent = 0;
   for (const observation of generateCrawl({ ...options, day })) {
-    parts.push(encodeObservationUnchecked(observation));
-    if (parts.length < CHUNK) continue;
-    send(day, parts, false);
+    add(observation);
+    if (count < CHUNK) continue;
+    send(day, false);
     sent += 1;
-    parts = [];
     while (sent - (acked.get(day) ?? 0) >= WINDOW) await new Promise<void>((resolve) => (wake = resolve));
   }
-  send(day, parts, true);
+  send(day, true);
 }
 
 let queue = Promise.resolve();

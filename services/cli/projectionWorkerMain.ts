@@ -5,6 +5,7 @@
  * told to, after the batch in flight.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { ReadStore } from '../../contracts/ports.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { openEventStore, openReadStore, projectionBatchSize, projectionParallelism } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
@@ -14,7 +15,23 @@ import { ProjectionGroup } from '../../projections/group.ts';
 const { config } = workerData as { config: Config };
 const logger = createLogger({ level: config.logLevel, json: config.logJson, name: 'marquee-projections' });
 const { eventStore } = await openEventStore(config);
-const { readStore } = await openReadStore(config);
+const { readStore: store } = await openReadStore(config);
+/** Tells the main thread a checkpoint it may be waiting for, once committed. */
+const told = (name: string, position: number): void => parentPort?.postMessage({ type: 'checkpoint', name, position });
+// Every committed checkpoint is told to the main thread (projectionThread.ts), so that a wait
+// for the read models ends with the batch that completes it rather than at a later poll.
+const readStore: ReadStore = {
+  ...store,
+  async writeBatch(collection, writes, checkpoint) {
+    const result = await store.writeBatch(collection, writes, checkpoint);
+    if (checkpoint) told(checkpoint.name, checkpoint.position);
+    return result;
+  },
+  async setCheckpoint(name, position) {
+    await store.setCheckpoint(name, position);
+    told(name, position);
+  },
+};
 // No search sink here: the search index lives in the main thread, which refills it from the
 // `search` read model once the load is done.
 const group = new ProjectionGroup({

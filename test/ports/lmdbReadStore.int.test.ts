@@ -181,6 +181,37 @@ describe('lmdbReadStore', () => {
     assert.deepEqual(await positionKeys(), []);
   });
 
+  it('stores the hot documents it writes itself (readModelEncoder) in the bytes msgpackr stores, and reads back what either wrote', async () => {
+    const offer = { providerId: 'netflix', addonProviderId: null, seasonNumber: 1, episodeNumber: 2, webUrl: 'https://www.netflix.com/title/80932992', priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['en'], subtitleLanguages: null, availableFrom: '2026-01-01', availableTo: null, platforms: ['web'] };
+    const links = { mediaId: 'mv00001000', kind: 'movie', country: 'IT', offers: [{ ...offer, firstSeenAt: '2026-11-14' }] };
+    const change = { position: 7, at: '2026-11-14T06:00:00.060Z', country: 'IT', mediaId: 'mv00001000', kind: 'movie', offer: { providerId: 'netflix', addonProviderId: null, seasonNumber: 1, episodeNumber: 2, webUrl: offer.webUrl }, type: 'new', after: offer, changed: [] };
+    const store = lmdbReadStore({ dataDir });
+    try {
+      // `old`: written by msgpackr, the shapes being new (as every document before the encoder);
+      // `new`: the same documents once the shapes are shared, written by the encoder.
+      await store.writeBatch('links', [{ key: 'old', doc: links, position: 7 }]);
+      await store.writeBatch('changes', [{ key: 'old', doc: change, position: 7 }]);
+      await store.writeBatch('links', [{ key: 'new', doc: links, position: 7 }]);
+      await store.writeBatch('changes', [{ key: 'new', doc: change, position: 7 }]);
+      for (const [collection, doc] of [['links', links], ['changes', change]] as const) {
+        for (const key of ['old', 'new']) assert.deepEqual(await store.get(collection, key), { key, doc, position: 7 });
+      }
+    } finally {
+      await store.close();
+    }
+    const root = open({ path: join(dataDir, 'lmdb'), readOnly: true });
+    try {
+      const raw = root.openDB<Buffer, Buffer>({ name: 'rs:docs', keyEncoding: 'binary', encoding: 'binary' });
+      for (const collection of ['links', 'changes']) {
+        const bytes = (key: string) => raw.get(Buffer.from(`${collection}\0${key}`))?.toString('hex');
+        assert.ok(bytes('old'));
+        assert.equal(bytes('new'), bytes('old'), collection);
+      }
+    } finally {
+      await root.close();
+    }
+  });
+
   it('refuses calls after close with closed', async () => {
     const store = lmdbReadStore({ dataDir });
     await store.close();

@@ -5,6 +5,7 @@ import {
   decodeObservation,
   encodeEvent,
   encodeObservation,
+  encodeObservationInto,
   schemaFingerprint,
   validateEvent,
   validateObservation,
@@ -35,6 +36,23 @@ describe('contracts codec', () => {
       assert.deepEqual(decodeEvent(encodeEvent(sample)), sample);
     });
   }
+
+  it('writes into a buffer the bytes encodeObservation gives, one record after the other, or says how short the buffer is', () => {
+    const expected = ALL_OBSERVATION_SAMPLES.map((o) => encodeObservation(o));
+    const total = expected.reduce((n, b) => n + b.length, 0);
+    const target = Buffer.alloc(3 + total);
+    let at = 3;
+    for (const [i, sample] of ALL_OBSERVATION_SAMPLES.entries()) {
+      const end = encodeObservationInto(sample, target, at);
+      assert.ok(target.subarray(at, end).equals(expected[i] as Buffer), sample.type);
+      at = end;
+    }
+    assert.equal(at, target.length);
+    const sample = ALL_OBSERVATION_SAMPLES[0] as Observation;
+    const size = (expected[0] as Buffer).length;
+    for (const short of [0, 5, 10, size - 1]) assert.ok(encodeObservationInto(sample, Buffer.alloc(short), 0) < 0, `${short} bytes`);
+    assert.equal(encodeObservationInto(sample, Buffer.alloc(size), 0), size);
+  });
 
   it('keeps absent metadata fields absent instead of null', () => {
     const event: DomainEvent = { ...EVENT_SAMPLES.PositionChanged, metadata: { producer: 'ranking' } };

@@ -1,0 +1,148 @@
+/**
+ * A faster writer of the bytes msgpackr writes for the read store's hottest documents: `changes`
+ * (one per offer event), `links` and `availability_history` (rewritten whenever a title's offers
+ * in a country change) and the offers blocks of `ranking_inputs` (rewritten whenever one of
+ * their titles' offers changes). Encoding them with msgpackr was the largest part of the projection
+ * thread's time on a first start (20 of its 64 CPU seconds in a profile of the sample load);
+ * their shapes are fixed by their projections, so they are written field by field instead
+ * (recordWriter.ts), with the store's shared structures, as msgpackr writes them: the stored
+ * format is unchanged (the test compares the bytes).
+ *
+ * Anything else — another document, a key added or reordered, a shape not shared yet — returns
+ * null, and the store's own encoder writes it.
+ */
+import { OFFER, OFFER_KEY, offerFields } from './offerEventEncoder.ts';
+import { recordWriter, type RecordWriter, type SharedStructures } from './recordWriter.ts';
+
+/** The read store's value: `{ doc, position }` (readStore.ts). */
+const VALUE = ['doc', 'position'] as const;
+const LINK_OFFER = [...OFFER, 'firstSeenAt'] as const;
+const LINKS = ['mediaId', 'kind', 'country', 'offers'] as const;
+const HISTORY = ['mediaId', 'kind', 'country', 'intervals'] as const;
+const INTERVAL = ['offer', 'from', 'fromPosition', 'to', 'toPosition'] as const;
+// In the order the changes projection builds it.
+const CHANGE = ['position', 'at', 'country', 'mediaId', 'kind', 'offer', 'type', 'after', 'changed'] as const;
+// A `ranking_inputs` offers block (projections/rankingInputs.ts), rewritten whole whenever one
+// of its titles' offers changes.
+const RANKING_BLOCK = ['titles'] as const;
+const RANKING_TITLE = ['mediaId', 'kind', 'offers'] as const;
+const RANKING_OFFER = ['key', 'providerId', 'priceTypes', 'availableFrom', 'availableTo'] as const;
+const SHAPES = { VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE, RANKING_BLOCK, RANKING_TITLE, RANKING_OFFER };
+
+export interface ReadModelEncoder {
+  /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
+  encode(doc: unknown, position: number): Buffer | null;
+}
+
+/** `structures()` returns the store encoder's structures as they are now (see recordWriter). */
+export function readModelEncoder(structures: () => SharedStructures | undefined): ReadModelEncoder {
+  const w: RecordWriter<keyof typeof SHAPES> = recordWriter(SHAPES, structures);
+  let position = 0;
+
+  /** An offer, or a link offer (`linked`: the offer and its firstSeenAt). */
+  function offer(o: unknown, linked: boolean): void {
+    w.checkKeys(o, linked ? LINK_OFFER : OFFER);
+    w.record(linked ? 'LINK_OFFER' : 'OFFER');
+    offerFields(w, o, true);
+    if (linked) w.strOrNull(o['firstSeenAt']);
+  }
+
+  /** mediaId, kind and country: the first three fields of both `links` and `availability_history`. */
+  function stream(doc: Record<string, unknown>): void {
+    w.strOrNull(doc['mediaId']);
+    w.strOrNull(doc['kind']);
+    w.strOrNull(doc['country']);
+  }
+
+  function links(doc: Record<string, unknown>): void {
+    w.checkKeys(doc, LINKS);
+    w.record('LINKS');
+    stream(doc);
+    const offers = doc['offers'];
+    w.array(offers);
+    for (let i = 0; i < offers.length; i += 1) offer(offers[i], true);
+  }
+
+  function history(doc: Record<string, unknown>): void {
+    w.checkKeys(doc, HISTORY);
+    w.record('HISTORY');
+    stream(doc);
+    const intervals = doc['intervals'];
+    w.array(intervals);
+    for (let i = 0; i < intervals.length; i += 1) {
+      const interval = intervals[i];
+      w.checkKeys(interval, INTERVAL);
+      w.record('INTERVAL');
+      offer(interval['offer'], true);
+      w.strOrNull(interval['from']);
+      w.uint(interval['fromPosition']);
+      w.strOrNull(interval['to']);
+      w.uintOrNull(interval['toPosition']);
+    }
+  }
+
+  function change(doc: Record<string, unknown>): void {
+    w.checkKeys(doc, CHANGE);
+    w.record('CHANGE');
+    w.uint(doc['position']);
+    w.strOrNull(doc['at']);
+    w.strOrNull(doc['country']);
+    w.strOrNull(doc['mediaId']);
+    w.strOrNull(doc['kind']);
+    const key = doc['offer'];
+    w.checkKeys(key, OFFER_KEY);
+    w.record('OFFER_KEY');
+    offerFields(w, key, false);
+    w.strOrNull(doc['type']);
+    const after = doc['after'];
+    if (after === null) w.nil();
+    else offer(after, false);
+    w.strings(doc['changed']);
+  }
+
+  function rankingBlock(doc: Record<string, unknown>): void {
+    w.checkKeys(doc, RANKING_BLOCK);
+    w.record('RANKING_BLOCK');
+    const titles = doc['titles'];
+    w.array(titles);
+    for (let i = 0; i < titles.length; i += 1) {
+      const title = titles[i];
+      w.checkKeys(title, RANKING_TITLE);
+      w.record('RANKING_TITLE');
+      w.strOrNull(title['mediaId']);
+      w.strOrNull(title['kind']);
+      const offers = title['offers'];
+      w.array(offers);
+      for (let j = 0; j < offers.length; j += 1) {
+        const o = offers[j];
+        w.checkKeys(o, RANKING_OFFER);
+        w.record('RANKING_OFFER');
+        w.strOrNull(o['key']);
+        w.strOrNull(o['providerId']);
+        w.strings(o['priceTypes']);
+        w.strOrNull(o['availableFrom']);
+        w.strOrNull(o['availableTo']);
+      }
+    }
+  }
+
+  function value(doc: Record<string, unknown>): void {
+    w.record('VALUE');
+    // Told apart by the field only that document has; checkKeys then checks every other one.
+    if ('offers' in doc) links(doc);
+    else if ('intervals' in doc) history(doc);
+    else if ('titles' in doc) rankingBlock(doc);
+    else change(doc);
+    w.uint(position);
+  }
+
+  return {
+    encode(doc, at) {
+      if (typeof doc !== 'object' || doc === null) return null;
+      const d = doc as Record<string, unknown>;
+      if (!('offers' in d) && !('intervals' in d) && !('changed' in d) && !('titles' in d)) return null;
+      position = at;
+      return w.attempt(value, d);
+    },
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The pieces of a writer of the exact bytes msgpackr writes for objects of known shapes, with
+ * records whose structures the store has already shared (a database opened with
+ * `sharedStructuresKey` and `maxSharedStructures: 500`). msgpackr's own encoder walks a trie of
+ * key names per object and dispatches on every value's type; a writer that knows the shape
+ * writes field by field instead, after checking each object has exactly the expected keys in
+ * the expected order. The offer-event encoder (offerEventEncoder.ts) and the read-model encoder
+ * (readModelEncoder.ts) are built from these.
+ *
+ * Since the bytes are msgpackr's, nothing about the stored format changes and every reader, old
+ * or new, decodes them alike. Any value the writer does not write exactly as msgpackr would — an
+ * unexpected key or type, a shape not shared yet, a short non-ASCII string — makes `attempt`
+ * return null, and the store's own encoder writes the value.
+ */
+
+/** msgpackr's shared record structures: key lists by record id - 0x40. */
+export interface SharedStructures {
+  readonly length: number;
+  readonly [index: number]: readonly string[] | undefined;
+  sharedLength?: number;
+  /** Set (by msgpackr or the read store) when the structures must be reloaded from the database. */
+  uninitialized?: boolean;
+}
+
+/** Thrown inside a writer when a value is not one it writes as msgpackr would; caught by attempt. */
+export const UNSUPPORTED = Symbol('unsupported');
+
+export interface RecordWriter<S extends string> {
+  /** Runs `write(value)` from an empty buffer: its bytes (valid until the next call), or null when it gave up. */
+  attempt<T>(write: (value: T) => void, value: T): Buffer | null;
+  /** The record id of a shape, written; throws UNSUPPORTED when the store has not shared it yet. */
+  record(shape: S): void;
+  /** Exactly the keys of `shape`, in its order (what msgpackr's record would list). */
+  checkKeys(o: unknown, shape: readonly string[]): asserts o is Record<string, unknown>;
+  nil(): void;
+  str(s: string): void;
+  strOrNull(v: unknown): void;
+  uint(v: unknown): void;
+  uintOrNull(v: unknown): void;
+  /** An array of strings, or null. */
+  strings(v: unknown): void;
+  /** The header of an array of `n` items (the caller writes them), after checking it is a plain array. */
+  array(v: unknown): asserts v is unknown[];
+}
+
+/**
+ * `structures()` returns the store encoder's structures as they are now (msgpackr loads them
+ * lazily and only appends to them); they are looked up again while a shape is missing, and
+ * afresh when msgpackr replaced them.
+ */
+export function recordWriter<S extends string>(
+  shapes: Readonly<Record<S, readonly string[]>>,
+  structures: () => SharedStructures | undefined,
+): RecordWriter<S> {
+  /** Record id (0x40 + index) of each shape found among the shared structures so far. */
+  let ids: Partial<Record<S, number>> = {};
+  let seen: SharedStructures | undefined;
+  let seenLength = -1;
+  let buf = Buffer.allocUnsafe(8192);
+  let pos = 0;
+
+  function lookUp(): void {
+    const s = structures();
+    const shared = s?.sharedLength ?? 0;
+    if (s === undefined || (s === seen && shared === seenLength)) return;
+    seen = s;
+    seenLength = shared;
+    ids = {};
+    for (let i = 0; i < shared; i += 1) {
+      const keys = s[i];
+      if (keys === undefined) continue;
+      for (const [name, shape] of Object.entries(shapes) as Array<[S, readonly string[]]>) {
+        if (ids[name] === undefined && keys.length === shape.length && shape.every((k, j) => keys[j] === k)) ids[name] = i + 0x40;
+      }
+    }
+  }
+
+  function room(n: number): void {
+    if (pos + n <= buf.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, pos + n));
+    buf.copy(bigger, 0, 0, pos);
+    buf = bigger;
+  }
+
+  function nil(): void {
+    room(1);
+    buf[pos++] = 0xc0;
+  }
+
+  function str(s: string): void {
+    const n = s.length;
+    room(n * 3 + 5);
+    const header = n < 0x20 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
+    let at = pos + header;
+    if (n < 0x40) {
+      // msgpackr writes a short string with its own loop, which differs from utf8Write on a lone
+      // surrogate: past ASCII, leave the value to msgpackr.
+      for (let i = 0; i < n; i += 1) {
+        const c = s.charCodeAt(i);
+        if (c >= 0x80) throw UNSUPPORTED;
+        buf[at++] = c;
+      }
+    } else at += buf.write(s, at);
+    const length = at - pos - header;
+    // The smallest header for the byte length, the bytes moved when it is larger than guessed.
+    if (length < 0x20) {
+      buf[pos++] = 0xa0 | length;
+    } else if (length < 0x100) {
+      if (header < 2) buf.copyWithin(pos + 2, pos + 1, pos + 1 + length);
+      buf[pos++] = 0xd9;
+      buf[pos++] = length;
+    } else if (length < 0x10000) {
+      if (header < 3) buf.copyWithin(pos + 3, pos + header, pos + header + length);
+      buf[pos++] = 0xda;
+      buf[pos++] = length >> 8;
+      buf[pos++] = length & 0xff;
+    } else {
+      if (header < 5) buf.copyWithin(pos + 5, pos + header, pos + header + length);
+      buf[pos++] = 0xdb;
+      buf.writeUInt32BE(length, pos);
+      pos += 4;
+    }
+    pos += length;
+  }
+
+  /** Unsigned 32-bit integers as msgpackr writes them with records on (0x40-0x7f are record ids). */
+  function uint(v: unknown): void {
+    if (typeof v !== 'number' || v >>> 0 !== v) throw UNSUPPORTED;
+    room(5);
+    if (v < 0x40) buf[pos++] = v;
+    else if (v < 0x100) {
+      buf[pos++] = 0xcc;
+      buf[pos++] = v;
+    } else if (v < 0x10000) {
+      buf[pos++] = 0xcd;
+      buf[pos++] = v >> 8;
+      buf[pos++] = v & 0xff;
+    } else {
+      buf[pos++] = 0xce;
+      buf.writeUInt32BE(v, pos);
+      pos += 4;
+    }
+  }
+
+  function array(v: unknown): asserts v is unknown[] {
+    if (!Array.isArray(v) || v.constructor !== Array || v.length >= 0x10000) throw UNSUPPORTED;
+    room(3);
+    if (v.length < 0x10) buf[pos++] = 0x90 | v.length;
+    else {
+      buf[pos++] = 0xdc;
+      buf[pos++] = v.length >> 8;
+      buf[pos++] = v.length & 0xff;
+    }
+  }
+
+  return {
+    attempt(write, value) {
+      const s = structures();
+      // Structures msgpackr is to reload (a failed save): its next encode re-reads them.
+      if (s === undefined || s.uninitialized) return null;
+      pos = 0;
+      try {
+        write(value);
+      } catch (err) {
+        if (err === UNSUPPORTED) return null;
+        throw err;
+      }
+      return buf.subarray(0, pos);
+    },
+
+    // msgpackr uses two-byte record ids from 0x60 on when more than 32 structures may be shared.
+    record(shape) {
+      let id = seen === structures() ? ids[shape] : undefined;
+      if (id === undefined) {
+        lookUp();
+        id = ids[shape];
+        // A shape not shared yet is left to msgpackr, which shares it.
+        if (id === undefined) throw UNSUPPORTED;
+      }
+      room(2);
+      if (id < 0x60) buf[pos++] = id;
+      else {
+        buf[pos++] = ((id - 0x60) & 0x1f) + 0x60;
+        buf[pos++] = (id - 0x60) >> 5;
+      }
+    },
+
+    checkKeys(o, shape) {
+      if (typeof o !== 'object' || o === null || (o as object).constructor !== Object) throw UNSUPPORTED;
+      let i = 0;
+      for (const key in o) {
+        if (!Object.hasOwn(o, key)) continue;
+        if (shape[i] !== key) throw UNSUPPORTED;
+        i += 1;
+      }
+      if (i !== shape.length) throw UNSUPPORTED;
+    },
+
+    nil,
+    str,
+    strOrNull(v) {
+      if (v === null) nil();
+      else if (typeof v === 'string') str(v);
+      else throw UNSUPPORTED;
+    },
+    uint,
+    uintOrNull(v) {
+      if (v === null) nil();
+      else uint(v);
+    },
+    strings(v) {
+      if (v === null) return nil();
+      array(v);
+      for (let i = 0; i < v.length; i += 1) {
+        const s: unknown = v[i];
+        if (typeof s !== 'string') throw UNSUPPORTED;
+        str(s);
+      }
+    },
+    array,
+  };
+}

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { Packr } from 'msgpackr';
+import type { Offer } from '../../contracts/domain.ts';
+import type { RecordedEvent } from '../../contracts/events.ts';
+import { readModelEncoder } from '../../infra/lmdb/readModelEncoder.ts';
+import { isRecord } from '../../infra/lmdb/readStore.ts';
+import type { SharedStructures } from '../../infra/lmdb/recordWriter.ts';
+import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
+import { changesProjection } from '../../projections/changes.ts';
+import { linksProjection } from '../../projections/links.ts';
+import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
+import { offer, recorded } from './projectionEvents.ts';
+
+// The read store's document encoder: msgpackr records with shared structures and the store's
+// record/map rule (infra/lmdb/readStore.ts).
+function storePackr(): Packr {
+  return new Packr({ structures: [], maxSharedStructures: 500, useRecords: isRecord, mapsAsObjects: true } as ConstructorParameters<typeof Packr>[0]);
+}
+
+function encoderOf(packr: Packr) {
+  return readModelEncoder(() => (packr as unknown as { structures: SharedStructures }).structures);
+}
+
+const at = { metadata: { observedAt: '2026-11-14T06:00:00.060Z' } };
+const key = (o: Offer) => ({ providerId: o.providerId, addonProviderId: o.addonProviderId, seasonNumber: o.seasonNumber, episodeNumber: o.episodeNumber, webUrl: o.webUrl });
+
+/** The documents the four projections fold from a title's offers being added, changed, removed and added again. */
+function foldedDocuments(offers: Offer[], start: number): unknown[] {
+  const events: RecordedEvent[] = [];
+  let position = start;
+  const event = (type: 'OfferAdded' | 'OfferChanged' | 'OfferRemoved', data: object) =>
+    events.push(recorded(type, data as never, { ...at, position: (position += 1) }));
+  for (const o of offers) event('OfferAdded', { mediaId: 'mv00001000', country: 'IT', offer: o });
+  for (const o of offers.slice(0, 2)) event('OfferChanged', { mediaId: 'mv00001000', country: 'IT', offer: { ...o, formats: ['4k'] }, changedFields: ['formats'] });
+  for (const o of offers.slice(1, 3)) event('OfferRemoved', { mediaId: 'mv00001000', country: 'IT', offer: key(o) });
+  for (const o of offers.slice(2, 3)) event('OfferAdded', { mediaId: 'mv00001000', country: 'IT', offer: o });
+  const docs: unknown[] = [];
+  let links = null;
+  let history = null;
+  let block = null;
+  for (const e of events) {
+    links = linksProjection.evolve(links, e);
+    history = availabilityHistoryProjection.evolve(history, e);
+    block = rankingInputsProjection.evolve(block, e);
+    // A second title in the block, after the first.
+    const second = rankingInputsProjection.evolve(block, { ...e, data: { ...(e.data as object), mediaId: 'mv00001001' } } as RecordedEvent);
+    docs.push(links, history, changesProjection.evolve(null, e), block, second);
+  }
+  return docs.filter((d) => d !== null);
+}
+
+/** Strings of every length around msgpack's header sizes and the 64-character loop limit. */
+const lengths = [0, 1, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
+
+describe('readModelEncoder', () => {
+  it('writes links, availability history, changes and ranking-input blocks byte for byte as the store encoder does', () => {
+    const packr = storePackr();
+    const encoder = encoderOf(packr);
+    const many = Array.from({ length: 17 }, (_, i) => offer({ seasonNumber: 1, episodeNumber: i + 1, webUrl: `https://example.com/e/${i}` }));
+    const docs: unknown[] = [
+      ...foldedDocuments([offer(), offer({ providerId: 'mubi', priceTypes: ['rent', 'buy'] }), offer({ providerId: 'apple', audioLanguages: ['en', 'it'], availableFrom: '2026-01-01', availableTo: '2026-12-31' })], 0),
+      ...foldedDocuments(many, 1000),
+      ...lengths.flatMap((n) => foldedDocuments([offer({ webUrl: 'x'.repeat(n) }), offer({ providerId: 'p'.repeat(n) })], 2000)),
+      // Past ASCII: long strings (utf8Write in both), and short ones (left to msgpackr).
+      ...foldedDocuments([offer({ webUrl: `https://ex.example/${'é'.repeat(40)}` }), offer({ providerId: 'canal+ é' })], 3000),
+      ...foldedDocuments([offer({ webUrl: `https://ex.example/${'€'.repeat(30)}🎬${'ü'.repeat(90)}\ud800` })], 3100),
+      // Numbers around msgpackr's integer forms (below 0x40 one byte with records on), and beyond 32 bits.
+      ...[0, 1, 63, 64, 255, 256, 65535, 65536, 2 ** 32 - 1].flatMap((n) => foldedDocuments([offer({ seasonNumber: n, episodeNumber: n })], n)),
+      ...foldedDocuments([offer({ seasonNumber: -1 }), offer({ episodeNumber: 1.5 })], 4000),
+      ...foldedDocuments([offer()], 2 ** 32 + 5),
+      // Shapes that are not the projections': an extra, missing or reordered key, a class instance.
+      { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [{ ...offer(), firstSeenAt: '2026-11-14', extra: 1 }] },
+      { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [offer()] },
+      { kind: 'movie', mediaId: 'mv1', country: 'IT', offers: [] },
+      { mediaId: 'mv1', kind: 'movie', country: 'IT', intervals: [{ offer: { ...offer(), firstSeenAt: '2026-11-14' }, from: 'a', fromPosition: 1, to: null }] },
+      { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: Object.assign(new (class Offers extends Array {})(), []) },
+      Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
+      { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] },
+      { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
+      { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
+      // Other documents: always msgpackr's.
+      { country: 'IT', providers: [{ id: 'netflix', name: 'Netflix' }] },
+      { facts: [{ mediaId: 'mv1', tmdbRating: 7.5, voteCount: 10, popularity: 1.25, releaseDate: null, lastAirDate: null, year: 2020 }] },
+      { translations: { de: 'x', it: 'y' } },
+    ];
+    let written = 0;
+    // Twice: the first pass meets shapes msgpackr has not shared yet, the second finds them.
+    for (const pass of [1, 2]) {
+      for (const [i, doc] of docs.entries()) {
+        const position = 7 + i * 1000;
+        const fast = encoder.encode(doc, position);
+        const reference = Buffer.from(packr.pack({ doc, position }));
+        if (fast === null) continue;
+        written += 1;
+        assert.equal(fast.toString('hex'), reference.toString('hex'), `pass ${pass}, document ${i}`);
+        assert.deepEqual(packr.unpack(fast), packr.unpack(reference));
+      }
+    }
+    // What the projections write is written here (not everything left to msgpackr).
+    assert.ok(written >= docs.length, `only ${written} of ${docs.length * 2} documents written by the read-model encoder`);
+    const [links, history, change, block] = foldedDocuments([offer()], 0);
+    for (const doc of [links, history, change, block]) assert.notEqual(encoder.encode(doc, 9), null);
+    assert.equal(encoder.encode(links, 2 ** 40), null);
+    assert.equal(encoder.encode({ country: 'IT', providers: [] }, 9), null);
+  });
+
+  it('leaves every document to msgpackr until the store has shared the structures, or while it must reload them', () => {
+    const packr = storePackr();
+    const encoder = encoderOf(packr);
+    const [links] = foldedDocuments([offer()], 0);
+    assert.equal(encoder.encode(links, 1), null);
+    packr.pack({ doc: links, position: 1 });
+    assert.notEqual(encoder.encode(links, 1), null);
+    // A failed save marks them to be reloaded (the read store's forgetUnsavedStructures).
+    (packr as unknown as { structures: SharedStructures }).structures.uninitialized = true;
+    assert.equal(encoder.encode(links, 1), null);
+  });
+});
