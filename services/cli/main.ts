@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { isAppError } from '../../contracts/errors.ts';
 import { systemClock } from '../../contracts/ports.ts';
-import { loadConfig, parseRoles, withRoles } from '../shared/config.ts';
+import { loadConfig, parseRoles } from '../shared/config.ts';
 import { createLogger } from '../shared/logger.ts';
 import { commands, UsageError } from './commands.ts';
 import { startCommand } from './start.ts';
@@ -56,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'start') {
     const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false }, roles: { type: 'string' } } }));
     const roles = usage(() => parseRoles(values.roles));
-    await startCommand(withRoles(config, roles), logger, systemClock, { sample: values.sample });
+    await startCommand({ ...config, roles }, logger, systemClock, { sample: values.sample });
     // Everything is closed; a handle a driver forgot must not keep a stopped server alive.
     setTimeout(() => process.exit(process.exitCode ?? 0), 5000).unref();
     return 0;

@@ -10,14 +10,11 @@ export interface Config {
   /** API port. `PORT`, default 8080. */
   port: number;
   /**
-   * Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`: a count, or `auto` for
-   * the number of cores. Unset, it follows the roles (`withRoles`): every core for a process that
-   * runs only the API (`--roles api`), 1 for one that also ingests and projects, where a second
-   * API worker competes for the cores with them (docs/operations.md, `npm run bench -- api`).
+   * Processes serving the API (services/cli/apiWorkers.ts). `API_WORKERS`, default 1 (the API in the
+   * one `start` process); `auto` = the number of cores. Not cores by default: on 2 cores a second
+   * worker measured slower than one (docs/operations.md, `npm run bench -- api`).
    */
   apiWorkers: number;
-  /** Whether `API_WORKERS` was set; unset, `withRoles` picks the count by role. */
-  apiWorkersSet: boolean;
   /** Set by `start` in the API workers it forks (`MARQUEE_API_WORKER=1`), never by hand. */
   isApiWorker: boolean;
   /**
@@ -136,18 +133,6 @@ export function parseRoles(value: string | undefined): Role[] {
   return [...new Set(roles)] as Role[];
 }
 
-/**
- * The configuration of a process running `roles`. With `API_WORKERS` unset, a process that
- * serves only the API uses every core, as a web server's workers do; one that also runs ingest,
- * projector or scheduler keeps the API in its own process, since on a small machine those roles
- * need the cores a second API worker would take.
- */
-export function withRoles(config: Config, roles: Role[]): Config {
-  if (config.apiWorkersSet) return { ...config, roles };
-  const apiOnly = roles.length === 1 && roles[0] === 'api';
-  return { ...config, roles, apiWorkers: apiOnly ? availableParallelism() : 1 };
-}
-
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
@@ -168,7 +153,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     apiWorkers: Math.max(1, apiWorkers),
-    apiWorkersSet: (env.API_WORKERS?.trim() ?? '') !== '',
     isApiWorker: env.MARQUEE_API_WORKER === '1',
     host: env.HOST?.trim() || '127.0.0.1',
     roles: [...ROLES],

@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
-import { loadConfig, ROLES, withRoles } from '../../services/shared/config.ts';
+import { loadConfig } from '../../services/shared/config.ts';
 import { IDS, seedCatalog } from './api.fixture.ts';
 import { embeddedEnv, freePort, marquee, spawnMarquee, stop } from './process.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
@@ -19,13 +19,8 @@ import { closeLmdb } from '../../infra/lmdb/env.ts';
 describe('API_WORKERS (e2e)', function () {
   this.timeout(120_000);
 
-  it('parses API_WORKERS: unset, every core for an API-only process and 1 beside other roles; a count, or auto for every core', () => {
+  it('parses API_WORKERS: 1 by default, a count, or auto for every core', () => {
     assert.equal(loadConfig({}).apiWorkers, 1);
-    assert.equal(withRoles(loadConfig({}), ['api']).apiWorkers, availableParallelism());
-    assert.equal(withRoles(loadConfig({}), ['api', 'projector']).apiWorkers, 1);
-    assert.equal(withRoles(loadConfig({}), [...ROLES]).apiWorkers, 1);
-    assert.equal(withRoles(loadConfig({ API_WORKERS: '1' }), ['api']).apiWorkers, 1);
-    assert.equal(withRoles(loadConfig({ API_WORKERS: '3' }), [...ROLES]).apiWorkers, 3);
     assert.equal(loadConfig({ API_WORKERS: '3' }).apiWorkers, 3);
     assert.ok(loadConfig({ API_WORKERS: 'auto' }).apiWorkers >= 1);
     assert.throws(() => loadConfig({ API_WORKERS: 'many' }), /API_WORKERS/);

@@ -248,10 +248,7 @@ describeWithServer('the topology: two processes of each role on the servers, ans
     console.log(`      reference ready and read in ${since()}: ${paths.length} requests, ${refStreams.size} streams`);
 
     // The topology: every process on its own empty data directory, sharing only the servers.
-    // Two API processes stand for two machines; one worker each (an API-only process would fork
-    // one per core, apiWorkers.e2e covers that), so that eight processes, not twelve, share the
-    // runner's two cores with the servers.
-    const env = embeddedEnv({ ...SECRETS, ...servers, API_WORKERS: '1' });
+    const env = embeddedEnv({ ...SECRETS, ...servers });
     const adapters = await openAdapters(loadConfig(env), silentLogger);
     opened.push(adapters);
     const apis = [await launch('api1', 'api', env), await launch('api2', 'api', env)];
