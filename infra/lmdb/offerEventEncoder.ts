@@ -56,25 +56,21 @@ export function offerEventEncoder(structures: () => SharedStructures | undefined
   const w: RecordWriter<keyof typeof SHAPES> = recordWriter(SHAPES, structures);
 
   function writeEvent(stored: object): void {
-    w.checkKeys(stored, STORED);
+    w.open(stored, 'STORED');
     const type = stored['type'];
     const data = stored['data'];
     // encode() lets only the three offer events through: the others are OfferRemoved.
     const full = type === 'OfferAdded' || type === 'OfferChanged';
-    w.record('STORED');
     w.str(type as string);
-    w.checkKeys(data, type === 'OfferChanged' ? CHANGED_DATA : OFFER_DATA);
-    w.record(type === 'OfferChanged' ? 'CHANGED_DATA' : 'OFFER_DATA');
+    w.open(data, type === 'OfferChanged' ? 'CHANGED_DATA' : 'OFFER_DATA');
     w.strOrNull(data['mediaId']);
     w.strOrNull(data['country']);
     const offer = data['offer'];
-    w.checkKeys(offer, full ? OFFER : OFFER_KEY);
-    w.record(full ? 'OFFER' : 'OFFER_KEY');
+    w.open(offer, full ? 'OFFER' : 'OFFER_KEY');
     offerFields(w, offer, full);
     if (type === 'OfferChanged') w.strings(data['changedFields']);
     const metadata = stored['metadata'];
-    w.checkKeys(metadata, METADATA);
-    w.record('METADATA');
+    w.open(metadata, 'METADATA');
     w.strOrNull(metadata['observationId']);
     w.strOrNull(metadata['observedAt']);
     w.strOrNull(metadata['producer']);

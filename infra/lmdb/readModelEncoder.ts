@@ -41,8 +41,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
 
   /** An offer, or a link offer (`linked`: the offer and its firstSeenAt). */
   function offer(o: unknown, linked: boolean): void {
-    w.checkKeys(o, linked ? LINK_OFFER : OFFER);
-    w.record(linked ? 'LINK_OFFER' : 'OFFER');
+    w.open(o, linked ? 'LINK_OFFER' : 'OFFER');
     offerFields(w, o, true);
     if (linked) w.strOrNull(o['firstSeenAt']);
   }
@@ -55,8 +54,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   }
 
   function links(doc: Record<string, unknown>): void {
-    w.checkKeys(doc, LINKS);
-    w.record('LINKS');
+    w.open(doc, 'LINKS');
     stream(doc);
     const offers = doc['offers'];
     w.array(offers);
@@ -64,15 +62,13 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   }
 
   function history(doc: Record<string, unknown>): void {
-    w.checkKeys(doc, HISTORY);
-    w.record('HISTORY');
+    w.open(doc, 'HISTORY');
     stream(doc);
     const intervals = doc['intervals'];
     w.array(intervals);
     for (let i = 0; i < intervals.length; i += 1) {
       const interval = intervals[i];
-      w.checkKeys(interval, INTERVAL);
-      w.record('INTERVAL');
+      w.open(interval, 'INTERVAL');
       offer(interval['offer'], true);
       w.strOrNull(interval['from']);
       w.uint(interval['fromPosition']);
@@ -82,16 +78,14 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   }
 
   function change(doc: Record<string, unknown>): void {
-    w.checkKeys(doc, CHANGE);
-    w.record('CHANGE');
+    w.open(doc, 'CHANGE');
     w.uint(doc['position']);
     w.strOrNull(doc['at']);
     w.strOrNull(doc['country']);
     w.strOrNull(doc['mediaId']);
     w.strOrNull(doc['kind']);
     const key = doc['offer'];
-    w.checkKeys(key, OFFER_KEY);
-    w.record('OFFER_KEY');
+    w.open(key, 'OFFER_KEY');
     offerFields(w, key, false);
     w.strOrNull(doc['type']);
     const after = doc['after'];
@@ -101,22 +95,19 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   }
 
   function rankingBlock(doc: Record<string, unknown>): void {
-    w.checkKeys(doc, RANKING_BLOCK);
-    w.record('RANKING_BLOCK');
+    w.open(doc, 'RANKING_BLOCK');
     const titles = doc['titles'];
     w.array(titles);
     for (let i = 0; i < titles.length; i += 1) {
       const title = titles[i];
-      w.checkKeys(title, RANKING_TITLE);
-      w.record('RANKING_TITLE');
+      w.open(title, 'RANKING_TITLE');
       w.strOrNull(title['mediaId']);
       w.strOrNull(title['kind']);
       const offers = title['offers'];
       w.array(offers);
       for (let j = 0; j < offers.length; j += 1) {
         const o = offers[j];
-        w.checkKeys(o, RANKING_OFFER);
-        w.record('RANKING_OFFER');
+        w.open(o, 'RANKING_OFFER');
         w.strOrNull(o['key']);
         w.strOrNull(o['providerId']);
         w.strings(o['priceTypes']);
@@ -128,7 +119,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
 
   function value(doc: Record<string, unknown>): void {
     w.record('VALUE');
-    // Told apart by the field only that document has; checkKeys then checks every other one.
+    // Told apart by the field only that document has; open then checks every other one.
     if ('offers' in doc) links(doc);
     else if ('intervals' in doc) history(doc);
     else if ('titles' in doc) rankingBlock(doc);

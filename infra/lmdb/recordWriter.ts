@@ -30,8 +30,11 @@ export interface RecordWriter<S extends string> {
   attempt<T>(write: (value: T) => void, value: T): Buffer | null;
   /** The record id of a shape, written; throws UNSUPPORTED when the store has not shared it yet. */
   record(shape: S): void;
-  /** Exactly the keys of `shape`, in its order (what msgpackr's record would list). */
-  checkKeys(o: unknown, shape: readonly string[]): asserts o is Record<string, unknown>;
+  /**
+   * Opens `o` as a record of `shape`: checks it has exactly the shape's keys, in its order (what
+   * msgpackr's record would list), and writes the shape's record id; its values follow.
+   */
+  open(o: unknown, shape: S): asserts o is Record<string, unknown>;
   nil(): void;
   str(s: string): void;
   strOrNull(v: unknown): void;
@@ -185,15 +188,17 @@ export function recordWriter<S extends string>(
       }
     },
 
-    checkKeys(o, shape) {
+    open(o, shape) {
+      const keys = shapes[shape];
       if (typeof o !== 'object' || o === null || (o as object).constructor !== Object) throw UNSUPPORTED;
       let i = 0;
       for (const key in o) {
         if (!Object.hasOwn(o, key)) continue;
-        if (shape[i] !== key) throw UNSUPPORTED;
+        if (keys[i] !== key) throw UNSUPPORTED;
         i += 1;
       }
-      if (i !== shape.length) throw UNSUPPORTED;
+      if (i !== keys.length) throw UNSUPPORTED;
+      this.record(shape);
     },
 
     nil,
