@@ -45,15 +45,21 @@ function digests(dir: string): Record<string, string> {
   return out;
 }
 
-async function release(dir: string, readStore: ReadStore, week: string, parquet?: ParquetWriterOptions): Promise<Record<string, string>> {
-  const releases = join(dir, 'releases');
+/**
+ * The release of the read models in `dir`, built on this thread (`threads` 0) or on build
+ * threads with stores of their own (buildThreads.ts).
+ */
+async function release(dir: string, readStore: ReadStore, week: string, threads: number, parquet?: ParquetWriterOptions): Promise<Record<string, string>> {
+  const releases = join(dir, `releases-${threads}`);
+  const linkKeys = { keys: [{ version: 1, key }] };
   await buildRelease({
     readStore,
     releases: fsReleaseStore({ dir: releases }),
-    linkTokens: createLinkTokens({ keys: [{ version: 1, key }] }),
+    linkTokens: createLinkTokens(linkKeys),
     clock,
     week,
     ...(parquet ? { parquet } : {}),
+    ...(threads === 0 ? {} : { threads: { lmdb: { dataDir: dir }, linkKeys, count: threads } }),
   });
   return digests(releases);
 }
@@ -61,6 +67,9 @@ async function release(dir: string, readStore: ReadStore, week: string, parquet?
 describe('releases built from the same read models', function () {
   this.timeout(120_000);
   const built: Record<string, Record<string, string>> = {};
+  // The same releases built on two build threads, and on one.
+  const threaded: Record<string, Record<string, string>> = {};
+  const oneThread: Record<string, Record<string, string>> = {};
   const dirs: string[] = [];
   const fresh = (prefix: string): string => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -79,7 +88,9 @@ describe('releases built from the same read models', function () {
     try {
       await seedCatalog(eventStore, readStore, inProcessSearchIndex());
       // The week of the fixture's offer changes (changes.parquet has rows).
-      built.fixture = await release(dir, readStore, '2026-W46', { chunkRows: 3, maxRowGroupRows: 7 });
+      built.fixture = await release(dir, readStore, '2026-W46', 0, { chunkRows: 3, maxRowGroupRows: 7 });
+      threaded.fixture = await release(dir, readStore, '2026-W46', 2, { chunkRows: 3, maxRowGroupRows: 7 });
+      oneThread.fixture = await release(dir, readStore, '2026-W46', 1, { chunkRows: 3, maxRowGroupRows: 7 });
     } finally {
       await readStore.close();
       await eventStore.close();
@@ -92,7 +103,8 @@ describe('releases built from the same read models', function () {
     const readStore = lmdbReadStore({ dataDir: dir });
     try {
       await writeSyntheticCatalog(readStore, { titles: 3000, countries: 2, providersPerCountry: 20 });
-      built.synthetic = await release(dir, readStore, '2026-W47');
+      built.synthetic = await release(dir, readStore, '2026-W47', 0);
+      threaded.synthetic = await release(dir, readStore, '2026-W47', 2);
     } finally {
       await readStore.close();
     }
@@ -116,5 +128,7 @@ describe('releases built from the same read models', function () {
     assert.ok(expected, `no digests for ${name} in ${FIXTURE}`);
     assert.ok(Object.keys(got).length > 10, `only ${Object.keys(got).length} files built`);
     assert.deepEqual(got, expected);
+    assert.deepEqual(threaded[name], expected, 'built on two build threads');
+    if (oneThread[name] !== undefined) assert.deepEqual(oneThread[name], expected, 'built on one build thread');
   }
 });
