@@ -18,7 +18,7 @@ import { encodeOnThisThread } from '../services/snapshot/parquetPool.ts';
 
 if (parentPort === null) throw new Error('_snapshotWriteThread.ts must run in a worker thread');
 const port = parentPort;
-encodeOnThisThread();
+await encodeOnThisThread();
 
 function schemaOf(file: string): SnapshotFileSchema {
   const name = basename(file);

@@ -152,11 +152,12 @@ export function writeOnThreads(input: {
   onFile: (path: string, rows: number) => void;
 }): { countries: Promise<void>; metadata: Promise<MetadataResult> } {
   const count = Math.max(1, input.threads.count ?? BUILD_THREADS);
-  // Largest first, so the last tasks are short: the media pass (eight files, the people), the
-  // seasons pass (the episodes), the countries' links, then the small read models. The media
-  // pass waits for the seasons' counts at its end: on one thread, the seasons come first.
+  // The metadata first, so that its bundle's gzip (on libuv's threads) overlaps the countries:
+  // the media pass (eight files, the people), the seasons pass (the episodes), the small read
+  // models (the bundle waits for their files too), then the countries. The media pass waits
+  // for the seasons' counts at its end: on one thread, the seasons come first.
   const passes: BuildTask[] = count > 1 ? [{ kind: 'media' }, { kind: 'seasons' }] : [{ kind: 'seasons' }, { kind: 'media' }];
-  const queue: BuildTask[] = [...passes, ...input.countries.map((country) => ({ kind: 'country' as const, country })), { kind: 'small' }];
+  const queue: BuildTask[] = [...passes, { kind: 'small' }, ...input.countries.map((country) => ({ kind: 'country' as const, country }))];
   const parts: MetadataPart[] = [];
   let metadataLeft = 3;
   let counts: Map<string, SeasonCounts> | null = null;

@@ -28,7 +28,7 @@ const port = parentPort;
 const data = workerData as BuildWorkerData;
 const post = (msg: FromThread, transfer: ArrayBuffer[] = []): void => port.postMessage(msg, transfer);
 
-encodeOnThisThread();
+await encodeOnThisThread();
 const store = lmdbReadStore(data.lmdb);
 let stopped: { reason: unknown } | null = null;
 const readStore = stopOnFailure(store, () => stopped);

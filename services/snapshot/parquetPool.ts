@@ -12,7 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../contracts/errors.ts';
-import { openEncoder, type EncodeProperties, type EncoderEvents } from './parquetEncoder.ts';
+import type { EncodeProperties, EncoderEvents, openEncoder } from './parquetEncoder.ts';
 
 export type { EncodeProperties };
 
@@ -218,15 +218,16 @@ export const PARQUET_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 
 let pool: PooledWorker[] | null = null;
 let nextId = 0;
-let onThisThread = false;
+let onThisThread: typeof openEncoder | null = null;
 
 /**
  * Encodes every file this thread opens from now on on this thread itself, not the pool: for a
  * release build thread, which is already one of the threads sharing the cores (a pool of its
- * own would only add threads and wasm instances).
+ * own would only add threads and wasm instances). Loads parquet-wasm here, which a thread
+ * using the pool never does.
  */
-export function encodeOnThisThread(): void {
-  onThisThread = true;
+export async function encodeOnThisThread(): Promise<void> {
+  onThisThread = (await import('./parquetEncoder.ts')).openEncoder;
 }
 
 /**
@@ -235,10 +236,10 @@ export function encodeOnThisThread(): void {
  * started and never used keeps the process open even when unref'd (seen on Node 20).
  */
 export function openEncodingFile(props: EncodeProperties): EncodingFile {
-  if (onThisThread) {
+  if (onThisThread !== null) {
     let encoder: EncoderInput | null = null;
     const { file, events } = encodingFile(() => encoder as EncoderInput, () => {});
-    encoder = openEncoder(props, events);
+    encoder = onThisThread(props, events);
     return file;
   }
   pool ??= [];
