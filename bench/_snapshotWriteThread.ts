@@ -1,8 +1,7 @@
 /**
  * A write-phase thread of bench/_snapshotWrite.ts, as a release build thread writes
- * (services/snapshot/buildThreads.ts): for each file it is handed, the rows are read back into
- * memory first (not timed), then written with our writer, encoding on this thread (timed: wall
- * and this thread's CPU).
+ * (services/snapshot/buildThreads.ts): told to, it reads a file's rows back into memory (not
+ * timed), then, told again, writes them with our writer, encoding on this thread.
  */
 import { createWriteStream, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
@@ -53,21 +52,21 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
   return rows.map((row) => Object.fromEntries(def.columns.map((c) => [c.name, row[c.name]])));
 }
 
-port.on('message', async (msg: { file: string; target: string } | { close: true }) => {
-  if ('close' in msg) {
-    process.exit(0);
+let rows: SnapshotRow[] | null = null;
+let def: SnapshotFileSchema | null = null;
+port.on('message', async (msg: { read: string } | { write: string } | { close: true }) => {
+  if ('close' in msg) process.exit(0);
+  if ('read' in msg) {
+    def = schemaOf(msg.read);
+    rows = readRows(msg.read, def);
+    port.postMessage({ rows: rows.length });
+    return;
   }
-  const def = schemaOf(msg.file);
-  let rows: SnapshotRow[] | null = readRows(msg.file, def);
-  const count = rows.length;
   const started = performance.now();
-  const cpu = process.threadCpuUsage();
-  await writeParquetRows(def, rows, async (stream) => {
-    await pipeline(Readable.from(stream), createWriteStream(msg.target));
+  await writeParquetRows(def as SnapshotFileSchema, rows as SnapshotRow[], async (stream) => {
+    await pipeline(Readable.from(stream), createWriteStream(msg.write));
   });
-  const used = process.threadCpuUsage(cpu);
-  const ms = performance.now() - started;
   rows = null;
-  port.postMessage({ ms, cpuMs: (used.user + used.system) / 1000, rows: count });
+  port.postMessage({ ms: performance.now() - started });
 });
 port.postMessage({ ready: true });

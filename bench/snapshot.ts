@@ -7,9 +7,8 @@
  * - `build_s`: our whole build, end to end (read models -> link tokens -> Parquet -> tar.gz ->
  *   published release), in a child process so its peak RSS is the build's alone.
  * - `write_s`: our pure write phase: every Parquet file's rows already in memory (read back
- *   from the release, not timed) -> Parquet files with our writer (timed), on as many threads
- *   as a build uses, each building and encoding whole files as the build's threads do: the
- *   longest thread's summed write time.
+ *   from the release, not timed) -> Parquet files with our writer (timed), a file on each of
+ *   as many threads as a build uses, building and encoding it as the build's threads do.
  * - `duckdb_write_s`: DuckDB writing the very same rows with ZSTD: each file read into a table
  *   (not timed), then `COPY ... (FORMAT parquet, COMPRESSION zstd)` (timed), with DuckDB's
  *   default threads and again with one thread.
@@ -194,7 +193,7 @@ try {
     peak_wasm_mb: ours.peak_wasm_mb,
     peak_heap_mb: ours.peak_heap_mb,
     note:
-      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files, whole files on each of the build\'s threads (the longest thread\'s summed write time). ' +
+      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files, a file on each of the build\'s threads at a time, largest first. ' +
       '*_cpu_s: CPU time of every thread of the process over the same span. ' +
       'duckdb_write_s: DuckDB COPY of the same rows from an in-memory table. peak_rss_file_mb is LMDB\'s memory map (clean file pages), peak_rss_anon_mb everything else.',
   }));
