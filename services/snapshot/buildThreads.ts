@@ -33,6 +33,9 @@ export interface BuildThreadsOptions {
   count?: number;
 }
 
+/** How long the threads have to end after a failure before they are terminated, in ms. */
+const STOP_GRACE_MS = 30_000;
+
 /** A unit of work of one thread, from its start to its files' last bytes. */
 export type BuildTask =
   | { kind: 'media' }
@@ -184,6 +187,11 @@ export function writeOnThreads(input: {
     if (failure !== null) return;
     failure = { reason };
     for (const t of threads) if (!t.gone) t.worker.postMessage({ type: 'stop', error: sendError(reason) } satisfies ToThread);
+    // A thread normally ends its task at its next read; one that does not (stuck waiting for a
+    // thread that died, say, in the unmap group) is ended, so that the build fails rather than hangs.
+    setTimeout(() => {
+      for (const t of threads) if (!t.gone) void t.worker.terminate();
+    }, STOP_GRACE_MS).unref();
   };
 
   /** A release file from thread `t`: its chunks are handed to the release as they come. */
