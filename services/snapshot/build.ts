@@ -76,7 +76,6 @@ export interface BuildReleaseOptions {
   threads?: BuildThreadsOptions;
 }
 
-
 export interface BuildReleaseResult {
   manifest: ReleaseManifest;
   /** false when the week was already published (nothing was written). */
