@@ -2,21 +2,27 @@
  * Child process of bench/snapshot.ts: builds one release from an existing data directory and
  * prints one JSON line with its time and this process's peak RSS (so the catalog generation
  * in the parent does not count).
- * Usage: node --import tsx bench/_snapshotBuild.ts <dataDir> <releasesDir> <week>
+ * Usage: node --import tsx bench/_snapshotBuild.ts <dataDir> <releasesDir> <week> [--threads N]
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { wasmMemory } from 'parquet-wasm';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
+import { lmdbUnmapGroup } from '../infra/lmdb/unmapGroup.ts';
 import { fsReleaseStore } from '../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens } from '../services/links/linkTokens.ts';
 import { BUILD_UNMAP_AFTER_MB, buildRelease } from '../services/snapshot/build.ts';
 
 const [dataDir, releasesDir, week] = process.argv.slice(2);
 if (!dataDir || !releasesDir || !week) throw new Error('usage: _snapshotBuild.ts <dataDir> <releasesDir> <week>');
-// As `marquee snapshot build` opens it (services/cli/commands.ts).
-const readStore = lmdbReadStore({ dataDir, unmapAfterMb: BUILD_UNMAP_AFTER_MB });
-const linkTokens = createLinkTokens({ keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] });
+// As `marquee snapshot build` opens it, with the build threads' stores in its unmap group.
+const lmdb = { dataDir, unmapAfterMb: BUILD_UNMAP_AFTER_MB, unmapGroup: lmdbUnmapGroup() };
+const readStore = lmdbReadStore(lmdb);
+const linkKeys = { keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] };
+const linkTokens = createLinkTokens(linkKeys);
+// `--threads 0`: the build on this thread (as before build threads), to compare.
+const threadsFlag = process.argv.indexOf('--threads');
+const threadCount = threadsFlag >= 0 ? Number(process.argv[threadsFlag + 1]) : undefined;
 /** Resident memory split: anonymous (heap, wasm, buffers) vs file-backed (LMDB's memory map), in MB. */
 function rss(): { anon: number; file: number; wasm: number; heap: number } {
   const status = readFileSync('/proc/self/status', 'utf8');
@@ -35,13 +41,15 @@ const sampler = setInterval(() => {
   for (const k of Object.keys(peak) as Array<keyof typeof peak>) peak[k] = Math.max(peak[k], now[k]);
 }, 100);
 const cpuBefore = process.cpuUsage();
+const startedAt = Date.now();
 const result = await buildRelease({
   readStore,
   releases: fsReleaseStore({ dir: releasesDir }),
   linkTokens,
   clock: { now: () => new Date('2026-11-21T08:00:00Z') },
   week,
-  onProgress: (p) => process.stderr.write(`  ${p.done}/${p.total} ${p.file} (${p.rows} rows, MB ${JSON.stringify(rss())})\n`),
+  ...(threadCount === 0 ? {} : { threads: { lmdb, linkKeys, ...(threadCount === undefined ? {} : { count: threadCount }) } }),
+  onProgress: (p) => process.stderr.write(`  ${((Date.now() - startedAt) / 1000).toFixed(1)} s ${p.done}/${p.total} ${p.file} (${p.rows} rows, MB ${JSON.stringify(rss())})\n`),
 });
 clearInterval(sampler);
 const cpu = process.cpuUsage(cpuBefore);

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N]`
+ * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N] [--build-threads N]`
  *
  * The weekly release of a synthetic catalog (default 50,000 titles, 4 countries; `--titles
  * 250000` for the full figure), measured three ways in one run, and printed as one JSON line:
@@ -7,10 +7,11 @@
  * - `build_s`: our whole build, end to end (read models -> link tokens -> Parquet -> tar.gz ->
  *   published release), in a child process so its peak RSS is the build's alone.
  * - `write_s`: our pure write phase: every Parquet file's rows already in memory (read back
- *   from the release, not timed) -> Parquet files with our writer (timed).
+ *   from the release, not timed) -> Parquet files with our writer (timed), a file on each of
+ *   as many threads as a build uses, building and encoding it as the build's threads do.
  * - `duckdb_write_s`: DuckDB writing the very same rows with ZSTD: each file read into a table
  *   (not timed), then `COPY ... (FORMAT parquet, COMPRESSION zstd)` (timed), with DuckDB's
- *   default threads and again with one thread (ours writes on one).
+ *   default threads and again with one thread.
  *
  * Sizes are the Parquet bytes of the release beside DuckDB's for the same rows. Peak RSS is
  * split into anonymous memory (heap, wasm, buffers) and file-backed pages (LMDB's memory map
@@ -43,6 +44,9 @@ const WEEK = '2026-W47';
 // 250,000 titles takes minutes); the titles/countries flags must match the first run.
 const dataFlag = process.argv.indexOf('--data');
 const dataDir = dataFlag >= 0 && process.argv[dataFlag + 1] ? (process.argv[dataFlag + 1] as string) : join(dir, 'data');
+// `--build-threads N`: the build's threads (0: the build on its calling thread, as before them).
+const buildThreadsFlag = process.argv.indexOf('--build-threads');
+const buildThreads = buildThreadsFlag >= 0 ? ['--threads', String(Number(process.argv[buildThreadsFlag + 1]))] : [];
 const log = (line: string): void => {
   process.stderr.write(`[snapshot bench] ${line}\n`);
 };
@@ -117,7 +121,7 @@ try {
   const ours = child<{
     build_ms: number; build_cpu_ms: number; peak_rss_mb: number; peak_rss_anon_mb: number; peak_rss_file_mb: number;
     peak_wasm_mb: number; peak_heap_mb: number; files: number; total_bytes: number;
-  }>([join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK], flag('heap-mb', 384));
+  }>([join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK, ...buildThreads], flag('heap-mb', 384));
   log(`built in ${seconds(ours.build_ms)} s`);
 
   // Every Parquet file of the release, the bundle's extracted.
@@ -189,7 +193,7 @@ try {
     peak_wasm_mb: ours.peak_wasm_mb,
     peak_heap_mb: ours.peak_heap_mb,
     note:
-      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files. ' +
+      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files, a file on each of the build\'s threads at a time, largest first. ' +
       '*_cpu_s: CPU time of every thread of the process over the same span. ' +
       'duckdb_write_s: DuckDB COPY of the same rows from an in-memory table. peak_rss_file_mb is LMDB\'s memory map (clean file pages), peak_rss_anon_mb everything else.',
   }));

@@ -32,6 +32,7 @@ import { closeLmdb, openLmdb, openLmdbHandle } from './env.ts';
 import { lmdbError } from './errors.ts';
 import { readModelEncoder } from './readModelEncoder.ts';
 import type { SharedStructures } from './recordWriter.ts';
+import { joinUnmapGroup } from './unmapGroup.ts';
 
 export interface LmdbReadStoreOptions {
   /** Data directory shared with the other embedded adapters (`<dataDir>/lmdb`). */
@@ -44,10 +45,16 @@ export interface LmdbReadStoreOptions {
    * resident memory, until the map goes: a build would otherwise end with the whole file
    * resident (912 MB at 250,000 titles). The pages stay in the page cache, so reading them
    * again costs no I/O. It only helps when no other handle of the process keeps the file
-   * mapped (lmdb-js shares one native environment per file). Linux only (/proc); ignored
-   * elsewhere.
+   * mapped (lmdb-js shares one native environment per file): stores of several threads of a
+   * process on the same file join one `unmapGroup` to close together. Linux only (/proc);
+   * ignored elsewhere.
    */
   unmapAfterMb?: number;
+  /**
+   * With `unmapAfterMb`: the stores (of any thread) that reopen together, so the map goes
+   * (unmapGroup.ts, `lmdbUnmapGroup()`). Without it the store reopens alone.
+   */
+  unmapGroup?: SharedArrayBuffer;
 }
 
 interface StoredValue {
@@ -114,18 +121,35 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
    */
   function beforeRead(): Promise<void> | null {
     if (reopening !== null || meter === null || closed || writing > 0) return reopening;
+    if (group?.requested()) return reopen();
     if (meter.bytes() - residentAtOpen < unmapAfter) return null;
+    group?.request();
+    return reopen();
+  }
+
+  /** Closes the handle and opens it again (in a group, once every member's is closed). */
+  function reopen(): Promise<void> {
     reopening = (async () => {
       try {
         await root.close();
+        await group?.closed();
         attach();
       } finally {
-        residentAtOpen = meter.bytes();
+        residentAtOpen = meter?.bytes() ?? 0;
         reopening = null;
       }
     })();
     return reopening;
   }
+
+  // Another member's request is met at once when this store is idle (no read is ever under
+  // way between two turns of the event loop), otherwise after the write in flight.
+  const group =
+    meter !== null && options.unmapGroup !== undefined
+      ? joinUnmapGroup(options.unmapGroup, () => {
+          if (!closed && reopening === null && writing === 0) reopen().catch(() => {});
+        })
+      : null;
 
   function open(): void {
     if (closed) throw new AppError('closed', 'the LMDB read store is closed');
@@ -154,6 +178,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       throw lmdbError(err, `LMDB read store (${what})`);
     } finally {
       writing -= 1;
+      if (writing === 0 && !closed && reopening === null && group?.requested()) reopen().catch(() => {});
     }
   }
 
@@ -356,6 +381,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       if (reopening !== null) await reopening;
       if (own) await root.close();
       else await closeLmdb(options.dataDir);
+      group?.leave();
       meter?.close();
     },
   };

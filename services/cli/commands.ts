@@ -18,6 +18,7 @@ import { catchUp } from '../../projections/runner.ts';
 import { createApiKey, listApiKeys, moveLegacyApiKeys, revokeApiKey } from '../api/keys.ts';
 import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
+import { lmdbUnmapGroup } from '../../infra/lmdb/unmapGroup.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
 import { BUILD_UNMAP_AFTER_MB, buildRelease } from '../snapshot/build.ts';
@@ -438,7 +439,11 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   // Then read them through a store of the build's own, once the adapters are closed: on LMDB
   // it is then the only handle on the file, so unmapping it drops the pages the build has read
   // from this process's resident memory (see BUILD_UNMAP_AFTER_MB).
-  const { readStore } = await openReadStore(ctx.config, { unmapAfterMb: BUILD_UNMAP_AFTER_MB });
+  // On LMDB the files are built on threads with stores of their own (MongoDB: on this thread),
+  // which drop their map of the file together with this one (unmapGroup.ts).
+  const unmapGroup = lmdbUnmapGroup();
+  const lmdb = { unmapAfterMb: BUILD_UNMAP_AFTER_MB, unmapGroup };
+  const { readStore } = await openReadStore(ctx.config, lmdb);
   try {
     const { releases, close: closeReleases } = await openReleaseStore(ctx.config);
     const linkTokens = createLinkTokens({ keys });
@@ -450,6 +455,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
       clock: ctx.clock,
       keep: ctx.config.releasesKeep,
       ...(values.week === undefined ? {} : { week: values.week }),
+      ...(ctx.config.mongodbUrl ? {} : { threads: { lmdb: { ...lmdb, dataDir: ctx.config.dataDir }, linkKeys: { keys } } }),
       onProgress: (p) => {
         bar ??= progress('snapshot build', p.total, 'files');
         bar.update(p.done, p.total, p.file);

@@ -66,25 +66,33 @@ function fileSink(path: string): (bytes: AsyncIterable<Uint8Array>) => Promise<s
  */
 export const TRANSLATIONS_PER_PASS = 6;
 
-export async function writeMetadata(input: {
+/** Where the metadata files go, and what is told of them. */
+export interface MetadataInput {
   readStore: ReadStore;
   collections: SnapshotCollections;
+  /** Where the bundle's files are written (local files). */
   workDir: string;
-  release: ReleaseWriter;
+  /** Where the translation overlays are written. */
+  release: Pick<ReleaseWriter, 'write'>;
   parquet?: ParquetWriterOptions;
-  /** Called as each file is finished. */
+  /** Called as each file is finished (a bundle file by its name, an overlay by its release path). */
   onFile?: (path: string, rows: number) => void;
-}): Promise<MetadataResult> {
-  const { readStore, collections, workDir, release } = input;
-  const bundled = new Map<string, string>();
-  const rowCounts: Record<string, number> = {};
-  // Pages rather than documents: the loops below await only when a chunk filled up (a
-  // document at a time through an async generator, and an await for each, cost a few
-  // microtask turns per title).
-  const mediaPages = (): AsyncGenerator<Array<{ doc: MediaDoc }>> => scanPages<MediaDoc>(readStore, collections.media);
+}
 
-  // Chunks that filled up during the current document; awaited before the next one, which is
-  // the backpressure (an append returns a promise only when it completed a chunk).
+/** What one part of the metadata wrote: bundle files by name, overlays, rows per file name. */
+export interface MetadataPart {
+  bundled: Array<[name: string, file: string]>;
+  translations: ReleaseFile[];
+  rowCounts: Record<string, number>;
+}
+
+/**
+ * The files of one part, with the backpressure of their writers: chunks that filled up during
+ * the current document are awaited before the next one (an append returns a promise only when
+ * it completed a chunk).
+ */
+function partWriter(input: MetadataInput) {
+  const part: MetadataPart = { bundled: [], translations: [], rowCounts: {} };
   const pending: Array<Promise<void>> = [];
   const track = (p: Promise<void> | undefined): void => {
     if (p === undefined) return;
@@ -99,7 +107,7 @@ export async function writeMetadata(input: {
   /** Opens the named metadata files, runs `body` with them, and closes them all (or aborts them all). */
   async function withFiles<K extends string>(names: readonly K[], body: (w: Record<K, ParquetRowWriter<string>>) => Promise<void>): Promise<void> {
     const writers = {} as Record<K, ParquetRowWriter<string>>;
-    for (const name of names) writers[name] = openParquetWriter(metadataFile(name), fileSink(join(workDir, name)), input.parquet);
+    for (const name of names) writers[name] = openParquetWriter(metadataFile(name), fileSink(join(input.workDir, name)), input.parquet);
     try {
       await body(writers);
     } catch (err) {
@@ -109,42 +117,68 @@ export async function writeMetadata(input: {
     }
     for (const name of names) {
       const { rows: count, result } = await writers[name].close();
-      bundled.set(name, result);
-      rowCounts[name] = count;
+      part.bundled.push([name, result]);
+      part.rowCounts[name] = count;
       input.onFile?.(name, count);
     }
   }
-
   async function appendAll(writer: ParquetRowWriter<unknown>, list: readonly SnapshotRow[]): Promise<void> {
     track(writer.appendAll(list));
     await settle();
   }
+  const translationWriter = (language: string): ParquetRowWriter<ReleaseFile> => {
+    const path = releasePaths.translation(language);
+    return openParquetWriter(TRANSLATIONS_FILE, (bytes) => input.release.write(path, bytes), input.parquet);
+  };
+  async function closeTranslation(language: string, writer: ParquetRowWriter<ReleaseFile>): Promise<void> {
+    const { rows: count, result } = await writer.close();
+    part.rowCounts[`lang_${language}.parquet`] = count;
+    part.translations.push(result);
+    input.onFile?.(result.path, count);
+  }
+  return { part, track, settle, pending, withFiles, appendAll, translationWriter, closeTranslation };
+}
 
-  // Seasons first: tv_shows.parquet needs each show's season and episode counts.
+/** Pages rather than documents: the loops await only when a chunk filled up. */
+const mediaPages = (input: MetadataInput): AsyncGenerator<Array<{ doc: MediaDoc }>> => scanPages<MediaDoc>(input.readStore, input.collections.media);
+
+/** seasons.parquet and episodes.parquet; the counts of each show's seasons and episodes, for tv_shows.parquet. */
+export async function writeSeasonFiles(input: MetadataInput): Promise<{ part: MetadataPart; counts: Map<string, rows.SeasonCounts> }> {
+  const { part, track, settle, pending, withFiles } = partWriter(input);
   const counts = new Map<string, rows.SeasonCounts>();
   await withFiles(['seasons.parquet', 'episodes.parquet'], async (w) => {
-    for await (const page of scanPages<SeasonsDoc>(readStore, collections.seasons)) {
+    for await (const page of scanPages<SeasonsDoc>(input.readStore, input.collections.seasons)) {
       for (const { doc } of page) {
         const r = rows.seasonRows(doc);
-        counts.set(doc.mediaId, r.counts);
+        counts.set(ownCopy(doc.mediaId), r.counts);
         track(w['seasons.parquet'].appendAll(r.seasons));
         track(w['episodes.parquet'].appendAll(r.episodes));
         if (pending.length > 0) await settle();
       }
     }
   });
+  return { part, counts };
+}
 
-  // One pass over the media feeds all eight per-title files: decoding a media document costs
-  // far more than the rows it yields, and eight open writers stay well within memory (their
-  // row groups are in wasm memory, a few MB each). The same pass writes the overlays of the
-  // first TRANSLATIONS_PER_PASS languages met (a writer opens at a language's first title),
-  // which saves a whole pass over the media when a catalog has no more languages than that.
+/**
+ * One pass over the media feeds the per-title files: decoding a media document costs far more
+ * than the rows it yields, and seven open writers stay well within memory (their row groups are
+ * in wasm memory, a few MB each). The same pass writes the overlays of the first
+ * TRANSLATIONS_PER_PASS languages met (a writer opens at a language's first title), which saves
+ * a whole pass over the media when a catalog has no more languages than that, and gathers the
+ * people for peoples.parquet. tv_shows.parquet is written after the pass, once `counts` (the
+ * seasons pass, which may run at once on another thread) are known.
+ * Returns every language met, and those whose overlays are written.
+ */
+export async function writeMediaFiles(
+  input: MetadataInput,
+  counts: Promise<ReadonlyMap<string, rows.SeasonCounts>>,
+): Promise<{ part: MetadataPart; languages: string[]; written: string[] }> {
+  const files = partWriter(input);
+  const { track, settle, pending, withFiles } = files;
   const languages = new Set<string>();
   const early = new Map<string, ParquetRowWriter<ReleaseFile>>();
-  const translationWriter = (language: string): ParquetRowWriter<ReleaseFile> => {
-    const path = releasePaths.translation(language);
-    return openParquetWriter(TRANSLATIONS_FILE, (bytes) => release.write(path, bytes), input.parquet);
-  };
+  const shows: rows.TvShowFields[] = [];
   // Every person once, by id; the name last seen wins (media ids ascend, so deterministic).
   const people = new Map<string, string>();
   try {
@@ -152,7 +186,6 @@ export async function writeMetadata(input: {
       [
         'media_details.parquet',
         'movies.parquet',
-        'tv_shows.parquet',
         'media_genres.parquet',
         'media_ids.parquet',
         'media_ratings.parquet',
@@ -160,16 +193,22 @@ export async function writeMetadata(input: {
         'media_talents.parquet',
       ],
       async (w) => {
-        for await (const page of mediaPages()) {
+        for await (const page of mediaPages(input)) {
           for (const { doc } of page) {
             track(w['media_details.parquet'].append(rows.mediaDetailsRow(doc)));
             if (doc.kind === 'movie') track(w['movies.parquet'].append(rows.movieRow(doc)));
-            else track(w['tv_shows.parquet'].append(rows.tvShowRow(doc, counts.get(doc.id))));
+            else {
+              // Kept until the pass ends: copies, not slices holding the document's strings.
+              const show = rows.tvShowFields(doc);
+              show.mediaId = ownCopy(show.mediaId);
+              if (show.lastAirDate !== null) show.lastAirDate = ownCopy(show.lastAirDate);
+              shows.push(show);
+            }
             for (const language of Object.keys(doc.translations)) {
               if (!languages.has(language)) {
                 if (!LANGUAGE.test(language)) continue;
                 languages.add(language);
-                if (early.size < TRANSLATIONS_PER_PASS) early.set(language, translationWriter(language));
+                if (early.size < TRANSLATIONS_PER_PASS) early.set(language, files.translationWriter(language));
               }
               const writer = early.get(language);
               const row = writer === undefined ? null : rows.translationRow(doc, language);
@@ -196,14 +235,7 @@ export async function writeMetadata(input: {
     for (const writer of early.values()) await writer.abort(err);
     throw err;
   }
-  const translations: ReleaseFile[] = [];
-  for (const language of [...early.keys()].sort()) {
-    const { rows: count, result } = await (early.get(language) as ParquetRowWriter<ReleaseFile>).close();
-    rowCounts[`lang_${language}.parquet`] = count;
-    translations.push(result);
-    input.onFile?.(result.path, count);
-  }
-  counts.clear();
+  for (const language of [...early.keys()].sort()) await files.closeTranslation(language, early.get(language) as ParquetRowWriter<ReleaseFile>);
 
   await withFiles(['peoples.parquet'], async (w) => {
     // The default sort is code-unit order for strings, as compareNullable's, without a call per comparison.
@@ -214,6 +246,20 @@ export async function writeMetadata(input: {
   });
   people.clear();
 
+  const seasons = await counts;
+  await withFiles(['tv_shows.parquet'], async (w) => {
+    for (const show of shows) {
+      track(w['tv_shows.parquet'].append(rows.tvShowRow(show, seasons.get(show.mediaId))));
+      if (pending.length > 0) await settle();
+    }
+  });
+  return { part: files.part, languages: [...languages], written: [...early.keys()] };
+}
+
+/** The files of the small read models: genres, providers and their weights, collections, featured lists. */
+export async function writeSmallFiles(input: MetadataInput): Promise<MetadataPart> {
+  const { part, withFiles, appendAll } = partWriter(input);
+  const { readStore, collections } = input;
   await withFiles(['genres.parquet'], async (w) => {
     const genres = await readStore.get<GenresDoc>(collections.genres, GENRES_KEY);
     await appendAll(w['genres.parquet'], rows.genreRows(genres?.doc ?? null));
@@ -228,14 +274,19 @@ export async function writeMetadata(input: {
     for await (const { doc } of scanAll<CollectionDoc>(readStore, collections.collections)) await appendAll(w['collections.parquet'], rows.collectionRows(doc));
     for await (const { doc } of scanAll<FeaturedDoc>(readStore, collections.featured)) await appendAll(w['featured.parquet'], rows.featuredRows(doc));
   });
+  return part;
+}
 
-  // The languages the media pass did not write, a few per pass.
-  const sorted = [...languages].filter((language) => !early.has(language)).sort();
+/** The overlays of `languages` (those the media pass did not write), a few per pass over the media. */
+export async function writeTranslationPasses(input: MetadataInput, languages: readonly string[]): Promise<MetadataPart> {
+  const files = partWriter(input);
+  const { track, settle, pending } = files;
+  const sorted = [...languages].sort();
   for (let i = 0; i < sorted.length; i += TRANSLATIONS_PER_PASS) {
     const group = sorted.slice(i, i + TRANSLATIONS_PER_PASS);
-    const writers = group.map((language) => ({ language, writer: translationWriter(language) }));
+    const writers = group.map((language) => ({ language, writer: files.translationWriter(language) }));
     try {
-      for await (const page of mediaPages()) {
+      for await (const page of mediaPages(input)) {
         for (const { doc } of page) {
           for (const { language, writer } of writers) {
             const row = rows.translationRow(doc, language);
@@ -249,19 +300,30 @@ export async function writeMetadata(input: {
       for (const { writer } of writers) await writer.abort(err);
       throw err;
     }
-    for (const { language, writer } of writers) {
-      const { rows: count, result } = await writer.close();
-      rowCounts[`lang_${language}.parquet`] = count;
-      translations.push(result);
-      input.onFile?.(result.path, count);
-    }
+    for (const { language, writer } of writers) await files.closeTranslation(language, writer);
   }
+  return files.part;
+}
 
-  translations.sort((a, b) => (a.path < b.path ? -1 : 1));
+/** The parts put together: the bundle's files in bundle order, the overlays sorted by path. */
+export function metadataResult(parts: readonly MetadataPart[]): MetadataResult {
+  const bundled = new Map(parts.flatMap((p) => p.bundled));
+  const translations = parts.flatMap((p) => p.translations).sort((a, b) => (a.path < b.path ? -1 : 1));
+  const rowCounts: Record<string, number> = Object.assign({}, ...parts.map((p) => p.rowCounts));
   const bundle: TarEntry[] = METADATA_FILES.map((def) => {
     const file = bundled.get(def.file);
     if (file === undefined) throw new AppError('internal', `${def.file} was never written`);
     return { name: def.file, file };
   });
   return { bundle, translations, rowCounts };
+}
+
+/** Every metadata file and overlay, one part after another on this thread. */
+export async function writeMetadata(input: MetadataInput): Promise<MetadataResult> {
+  const seasons = await writeSeasonFiles(input);
+  const media = await writeMediaFiles(input, Promise.resolve(seasons.counts));
+  seasons.counts.clear();
+  const small = await writeSmallFiles(input);
+  const rest = await writeTranslationPasses(input, media.languages.filter((language) => !media.written.includes(language)));
+  return metadataResult([seasons.part, media.part, small, rest]);
 }

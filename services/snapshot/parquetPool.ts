@@ -5,17 +5,16 @@
  * two files encode at once. A file is bound to one worker for its whole life (the least busy
  * when it opens); its batches go over as Arrow IPC bytes (transferred, not copied) and its
  * Parquet bytes come back the same way, in order, to the sink on the main thread.
+ *
+ * A release build thread (buildThreads.ts) is itself one of the threads that keep the cores
+ * busy: it encodes its files on its own thread (`encodeOnThisThread`), with the same encoder.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { AppError } from '../../contracts/errors.ts';
+import type { EncodeProperties, EncoderEvents, openEncoder } from './parquetEncoder.ts';
 
-/** Writer settings chosen by the main thread (the dictionary columns from the first chunk). */
-export interface EncodeProperties {
-  maxRowGroupRows: number;
-  dictionaryOff: boolean;
-  plainColumns: readonly string[];
-}
+export type { EncodeProperties };
 
 /**
  * IPC messages a file may have in flight to its worker before `send` waits. Two keep the
@@ -45,18 +44,99 @@ export interface EncodingFile {
   bytes: AsyncIterable<Uint8Array>;
 }
 
-interface FileState {
-  credits: number;
-  waiting: Array<() => void>;
-  chunks: Uint8Array[];
-  finished: boolean;
-  failure: unknown;
-  wake: (() => void) | null;
+/** What an encoder does with one file's batches: a pool thread's (messages) or this thread's. */
+interface EncoderInput {
+  batch(ipc: Uint8Array): void;
+  close(): void;
+  abort(): void;
 }
+
+/**
+ * The caller's side of one file: credits for the batches in flight, the Parquet bytes as they
+ * come, and the end or failure. `events` is what the encoder tells; `over` runs once the file
+ * is finished, failed or aborted.
+ */
+function encodingFile(input: () => EncoderInput, over: () => void): { file: EncodingFile; events: EncoderEvents } {
+  let credits = IN_FLIGHT;
+  const waiting: Array<() => void> = [];
+  const chunks: Uint8Array[] = [];
+  let finished = false;
+  let failure: unknown = null;
+  let wake: (() => void) | null = null;
+  let ended = false;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    for (const w of waiting.splice(0)) w();
+    over();
+  };
+  const events: EncoderEvents = {
+    ack() {
+      credits += 1;
+      waiting.shift()?.();
+    },
+    bytes(chunk) {
+      chunks.push(chunk);
+      wake?.();
+    },
+    done() {
+      finished = true;
+      end();
+      wake?.();
+    },
+    error(message) {
+      failure ??= new AppError('internal', `parquet encoding failed: ${message}`);
+      end();
+      wake?.();
+    },
+  };
+  const file: EncodingFile = {
+    async send(ipc) {
+      if (failure !== null) throw failure;
+      credits -= 1;
+      input().batch(ipc);
+      if (credits <= 0) await new Promise<void>((resolve) => waiting.push(resolve));
+      if (failure !== null) throw failure;
+    },
+    end() {
+      input().close();
+    },
+    abort(reason) {
+      if (ended) return;
+      failure ??= reason;
+      input().abort();
+      end();
+      wake?.();
+    },
+    bytes: {
+      async *[Symbol.asyncIterator]() {
+        for (;;) {
+          const chunk = chunks.shift();
+          if (chunk !== undefined) {
+            yield chunk;
+            continue;
+          }
+          if (failure !== null) throw failure;
+          if (finished) return;
+          await new Promise<void>((resolve) => {
+            wake = () => {
+              wake = null;
+              resolve();
+            };
+          });
+        }
+      },
+    },
+  };
+  return { file, events };
+}
+
+/** A file open on a pool thread: where that thread's replies about it go. */
+type OpenFile = { events: EncoderEvents };
 
 class PooledWorker {
   readonly worker: Worker;
-  readonly files = new Map<number, FileState>();
+  readonly files = new Map<number, OpenFile>();
   private idle: NodeJS.Timeout | null = null;
   /** Settles once the thread has loaded parquet-wasm. */
   readonly ready: Promise<void>;
@@ -71,10 +151,10 @@ class PooledWorker {
     });
     this.worker.unref();
     this.worker.on('message', (msg: WorkerReply) => this.onMessage(msg));
-    this.worker.on('error', (err) => this.failAll(err));
+    this.worker.on('error', (err) => this.failAll(err instanceof Error ? err.message : String(err)));
     this.worker.on('exit', (code) => {
       this.readyNow();
-      this.failAll(new AppError('internal', `parquet worker exited with code ${code}`));
+      this.failAll(`parquet worker exited with code ${code}`);
     });
   }
 
@@ -85,30 +165,19 @@ class PooledWorker {
     }
     const file = this.files.get(msg.id);
     if (file === undefined) return;
-    if (msg.type === 'ack') {
-      file.credits += 1;
-      file.waiting.shift()?.();
-      return;
-    }
-    if (msg.type === 'bytes') file.chunks.push(msg.chunk);
-    else if (msg.type === 'done') file.finished = true;
-    else file.failure ??= new AppError('internal', `parquet encoding failed: ${msg.message}`);
-    if (msg.type !== 'bytes') this.release(msg.id, file);
-    file.wake?.();
+    if (msg.type === 'ack') file.events.ack();
+    else if (msg.type === 'bytes') file.events.bytes(msg.chunk);
+    else if (msg.type === 'done') file.events.done();
+    else file.events.error(msg.message);
   }
 
-  private failAll(err: unknown): void {
-    for (const [id, file] of this.files) {
-      file.failure ??= err;
-      this.release(id, file);
-      file.wake?.();
-    }
+  private failAll(message: string): void {
+    for (const file of [...this.files.values()]) file.events.error(message);
     pool = pool?.filter((w) => w !== this) ?? null;
   }
 
-  /** The file is over (finished, failed or aborted): its waiters go, the worker idles if it can. */
-  release(id: number, file: FileState): void {
-    for (const w of file.waiting.splice(0)) w();
+  /** The file is over (finished, failed or aborted): the worker idles if it can. */
+  private release(id: number): void {
     if (this.files.delete(id) && this.files.size === 0) {
       this.worker.unref();
       // A thread idle for long is stopped (a server builds once a week); the timer is unref'd,
@@ -124,53 +193,23 @@ class PooledWorker {
   }
 
   open(id: number, props: EncodeProperties): EncodingFile {
-    const file: FileState = { credits: IN_FLIGHT, waiting: [], chunks: [], finished: false, failure: null, wake: null };
     // A worker with a file open holds the process open: the file's caller awaits its replies.
     if (this.idle !== null) clearTimeout(this.idle);
     this.idle = null;
     if (this.files.size === 0) this.worker.ref();
-    this.files.set(id, file);
-    this.worker.postMessage({ type: 'open', id, props });
-    const self = this;
-    return {
-      async send(ipc) {
-        if (file.failure !== null) throw file.failure;
-        file.credits -= 1;
+    const worker = this.worker;
+    const input: EncoderInput = {
+      batch(ipc) {
         const buffer = ipc.byteOffset === 0 && ipc.byteLength === ipc.buffer.byteLength ? ipc : ipc.slice();
-        self.worker.postMessage({ type: 'batch', id, ipc: buffer }, [buffer.buffer as ArrayBuffer]);
-        if (file.credits <= 0) await new Promise<void>((resolve) => file.waiting.push(resolve));
-        if (file.failure !== null) throw file.failure;
+        worker.postMessage({ type: 'batch', id, ipc: buffer }, [buffer.buffer as ArrayBuffer]);
       },
-      end() {
-        self.worker.postMessage({ type: 'close', id });
-      },
-      abort(reason) {
-        if (!self.files.has(id)) return;
-        file.failure ??= reason;
-        self.worker.postMessage({ type: 'abort', id });
-        self.release(id, file);
-        file.wake?.();
-      },
-      bytes: {
-        async *[Symbol.asyncIterator]() {
-          for (;;) {
-            const chunk = file.chunks.shift();
-            if (chunk !== undefined) {
-              yield chunk;
-              continue;
-            }
-            if (file.failure !== null) throw file.failure;
-            if (file.finished) return;
-            await new Promise<void>((resolve) => {
-              file.wake = () => {
-                file.wake = null;
-                resolve();
-              };
-            });
-          }
-        },
-      },
+      close: () => worker.postMessage({ type: 'close', id }),
+      abort: () => worker.postMessage({ type: 'abort', id }),
     };
+    const { file, events } = encodingFile(() => input, () => this.release(id));
+    this.files.set(id, { events });
+    worker.postMessage({ type: 'open', id, props });
+    return file;
   }
 }
 
@@ -179,13 +218,30 @@ export const PARQUET_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 
 let pool: PooledWorker[] | null = null;
 let nextId = 0;
+let onThisThread: typeof openEncoder | null = null;
+
+/**
+ * Encodes every file this thread opens from now on on this thread itself, not the pool: for a
+ * release build thread, which is already one of the threads sharing the cores (a pool of its
+ * own would only add threads and wasm instances). Loads parquet-wasm here, which a thread
+ * using the pool never does.
+ */
+export async function encodeOnThisThread(): Promise<void> {
+  onThisThread = (await import('./parquetEncoder.ts')).openEncoder;
+}
 
 /**
  * Starts encoding one file on an idle worker, a new one while the pool has room, or the least
- * busy. Threads start only when needed: a thread started and never used keeps the process
- * open even when unref'd (seen on Node 20).
+ * busy (or on this thread, see encodeOnThisThread). Threads start only when needed: a thread
+ * started and never used keeps the process open even when unref'd (seen on Node 20).
  */
 export function openEncodingFile(props: EncodeProperties): EncodingFile {
+  if (onThisThread !== null) {
+    let encoder: EncoderInput | null = null;
+    const { file, events } = encodingFile(() => encoder as EncoderInput, () => {});
+    encoder = onThisThread(props, events);
+    return file;
+  }
   pool ??= [];
   let best: PooledWorker | null = null;
   for (const w of pool) if (best === null || w.files.size < best.files.size) best = w;

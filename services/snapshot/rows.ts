@@ -125,12 +125,28 @@ export interface SeasonCounts {
   episodes: number;
 }
 
-export function tvShowRow(doc: MediaDoc, counts: SeasonCounts | undefined): SnapshotRow {
+/**
+ * What tv_shows.parquet needs of a show's media document, kept from the media pass until the
+ * seasons pass has counted its seasons (the two passes may run at once, on two threads).
+ */
+export interface TvShowFields {
+  mediaId: string;
+  inProduction: boolean | null;
+  lastAirDate: string | null;
+  runtime: number | null;
+}
+
+export function tvShowFields(doc: MediaDoc): TvShowFields {
+  const d = doc.details;
+  return { mediaId: doc.id, inProduction: d.inProduction, lastAirDate: d.lastAirDate, runtime: d.runtime };
+}
+
+export function tvShowRow(show: TvShowFields, counts: SeasonCounts | undefined): SnapshotRow {
   return {
-    media_id: doc.id,
-    in_production: doc.details.inProduction,
-    last_air_date: doc.details.lastAirDate,
-    runtime: doc.details.runtime,
+    media_id: show.mediaId,
+    in_production: show.inProduction,
+    last_air_date: show.lastAirDate,
+    runtime: show.runtime,
     season_count: counts?.seasons ?? 0,
     episode_count: counts?.episodes ?? 0,
   };

@@ -41,3 +41,22 @@ export async function* scanPages<T>(
     start = `${last.key}\u0000`;
   }
 }
+
+/**
+ * `readStore` whose reads fail once `failed()` has a reason: a build's first failure stops the
+ * files written alongside at their next read. A Proxy, since adapters may be classes.
+ */
+export function stopOnFailure(readStore: ReadStore, failed: () => { reason: unknown } | null): ReadStore {
+  const reads = new Set<PropertyKey>(['get', 'getMany', 'scan', 'count']);
+  return new Proxy(readStore, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const f = reads.has(property) ? failed() : null;
+        if (f !== null) return Promise.reject(f.reason);
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AppError } from '../../contracts/errors.ts';
 import type { Clock, EventStore, ReadStore, ReleaseManifest, ReleaseStore } from '../../contracts/ports.ts';
 import type { LinksDoc, MediaDoc } from '../../contracts/readModels.ts';
 import {
@@ -296,6 +297,39 @@ describe('the weekly release built from the read models', function () {
     assert.equal(mediaReadsAfter, 0, 'the media pass read on after the failure');
     assert.deepEqual(await store.list(), []);
     assert.equal(await store.get('2026-W47'), null);
+  });
+
+  it('on build threads, publishes nothing when a file cannot be written, and fails with that error', async () => {
+    const store = fsReleaseStore({ dir: join(dir, 'failing-threads') });
+    const boom = new AppError('unavailable', 'the release store is full');
+    let refused = 0;
+    // The US links fail as the release takes them; every other file is written as usual.
+    const failing: ReleaseStore = {
+      ...store,
+      async begin(version) {
+        const writer = await store.begin(version);
+        return {
+          ...writer,
+          write: (path, data) => {
+            if (path === 'country=US/links.parquet') {
+              refused += 1;
+              return Promise.reject(boom);
+            }
+            return writer.write(path, data);
+          },
+        };
+      },
+    };
+    const keys = { keys: [{ version: 1, key: new Uint8Array(32).fill(7) }] };
+    const threads = { lmdb: { dataDir: dir }, linkKeys: keys, count: 2 };
+    await assert.rejects(buildRelease({ readStore, releases: failing, linkTokens, clock, threads, parquet: { chunkRows: 1 } }), (err) => err === boom);
+    assert.equal(refused, 1);
+    assert.deepEqual(await store.list(), []);
+    assert.equal(await store.get('2026-W47'), null);
+    // The build threads are gone and their stores closed: the same week builds afterwards.
+    const again = await buildRelease({ readStore, releases: store, linkTokens, clock, threads });
+    assert.equal(again.created, true);
+    assert.deepEqual(again.manifest.files.map((f) => f.path), manifest.files.map((f) => f.path));
   });
 
   it('refuses a malformed week before writing anything', async () => {

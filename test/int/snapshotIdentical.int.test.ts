@@ -6,6 +6,8 @@
  * non-ASCII text; written in small chunks and row groups so their boundaries are exercised),
  * one from the bench's synthetic catalog at the default writer settings (several chunks).
  *
+ * Each release is built on the calling thread and again on build threads (buildThreads.ts).
+ *
  * A change that alters the bytes on purpose (a new schema version, another parquet-wasm)
  * regenerates the fixture with `UPDATE_IDENTICAL=1 npx mocha test/int/snapshotIdentical.int.test.ts`
  * and says why in its commit.
@@ -18,7 +20,8 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
-import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { lmdbReadStore, type LmdbReadStoreOptions } from '../../infra/lmdb/readStore.ts';
+import { lmdbUnmapGroup } from '../../infra/lmdb/unmapGroup.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { writeSyntheticCatalog } from '../../bench/_snapshotCatalog.ts';
@@ -45,15 +48,28 @@ function digests(dir: string): Record<string, string> {
   return out;
 }
 
-async function release(dir: string, readStore: ReadStore, week: string, parquet?: ParquetWriterOptions): Promise<Record<string, string>> {
-  const releases = join(dir, 'releases');
+/**
+ * The release of the read models in `dir`, built on this thread (`threads` 0) or on build
+ * threads with stores of their own (buildThreads.ts).
+ */
+async function release(
+  dir: string,
+  readStore: ReadStore,
+  week: string,
+  threads: number,
+  parquet?: ParquetWriterOptions,
+  lmdb: Omit<LmdbReadStoreOptions, 'dataDir'> = {},
+): Promise<Record<string, string>> {
+  const releases = join(dir, `releases-${threads}${lmdb.unmapGroup ? '-unmapped' : ''}`);
+  const linkKeys = { keys: [{ version: 1, key }] };
   await buildRelease({
     readStore,
     releases: fsReleaseStore({ dir: releases }),
-    linkTokens: createLinkTokens({ keys: [{ version: 1, key }] }),
+    linkTokens: createLinkTokens(linkKeys),
     clock,
     week,
     ...(parquet ? { parquet } : {}),
+    ...(threads === 0 ? {} : { threads: { lmdb: { ...lmdb, dataDir: dir }, linkKeys, count: threads } }),
   });
   return digests(releases);
 }
@@ -61,6 +77,10 @@ async function release(dir: string, readStore: ReadStore, week: string, parquet?
 describe('releases built from the same read models', function () {
   this.timeout(120_000);
   const built: Record<string, Record<string, string>> = {};
+  // The same releases built on two build threads, and on one.
+  const threaded: Record<string, Record<string, string>> = {};
+  const oneThread: Record<string, Record<string, string>> = {};
+  const unmapped: Record<string, Record<string, string>> = {};
   const dirs: string[] = [];
   const fresh = (prefix: string): string => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -79,7 +99,9 @@ describe('releases built from the same read models', function () {
     try {
       await seedCatalog(eventStore, readStore, inProcessSearchIndex());
       // The week of the fixture's offer changes (changes.parquet has rows).
-      built.fixture = await release(dir, readStore, '2026-W46', { chunkRows: 3, maxRowGroupRows: 7 });
+      built.fixture = await release(dir, readStore, '2026-W46', 0, { chunkRows: 3, maxRowGroupRows: 7 });
+      threaded.fixture = await release(dir, readStore, '2026-W46', 2, { chunkRows: 3, maxRowGroupRows: 7 });
+      oneThread.fixture = await release(dir, readStore, '2026-W46', 1, { chunkRows: 3, maxRowGroupRows: 7 });
     } finally {
       await readStore.close();
       await eventStore.close();
@@ -92,7 +114,10 @@ describe('releases built from the same read models', function () {
     const readStore = lmdbReadStore({ dataDir: dir });
     try {
       await writeSyntheticCatalog(readStore, { titles: 3000, countries: 2, providersPerCountry: 20 });
-      built.synthetic = await release(dir, readStore, '2026-W47');
+      built.synthetic = await release(dir, readStore, '2026-W47', 0);
+      threaded.synthetic = await release(dir, readStore, '2026-W47', 2);
+      // The threads' stores reopened together after every MB of the file they map (unmapGroup.ts).
+      unmapped.synthetic = await release(dir, readStore, '2026-W47', 2, undefined, { unmapAfterMb: 1, unmapGroup: lmdbUnmapGroup() });
     } finally {
       await readStore.close();
     }
@@ -116,5 +141,8 @@ describe('releases built from the same read models', function () {
     assert.ok(expected, `no digests for ${name} in ${FIXTURE}`);
     assert.ok(Object.keys(got).length > 10, `only ${Object.keys(got).length} files built`);
     assert.deepEqual(got, expected);
+    assert.deepEqual(threaded[name], expected, 'built on two build threads');
+    if (oneThread[name] !== undefined) assert.deepEqual(oneThread[name], expected, 'built on one build thread');
+    if (unmapped[name] !== undefined) assert.deepEqual(unmapped[name], expected, 'built on build threads whose stores unmap together');
   }
 });

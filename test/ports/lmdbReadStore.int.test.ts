@@ -7,6 +7,7 @@ import { isAppError } from '../../contracts/errors.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import type { ReadStore } from '../../contracts/ports.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { lmdbUnmapGroup } from '../../infra/lmdb/unmapGroup.ts';
 import { scanAll } from '../../services/snapshot/scan.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 
@@ -30,6 +31,22 @@ readStoreSuite('lmdbReadStore (unmapAfterMb)', async () => {
     store,
     async cleanup() {
       await store.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+});
+
+// The same again in an unmap group with a second member, idle, that has to close with it.
+readStoreSuite('lmdbReadStore (unmapAfterMb, in an unmap group)', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'marquee-rs-'));
+  const unmapGroup = lmdbUnmapGroup();
+  const store = lmdbReadStore({ dataDir, unmapAfterMb: 0, unmapGroup });
+  const idle = lmdbReadStore({ dataDir, unmapAfterMb: 0, unmapGroup });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await idle.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
@@ -284,5 +301,18 @@ describe('lmdbReadStore', () => {
     assert.equal(unmapped.docs, 4000);
     assert.ok(plain.growthMb >= 10, `without it the read-through maps the whole file (${plain.growthMb} MB)`);
     assert.ok(unmapped.growthMb < 6, `with 2 MB allowed, at most ${unmapped.growthMb} MB stay mapped`);
+
+    // Two stores reading through at once: a handle closed alone leaves the file mapped by the
+    // other's, unless both are of one unmap group.
+    const both = async (group: SharedArrayBuffer | undefined): Promise<number> => {
+      const options = { dataDir, unmapAfterMb: 2, ...(group ? { unmapGroup: group } : {}) };
+      const results = await Promise.all([readThrough(lmdbReadStore(options)), readThrough(lmdbReadStore(options))]);
+      assert.deepEqual(results.map((r) => r.docs), [4000, 4000]);
+      return Math.max(...results.map((r) => r.growthMb));
+    };
+    const alone = await both(undefined);
+    const grouped = await both(lmdbUnmapGroup());
+    assert.ok(alone >= 10, `two stores without a group map the whole file (${alone} MB)`);
+    assert.ok(grouped < 6, `two stores of one group keep at most ${grouped} MB mapped`);
   });
 });
