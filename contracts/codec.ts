@@ -67,6 +67,9 @@ export function createCodec(registry: SchemaRegistry): Codec {
 
   /** The Avro body of a value, or a reason; extra properties count as errors (they would be lost). */
   function check(schema: VersionedSchema, body: unknown): string | null {
+    // The common case first: avsc checks a valid value several times faster without an error
+    // hook (no path kept per field); the hook runs only to name the bad field of an invalid one.
+    if (schema.avro.isValid(body, { noUndeclaredFields: true })) return null;
     let reason: string | null = null;
     const hook = (prefix: string[]) => (path: string[], value: unknown, type: avsc.Type): void => {
       if (reason !== null) return;
