@@ -105,7 +105,10 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   const { localInbox } = adapters;
   const crawling: CrawlThread | null = localInbox ? startCrawlThread(crawlOptions) : null;
   crawling?.prepare(fromDay);
-  const projecting = await startProjectionThread(config, adapters.readStore);
+  // Not awaited here: the first day is ingested while the worker boots (its modules take about
+  // a second to load), and only the first wait for the read models needs it.
+  const booting = startProjectionThread(config, adapters.readStore);
+  booting.catch(() => undefined);
   try {
     for (let day = fromDay; day < days; day += 1) {
       if (signal?.aborted) return;
@@ -125,7 +128,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       }
       if (signal?.aborted) return;
       const ingested = await adapters.eventStore.headPosition();
-      await projecting.waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'), signal);
+      await (await booting).waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'), signal);
       if (signal?.aborted) return;
       logger.debug(`sample day ${day + 1}/${days} ${date}: ranking`);
       // A shutdown stops the ranking between countries and the wait at once (on FerretDB each
@@ -140,9 +143,9 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       logger.debug({ day, date, published }, 'sample day loaded');
     }
     // The last ranking's events, or a resumed load's backlog, folded before the index is filled.
-    await projecting.waitFor(await adapters.eventStore.headPosition(), undefined, signal);
+    await (await booting).waitFor(await adapters.eventStore.headPosition(), undefined, signal);
   } finally {
-    await Promise.all([projecting.stop(), crawling?.stop()]);
+    await Promise.all([booting.then((thread) => thread.stop(), () => undefined), crawling?.stop()]);
   }
   if (signal?.aborted) return;
   pipeline.deferSearch(false);
