@@ -50,6 +50,22 @@ interface RunResult {
   project_tail_s: number;
   raw_lmdb_append_events_per_s: number;
   ratio_to_raw: number;
+  /** CPU seconds of the whole process (every thread) from publish to projected read models. */
+  cpu_s: number;
+  /** CPU seconds of the raw appends (the process does nothing else meanwhile). */
+  raw_cpu_s: number;
+  /**
+   * raw_cpu_s / cpu_s: CPU per event of the raw loop over ours. Less sensitive to other jobs on
+   * the machine than the wall-clock ratio (the raw loop, on one thread, slows more under load
+   * than our three); on two free cores the wall-clock ratio can reach up to twice this.
+   */
+  cpu_ratio_to_raw: number;
+}
+
+/** CPU seconds this process has used so far, all threads. */
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 async function runOnce(label: string, titles: number | undefined, countries: string[] | undefined): Promise<RunResult> {
@@ -61,6 +77,7 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   // As `start` loads a catalog: projections fold in their worker thread while this one ingests.
   const projecting = await startProjectionThread(config, readStore);
   const t0 = performance.now();
+  const cpu0 = cpuSeconds();
   let observations: number;
   let t1: number;
   if (adapters.localInbox) {
@@ -88,6 +105,7 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   await projecting.waitFor(await eventStore.headPosition());
   await projecting.stop();
   const t3 = performance.now();
+  const cpu = cpuSeconds() - cpu0;
   const events = await eventStore.headPosition();
   const seconds = (t3 - t0) / 1000;
 
@@ -96,6 +114,7 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   const rawDir = mkdtempSync(join(tmpdir(), 'marquee-bench-raw-'));
   const raw = open({ path: rawDir, overlappingSync: false });
   let rawSeconds = 0;
+  let rawCpu = 0;
   let after = 0;
   let key = 0;
   for (;;) {
@@ -105,10 +124,12 @@ async function runOnce(label: string, titles: number | undefined, countries: str
     after = last.position;
     const values = batch.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, revision: e.revision, recordedAt: e.recordedAt }));
     const started = performance.now();
+    const cpuStarted = cpuSeconds();
     await raw.transaction(() => {
       for (const v of values) raw.put((key += 1), v);
     });
     rawSeconds += (performance.now() - started) / 1000;
+    rawCpu += cpuSeconds() - cpuStarted;
   }
   await raw.close();
   rmSync(rawDir, { recursive: true, force: true });
@@ -128,6 +149,9 @@ async function runOnce(label: string, titles: number | undefined, countries: str
     project_tail_s: round((t3 - t2) / 1000),
     raw_lmdb_append_events_per_s: Math.round(rawRate),
     ratio_to_raw: round(eventsPerS / rawRate, 3),
+    cpu_s: round(cpu),
+    raw_cpu_s: round(rawCpu),
+    cpu_ratio_to_raw: round(rawCpu / cpu, 3),
   };
 }
 

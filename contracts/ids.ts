@@ -71,16 +71,28 @@ export function isCountryCode(value: string): boolean {
   return COUNTRY.test(value);
 }
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-/** A real calendar date in `YYYY-MM-DD` form (checked arithmetically: ingest calls this per offer field). */
+/** The value of the ASCII digits of `s` from `at` to `end`, or -1 when one is not a digit. */
+function digitsAt(s: string, at: number, end: number): number {
+  let n = 0;
+  for (let i = at; i < end; i += 1) {
+    const d = s.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+/**
+ * A real calendar date in `YYYY-MM-DD` form (ASCII digits), checked by character codes: the bus
+ * calls this for the dates of every offer it decodes, and a regular expression's match array
+ * per date was garbage for the collector.
+ */
 export function isIsoDate(value: string): boolean {
-  const m = DATE.exec(value);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || day < 1) return false;
+  if (value.length !== 10 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) return false;
+  const year = digitsAt(value, 0, 4);
+  const month = digitsAt(value, 5, 7);
+  const day = digitsAt(value, 8, 10);
+  if (year < 0 || month < 1 || month > 12 || day < 1) return false;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
   return day <= max;

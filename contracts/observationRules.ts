@@ -54,19 +54,39 @@ function show(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function nonEmpty(v: string, path: string): void {
-  if (v.trim() === '') fail(path, 'must not be empty');
+/*
+ * Every check below runs for each offer, cast member and episode of every crawl (the bus
+ * validates each record it decodes), so the happy path builds no string: a field's path and
+ * the reason are made only for the one that fails.
+ */
+
+function isBlank(v: string): boolean {
+  return v.trim() === '';
 }
 
-/** Avro `int`/`long` are integers already; a double may still be NaN or infinite. */
+function nonEmpty(v: string, path: string): void {
+  if (isBlank(v)) fail(path, 'must not be empty');
+}
+
+/** Why a number breaks "finite and >= 0" (null passes), or null. Avro `int`/`long` are integers already; a double may still be NaN or infinite. */
+function negativeReason(v: number | null): string | null {
+  if (v === null) return null;
+  if (!Number.isFinite(v)) return `expected a finite number, got ${show(v)}`;
+  return v < 0 ? `must be >= 0, got ${v}` : null;
+}
+
 function atLeastZero(v: number | null, path: string): void {
-  if (v === null) return;
-  if (!Number.isFinite(v)) fail(path, `expected a finite number, got ${show(v)}`);
-  if (v < 0) fail(path, `must be >= 0, got ${v}`);
+  const reason = negativeReason(v);
+  if (reason !== null) fail(path, reason);
+}
+
+function dateReason(v: string | null): string | null {
+  return v === null || isIsoDate(v) ? null : `expected a date YYYY-MM-DD, got ${show(v)}`;
 }
 
 function date(v: string | null, path: string): void {
-  if (v !== null && !isIsoDate(v)) fail(path, `expected a date YYYY-MM-DD, got ${show(v)}`);
+  const reason = dateReason(v);
+  if (reason !== null) fail(path, reason);
 }
 
 function country(v: string | null, path: string): void {
@@ -75,6 +95,13 @@ function country(v: string | null, path: string): void {
 
 function language(v: string | null, path: string): void {
   if (v !== null && !LANGUAGE.test(v)) fail(path, `expected a language code, got ${show(v)}`);
+}
+
+/** The index of the first blank string of a list (null: none), or -1. */
+function firstBlank(list: readonly string[] | null | undefined): number {
+  if (!list) return -1;
+  for (let i = 0; i < list.length; i += 1) if (isBlank(list[i] as string)) return i;
+  return -1;
 }
 
 function mediaRef(ref: MediaRef, path: string): void {
@@ -99,27 +126,31 @@ function mediaObserved({ data: d }: MediaObserved): void {
   atLeastZero(d.voteCount, 'data.voteCount');
   atLeastZero(d.runtime, 'data.runtime');
   date(d.lastAirDate, 'data.lastAirDate');
-  d.genreIds.forEach((g, i) => atLeastZero(g, `data.genreIds[${i}]`));
+  d.genreIds.forEach((g, i) => {
+    const reason = negativeReason(g);
+    if (reason !== null) fail(`data.genreIds[${i}]`, reason);
+  });
   d.ratings.forEach((r, i) => {
-    nonEmpty(r.source, `data.ratings[${i}].source`);
-    atLeastZero(r.rating, `data.ratings[${i}].rating`);
+    if (isBlank(r.source)) fail(`data.ratings[${i}].source`, 'must not be empty');
+    const reason = negativeReason(r.rating);
+    if (reason !== null) fail(`data.ratings[${i}].rating`, reason);
   });
   for (const field of ['externalIds', 'videos'] as const) {
     d[field].forEach((r, i) => {
-      nonEmpty(r.source, `data.${field}[${i}].source`);
-      nonEmpty(r.id, `data.${field}[${i}].id`);
+      if (isBlank(r.source)) fail(`data.${field}[${i}].source`, 'must not be empty');
+      if (isBlank(r.id)) fail(`data.${field}[${i}].id`, 'must not be empty');
     });
   }
   d.contentRatings.forEach((r, i) => {
     if (!isCountryCode(r.country)) fail(`data.contentRatings[${i}].country`, `expected a two-letter country code, got ${show(r.country)}`);
-    nonEmpty(r.rating, `data.contentRatings[${i}].rating`);
+    if (isBlank(r.rating)) fail(`data.contentRatings[${i}].rating`, 'must not be empty');
   });
   d.cast.forEach((c, i) => {
-    const p = `data.cast[${i}]`;
-    nonEmpty(c.personId, `${p}.personId`);
-    nonEmpty(c.name, `${p}.name`);
-    nonEmpty(c.role, `${p}.role`);
-    atLeastZero(c.order, `${p}.order`);
+    if (isBlank(c.personId)) fail(`data.cast[${i}].personId`, 'must not be empty');
+    if (isBlank(c.name)) fail(`data.cast[${i}].name`, 'must not be empty');
+    if (isBlank(c.role)) fail(`data.cast[${i}].role`, 'must not be empty');
+    const reason = negativeReason(c.order);
+    if (reason !== null) fail(`data.cast[${i}].order`, reason);
   });
 }
 
@@ -131,37 +162,54 @@ function mediaTranslationObserved({ data: d }: MediaTranslationObserved): void {
 function seasonsObserved({ data: d }: SeasonsObserved): void {
   mediaRef({ contentType: 'tv_show', sourceId: d.sourceId }, 'data');
   d.seasons.forEach((s, i) => {
-    const p = `data.seasons[${i}]`;
-    atLeastZero(s.seasonNumber, `${p}.seasonNumber`);
-    date(s.airDate, `${p}.airDate`);
+    let reason = negativeReason(s.seasonNumber);
+    if (reason !== null) fail(`data.seasons[${i}].seasonNumber`, reason);
+    reason = dateReason(s.airDate);
+    if (reason !== null) fail(`data.seasons[${i}].airDate`, reason);
     s.episodes.forEach((e, j) => {
-      atLeastZero(e.episodeNumber, `${p}.episodes[${j}].episodeNumber`);
-      date(e.airDate, `${p}.episodes[${j}].airDate`);
+      let why = negativeReason(e.episodeNumber);
+      if (why !== null) fail(`data.seasons[${i}].episodes[${j}].episodeNumber`, why);
+      why = dateReason(e.airDate);
+      if (why !== null) fail(`data.seasons[${i}].episodes[${j}].airDate`, why);
     });
-    noDuplicates(s.episodes.map((e) => e.episodeNumber), `${p}.episodes`, 'episode number');
+    noDuplicates(s.episodes.map((e) => e.episodeNumber), `data.seasons[${i}].episodes`, 'episode number');
   });
   noDuplicates(d.seasons.map((s) => s.seasonNumber), 'data.seasons', 'season number');
 }
 
+const offerField = (i: number, field: string): string => `data.offers[${i}].${field}`;
+
 function availabilityObserved({ data: d }: AvailabilityObserved): void {
   mediaRef(d, 'data');
   country(d.country, 'data.country');
-  d.offers.forEach((o, i) => {
-    const p = `data.offers[${i}]`;
-    nonEmpty(o.providerId, `${p}.providerId`);
-    atLeastZero(o.seasonNumber, `${p}.seasonNumber`);
-    atLeastZero(o.episodeNumber, `${p}.episodeNumber`);
-    nonEmpty(o.webUrl, `${p}.webUrl`);
-    // Its link token must stay under the length /go accepts (services/links/linkTokens.ts).
-    if (Buffer.byteLength(o.webUrl) > MAX_WEB_URL_BYTES) fail(`${p}.webUrl`, `longer than ${MAX_WEB_URL_BYTES} bytes`);
+  const offers = d.offers;
+  for (let i = 0; i < offers.length; i += 1) {
+    const o = offers[i] as AvailabilityObserved['data']['offers'][number];
+    if (isBlank(o.providerId)) fail(offerField(i, 'providerId'), 'must not be empty');
+    let reason = negativeReason(o.seasonNumber);
+    if (reason !== null) fail(offerField(i, 'seasonNumber'), reason);
+    reason = negativeReason(o.episodeNumber);
+    if (reason !== null) fail(offerField(i, 'episodeNumber'), reason);
+    if (isBlank(o.webUrl)) fail(offerField(i, 'webUrl'), 'must not be empty');
+    // Its link token must stay under the length /go accepts (services/links/linkTokens.ts). A
+    // UTF-16 unit is at most 3 bytes of UTF-8, so only a long URL needs counting.
+    if (o.webUrl.length * 3 > MAX_WEB_URL_BYTES && Buffer.byteLength(o.webUrl) > MAX_WEB_URL_BYTES) {
+      fail(offerField(i, 'webUrl'), `longer than ${MAX_WEB_URL_BYTES} bytes`);
+    }
     // Formats are Avro strings ("4k" is no enum symbol), so their set is checked here.
-    const format = o.formats?.find((f) => !FORMAT_SET.has(f));
-    if (format !== undefined) fail(`${p}.formats`, `${show(format)} is not one of ${FORMATS.join(', ')}`);
-    o.audioLanguages?.forEach((l, j) => nonEmpty(l, `${p}.audioLanguages[${j}]`));
-    o.subtitleLanguages?.forEach((l, j) => nonEmpty(l, `${p}.subtitleLanguages[${j}]`));
-    date(o.availableFrom, `${p}.availableFrom`);
-    date(o.availableTo, `${p}.availableTo`);
-  });
+    const formats = o.formats;
+    if (formats) {
+      for (const format of formats) if (!FORMAT_SET.has(format)) fail(offerField(i, 'formats'), `${show(format)} is not one of ${FORMATS.join(', ')}`);
+    }
+    const audio = firstBlank(o.audioLanguages);
+    if (audio >= 0) fail(offerField(i, `audioLanguages[${audio}]`), 'must not be empty');
+    const subtitles = firstBlank(o.subtitleLanguages);
+    if (subtitles >= 0) fail(offerField(i, `subtitleLanguages[${subtitles}]`), 'must not be empty');
+    reason = dateReason(o.availableFrom);
+    if (reason !== null) fail(offerField(i, 'availableFrom'), reason);
+    reason = dateReason(o.availableTo);
+    if (reason !== null) fail(offerField(i, 'availableTo'), reason);
+  }
 }
 
 function providersObserved({ data: d }: ProvidersObserved): void {

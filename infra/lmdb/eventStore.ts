@@ -155,6 +155,10 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
       const from = readOptions.fromRevision ?? 0;
       return reading(() => {
         const out: RecordedEvent[] = [];
+        // A stream's head is one lookup; a range read costs an iterator. Ingest reads every
+        // stream it has no state of, and on a first crawl that is every stream, none existing.
+        const head = heads.get(stream);
+        if (head === undefined || head < from) return out;
         for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream, MAX_KEY] })) {
           const stored = events.get(position);
           if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import {
   SINGLE_OBJECT_MAGIC,
+  codec,
   decodeEvent,
   decodeObservation,
   encodeEvent,
@@ -67,6 +68,21 @@ describe('contracts codec', () => {
     assert.equal(bytes.subarray(2, 10).toString('hex'), schemaFingerprint('GenresObserved'));
     assert.match(schemaFingerprint('OfferAdded'), /^[0-9a-f]{16}$/);
     assert.notEqual(schemaFingerprint('OfferAdded'), schemaFingerprint('OfferChanged'));
+  });
+
+  it('writes header and Avro body as the schema writes them, into fresh buffers, records larger than its scratch buffer too', () => {
+    const { registry } = codec;
+    const expected = (o: Observation): Buffer => {
+      const schema = registry.latest('observation', o.type);
+      assert.ok(schema);
+      const { type: _type, ...body } = o;
+      return Buffer.concat([SINGLE_OBJECT_MAGIC, schema.fingerprint, schema.avro.toBuffer(body)]);
+    };
+    const large: Observation = { ...OBSERVATION_SAMPLES.GenresObserved, data: { genres: Array.from({ length: 5000 }, (_, i) => ({ id: i, slug: `genre-${i}`, name: `Genre number ${i}` })) } } as Observation;
+    const records = [...ALL_OBSERVATION_SAMPLES, large, OBSERVATION_SAMPLES.GenresObserved].map((o) => ({ o, bytes: encodeObservation(o) }));
+    assert.ok((records.at(-2)?.bytes.length ?? 0) > 64 * 1024);
+    // Each result is its own copy: a later encode leaves the earlier ones as they were.
+    for (const { o, bytes } of records) assert.deepEqual(bytes, expected(o), o.type);
   });
 
   it('decodes a Uint8Array view of the bytes as well as a Buffer', () => {

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { validateDecodedObservation, validateObservation } from '../../contracts/codec.ts';
 import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
-import { isCollectionSlug, MAX_SLUG_CHARS } from '../../contracts/ids.ts';
+import { isCollectionSlug, isIsoDate, MAX_SLUG_CHARS } from '../../contracts/ids.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { domainRuleViolation, isRfc3339 } from '../../contracts/observationRules.ts';
 import { decideFromHistory, routeObservation } from '../../services/ingest/deciders.ts';
@@ -84,6 +84,34 @@ describe('observation validation: schema and domain rules', () => {
   it('refuses an empty provider id or web URL of an offer', () => {
     refused(availabilityObserved('a1', T0, [offer('')]), /data\.offers\[0\]\.providerId: must not be empty/);
     refused(availabilityObserved('a1', T0, [offer('hulu', { webUrl: ' ' })]), /data\.offers\[0\]\.webUrl: must not be empty/);
+  });
+
+  it('names the failing field of an offer, a cast member or an episode past the first (paths are built only on failure)', () => {
+    const ok = offer('hulu');
+    refused(availabilityObserved('a1', T0, [ok, offer('hulu', { seasonNumber: -2 })]), /^AvailabilityObserved\.data\.offers\[1\]\.seasonNumber: must be >= 0, got -2$/);
+    refused(availabilityObserved('a1', T0, [ok, offer('hulu', { audioLanguages: ['en', ' '] })]), /^AvailabilityObserved\.data\.offers\[1\]\.audioLanguages\[1\]: must not be empty$/);
+    refused(availabilityObserved('a1', T0, [ok, offer('hulu', { subtitleLanguages: [''] })]), /^AvailabilityObserved\.data\.offers\[1\]\.subtitleLanguages\[0\]: must not be empty$/);
+    refused(availabilityObserved('a1', T0, [offer('hulu', { availableTo: '2025-13-01' })]), /^AvailabilityObserved\.data\.offers\[0\]\.availableTo: expected a date YYYY-MM-DD, got "2025-13-01"$/);
+    refused(availabilityObserved('a1', T0, [offer('hulu', { formats: ['hd', '8k' as never] })]), /^AvailabilityObserved\.data\.offers\[0\]\.formats: "8k" is not one of/);
+    const cast = [{ personId: 'p1', name: 'A', role: 'actor', character: null, order: 0 }, { personId: 'p2', name: ' ', role: 'actor', character: null, order: 1 }];
+    refused(mediaObserved('o1', T0, { cast } as never), /^MediaObserved\.data\.cast\[1\]\.name: must not be empty$/);
+    const episodes = [{ episodeNumber: 1, title: 'E1', overview: null, backdrop: null, airDate: '2024-02-29' }, { episodeNumber: 2, title: 'E2', overview: null, backdrop: null, airDate: '2023-02-29' }];
+    refused(seasonsObserved('s1', T0, [{ ...season(1), episodes }], 1399), /^SeasonsObserved\.data\.seasons\[0\]\.episodes\[1\]\.airDate: expected a date YYYY-MM-DD, got "2023-02-29"$/);
+  });
+
+  it('checks calendar dates as the YYYY-MM-DD pattern with real days did', () => {
+    const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+    const reference = (v: string): boolean => {
+      const m = DATE.exec(v);
+      if (!m) return false;
+      const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      if (month < 1 || month > 12 || day < 1) return false;
+      const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+      return day <= (month === 2 && leap ? 29 : [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] as number);
+    };
+    const samples = ['2024-02-29', '2023-02-29', '2000-02-29', '1900-02-29', '0000-01-01', '2025-00-10', '2025-12-31', '2025-12-32', '2025-04-31',
+      '2025-1-01', '2025-01-1', '20250101', '2025/01/01', '2025-01-01 ', ' 2025-01-01', '2025-0a-01', '２０２５-01-01', '2025-01-00', '', '9999-12-31', '2025-01-01T00'];
+    for (const v of samples) assert.equal(isIsoDate(v), reference(v), v);
   });
 
   it('refuses a web URL whose link token /go would refuse as too long', () => {
