@@ -121,11 +121,12 @@ export class ProjectionGroup {
   /**
    * Folds everything appended up to now (the head as read at the start), then returns: start-up,
    * `marquee crawl`, the sample load. `onProgress(position, head)` after each batch. A failing
-   * projection is retried after its pause until it gets through.
+   * projection is retried after its pause until it gets through. With `upTo`, stops there
+   * instead of at the head (a caller that wants the log in batches of its choosing).
    */
-  async catchUp(onProgress?: (position: number, head: number) => void): Promise<void> {
+  async catchUp(onProgress?: (position: number, head: number) => void, upTo = Number.POSITIVE_INFINITY): Promise<void> {
     if (this.states.length === 0) await this.init();
-    const head = await this.options.eventStore.headPosition();
+    const head = Math.min(upTo, await this.options.eventStore.headPosition());
     onProgress?.(this.position, head);
     while (this.position < head && !this.stopped) {
       const due = this.states.filter((s) => s.checkpoint < head && s.retryAt <= Date.now());

@@ -67,6 +67,8 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
 
   return {
     async waitFor(position, onProgress, signal) {
+      // The worker may hold events back to fold them in fewer batches (on MongoDB): a wait says how far it must go.
+      worker.postMessage({ type: 'upTo', position });
       let read = true;
       for (;;) {
         if (failure) throw failure;

@@ -34,25 +34,75 @@ const readStore: ReadStore = {
 };
 // No search sink here: the search index lives in the main thread, which refills it from the
 // `search` read model once the load is done.
+const batchSize = projectionBatchSize(config);
 const group = new ProjectionGroup({
   eventStore,
   readStore,
   projections: ALL_PROJECTIONS,
   logger,
-  batchSize: projectionBatchSize(config),
+  batchSize,
   parallel: projectionParallelism(config),
-  // On MongoDB a batch costs round trips per read model whatever its size (a checkpoint write,
-  // a parked lookup), and a document changed in two batches is written twice: waiting a second
-  // once caught up lets a day's ingest gather larger batches (days 2-7 of a 1,000-title sample:
-  // two batches a day instead of three to six). On LMDB a batch costs little.
   idleMs: config.mongodbUrl ? 1000 : 10,
 });
-group.start();
+
+/**
+ * On MongoDB the worker gathers: it folds only full batches while the log grows, and the rest
+ * up to the position the main thread waits for (`upTo`, told by projectionThread.ts), so a day
+ * of the sample's churn (about 12,000 events) is one batch, not one per second of its ingest.
+ * Each batch costs round trips per read model whatever its size (a checkpoint write, a parked
+ * lookup), and a document changed in several batches (a title's `search` document, a block of
+ * 25 titles in `ranking_inputs`) is read and replaced in each. Day 1 still folds full batches
+ * while it is ingested. On LMDB a batch costs little: the worker follows the log live.
+ */
+let horizon = 0;
+let stopping = false;
+let wake: (() => void) | null = null;
+async function gather(): Promise<void> {
+  let ready = false;
+  while (!stopping) {
+    let pause = 1000;
+    try {
+      if (!ready) await group.init();
+      ready = true;
+      const head = await eventStore.headPosition();
+      const from = group.position;
+      const full = from + Math.floor((head - from) / batchSize) * batchSize;
+      const upTo = Math.max(full, Math.min(horizon, head));
+      if (upTo > from) {
+        // A batch that fails is retried by the group after its pause, until it gets through.
+        await group.catchUp(undefined, upTo);
+        pause = 0;
+      }
+    } catch (err) {
+      // A read of the log or of the checkpoints failed (an outage): try again, as the live group would.
+      logger.warn({ err }, 'projection worker: reading the log or the checkpoints failed; retrying in 1 s');
+    }
+    if (pause === 0 || stopping) continue;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, pause);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    wake = null;
+  }
+}
+const gathering = config.mongodbUrl ? gather() : null;
+if (gathering === null) group.start();
 parentPort?.postMessage({ type: 'started' });
-parentPort?.on('message', (message: { type: string }) => {
+parentPort?.on('message', (message: { type: string; position?: number }) => {
+  if (message.type === 'upTo' && typeof message.position === 'number') {
+    horizon = Math.max(horizon, message.position);
+    wake?.();
+    return;
+  }
   if (message.type !== 'stop') return;
   void (async () => {
+    stopping = true;
+    wake?.();
     await group.stop();
+    await gathering?.catch(() => undefined);
     await Promise.allSettled([eventStore.close(), readStore.close()]);
     parentPort?.postMessage({ type: 'stopped' });
   })();

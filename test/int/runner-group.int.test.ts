@@ -77,6 +77,27 @@ describe('projection runner of a process (group) on LMDB', () => {
     await waitFor('running again', () => states.at(-1) === 'running');
   });
 
+  it('catches up to a bound of its caller, in its batches, then on to the head', async () => {
+    const folded: number[] = [];
+    const counted = defineProjection<StreamTally>({
+      ...countingProjection,
+      evolve(doc, event) {
+        folded.push(event.position);
+        return countingProjection.evolve(doc, event);
+      },
+    });
+    group = new ProjectionGroup({ eventStore, readStore, projections: [counted], logger: quiet, batchSize: 4, idleMs: 5 });
+    for (let i = 1; i <= 10; i += 1) await append(`s${i % 3}`, i);
+    const head = await eventStore.headPosition();
+    await group.catchUp(undefined, 8);
+    assert.equal(await readStore.getCheckpoint('tally_v1'), 8, 'stopped at the bound, not at the head');
+    assert.equal(group.position, 8);
+    assert.deepEqual([...folded].sort((a, b) => a - b), [1, 2, 3, 4, 5, 6, 7, 8], 'each event up to the bound folded once');
+    await group.catchUp();
+    assert.equal(await readStore.getCheckpoint('tally_v1'), head);
+    assert.equal(folded.length, head, 'nothing folded twice');
+  });
+
   it('folds several projections at once when told to, each to the same documents, a failing one held back alone', async () => {
     const copies = ['a', 'b', 'c', 'd'].map((suffix) => defineProjection<StreamTally>({ ...countingProjection, name: `tally${suffix}` }));
     const broken = defineProjection<StreamTally>({
