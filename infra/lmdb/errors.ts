@@ -9,14 +9,12 @@ import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
  */
 export function lmdbError(err: unknown, what: string): AppError {
   if (isAppError(err)) return err;
-  if (err instanceof Error && /larger than the maximum key size/.test(err.message)) {
-    return new AppError('internal', `${what}: ${err.message}`, { cause: err, retriable: false });
+  // Before the encoding check: lmdb-js may throw its key-size error as a RangeError.
+  if (err instanceof Error && KEY_TOO_LARGE.test(err.message)) {
+    return new AppError('internal', `${what} refused a key: ${err.message}`, { cause: err, retriable: false });
   }
   if (err instanceof RangeError || err instanceof TypeError) {
     return new AppError('internal', `${what} could not encode a value: ${err.message}`, { cause: err, retriable: false });
-  }
-  if (err instanceof Error && KEY_TOO_LARGE.test(err.message)) {
-    return new AppError('internal', `${what} refused a key: ${err.message}`, { cause: err, retriable: false });
   }
   return asUnavailable(err, what);
 }
