@@ -14,10 +14,6 @@
  * The group is a few integers in shared memory (a SharedArrayBuffer handed to every thread).
  */
 
-/** `Atomics.waitAsync` (ES2024; the project's lib is ES2023): resolves when the slot changes or is notified. */
-type WaitAsync = (slots: Int32Array, index: number, value: number) => { async: false; value: string } | { async: true; value: Promise<string> };
-const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync.bind(Atomics);
-
 /** Int32 slots of the group's memory. */
 const MEMBERS = 0;
 const CLOSED = 1;
@@ -60,12 +56,12 @@ export function joinUnmapGroup(buffer: SharedArrayBuffer, onRequest: () => void)
     // Not before the member is set up: a request already pending is met on a later turn.
     await Promise.resolve();
     while (!left) {
-      const asked = waitAsync(slots, REQUEST, 0);
+      const asked = Atomics.waitAsync(slots, REQUEST, 0);
       if (asked.async) await asked.value;
       if (left) return;
       if (Atomics.load(slots, REQUEST) === 1) onRequest();
       // Until this request is over.
-      const over = waitAsync(slots, REQUEST, 1);
+      const over = Atomics.waitAsync(slots, REQUEST, 1);
       if (over.async) await over.value;
     }
   })();
@@ -80,7 +76,7 @@ export function joinUnmapGroup(buffer: SharedArrayBuffer, onRequest: () => void)
       Atomics.add(slots, CLOSED, 1);
       settle();
       for (;;) {
-        const next = waitAsync(slots, GENERATION, generation);
+        const next = Atomics.waitAsync(slots, GENERATION, generation);
         if (!next.async) return;
         await next.value;
       }

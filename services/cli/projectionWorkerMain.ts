@@ -42,6 +42,8 @@ const group = new ProjectionGroup({
   logger,
   batchSize,
   parallel: projectionParallelism(config),
+  // The pause of a catch-up that made no progress (every due projection waiting out a retry)
+  // and of the live loop: on MongoDB each look costs round trips per read model.
   idleMs: config.mongodbUrl ? 1000 : 10,
 });
 

@@ -128,16 +128,6 @@ interface Thread {
   gone: boolean;
 }
 
-function deferred<T>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (reason: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
 /**
  * Writes every country's files and the metadata on build threads. `metadata` settles once the
  * metadata files are written (the caller bundles them while the countries go on); `countries`
@@ -169,8 +159,8 @@ export function writeOnThreads(input: {
   let nextTask = 0;
   let finishing = false;
   const writes: Array<Promise<unknown>> = [];
-  const metadata = deferred<MetadataResult>();
-  const countries = deferred<void>();
+  const metadata = Promise.withResolvers<MetadataResult>();
+  const countries = Promise.withResolvers<void>();
   metadata.promise.catch(() => {});
 
   const data: BuildWorkerData = {
@@ -359,7 +349,7 @@ export function writeOnThreads(input: {
       // A profiled build profiles its threads too.
       execArgv: process.execArgv.filter((arg) => arg.startsWith('--cpu-prof')),
     });
-    const exited = deferred<void>();
+    const exited = Promise.withResolvers<void>();
     const t: Thread = { worker, task: null, files: new Map(), exited: exited.promise, gone: false };
     worker.on('message', (msg: FromThread) => onMessage(t, msg));
     worker.on('error', (err) => lost(t, err));

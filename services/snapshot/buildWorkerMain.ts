@@ -43,7 +43,7 @@ interface OutgoingFile {
   credits: number;
   wake: (() => void) | null;
   failure: unknown;
-  written: { resolve: (file: ReleaseFile) => void; reject: (reason: unknown) => void };
+  written: PromiseWithResolvers<ReleaseFile>;
 }
 const outgoing = new Map<number, OutgoingFile>();
 let nextFile = 0;
@@ -53,10 +53,9 @@ const release: Pick<ReleaseWriter, 'write'> = {
   async write(path, bytes) {
     nextFile += 1;
     const file = nextFile;
-    const result = new Promise<ReleaseFile>((resolve, reject) => {
-      outgoing.set(file, { credits: CHUNKS_IN_FLIGHT, wake: null, failure: null, written: { resolve, reject } });
-    });
-    const state = outgoing.get(file) as OutgoingFile;
+    const state: OutgoingFile = { credits: CHUNKS_IN_FLIGHT, wake: null, failure: null, written: Promise.withResolvers<ReleaseFile>() };
+    outgoing.set(file, state);
+    const result = state.written.promise;
     post({ type: 'write', file, path });
     try {
       for await (const chunk of bytes instanceof Uint8Array ? [bytes] : bytes) {
