@@ -147,10 +147,14 @@ function topology(title: string, servers: NodeJS.ProcessEnv | null): void {
           delete body.processing_time_ms;
           return `${path} ${res.status} ${JSON.stringify(body)}`;
         }));
+      // A 503 is an answer too: the API gives it when a read outlives its deadline, which the
+      // shared FerretDB can make happen while a scheduler's release build scans it. Wait for
+      // answers that are identical and all 200, and assert on the last ones if none come.
+      const allOk = (lines: string[]) => lines.every((line) => / 200 /.test(line));
       const [a, b] = await until('identical answers', async () => {
         const both = await Promise.all(ports.map(answers));
-        return JSON.stringify(both[0]) === JSON.stringify(both[1]) ? both : undefined;
-      }, 20_000, procs).catch(async () => Promise.all(ports.map(answers)));
+        return JSON.stringify(both[0]) === JSON.stringify(both[1]) && both.every(allOk) ? both : undefined;
+      }, 60_000, procs).catch(async () => Promise.all(ports.map(answers)));
       for (let i = 0; i < paths.length; i += 1) assert.equal(a![i], b![i], String(paths[i]));
       assert.ok(a!.every((line) => / 200 /.test(line)), a!.filter((line) => !/ 200 /.test(line)).join('\n').slice(0, 2000));
       const search = JSON.parse(a![0]!.slice(a![0]!.indexOf('{'))) as { total: number };
