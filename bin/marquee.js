@@ -11,8 +11,13 @@ import { fileURLToPath } from 'node:url';
 // honours it only from the command line, so the command restarts itself once with the flag,
 // passing signals and the exit code through.
 const FLAG = '--max-semi-space-size=128';
+// kafkajs's request queue arms a timer for `throttledUntil - Date.now()` even when nothing is
+// throttled (throttledUntil is -1), so every Kafka connection made Node print a
+// TimeoutNegativeWarning with no action for the operator (kafkajs issue #1751; Node runs such a
+// timer after 1 ms, which is what kafkajs meant). Only that warning is silenced.
+const QUIET = '--disable-warning=TimeoutNegativeWarning';
 if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size')) && process.env.MARQUEE_NO_REEXEC !== '1') {
-  const child = spawn(process.execPath, [FLAG, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [FLAG, QUIET, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
