@@ -22,7 +22,7 @@ import type { ApiKeyStore, Clock } from '../../contracts/ports.ts';
 import { startApi, type RunningApi } from '../api/server.ts';
 import type { LinkTokenCodec, SnapshotRoutes } from '../api/types.ts';
 import type { Adapters } from '../shared/adapters.ts';
-import { redisClient } from '../../infra/redis/client.ts';
+import type { redisClient } from '../../infra/redis/client.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
@@ -133,7 +133,7 @@ export async function runApiWorker(config: Config, logger: Logger, clock: Clock,
   const { apiKeys } = await openApiKeyStore(config);
   const checks = (adapters.dependencies ?? []).filter((d) => d.name === 'mongodb' || d.name === 'opensearch');
   if (releasesDependency) checks.push(releasesDependency);
-  const redis = config.redisUrl ? redisClient(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? (await import('../../infra/redis/client.ts')).redisClient(config.redisUrl) : undefined;
   if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
   const dependencies = watchDependencies(health, checks, logger);
   const own = new Set(checks.map((c) => c.name));

@@ -21,7 +21,6 @@ import { crawl } from '../crawler/crawl.ts';
 import { lmdbUnmapGroup } from '../../infra/lmdb/unmapGroup.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
-import { BUILD_UNMAP_AFTER_MB, buildRelease } from '../snapshot/build.ts';
 import { openAdapters, openApiKeyStore, openReadStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
@@ -441,6 +440,8 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   // from this process's resident memory (see BUILD_UNMAP_AFTER_MB).
   // On LMDB the files are built on threads with stores of their own (MongoDB: on this thread),
   // which drop their map of the file together with this one (unmapGroup.ts).
+  // Imported here, not with the CLI: `start` loads this module too and needs no build.
+  const { BUILD_UNMAP_AFTER_MB, buildRelease } = await import('../snapshot/build.ts');
   const unmapGroup = lmdbUnmapGroup();
   const lmdb = { unmapAfterMb: BUILD_UNMAP_AFTER_MB, unmapGroup };
   const { readStore } = await openReadStore(ctx.config, lmdb);

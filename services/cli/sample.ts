@@ -109,6 +109,11 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   // a second to load), and only the first wait for the read models needs it.
   const booting = startProjectionThread(config, adapters.readStore);
   booting.catch(() => undefined);
+  let indexed: number | undefined;
+  const fillIndex = () => {
+    pipeline.deferSearch(false);
+    return pipeline.refillSearch();
+  };
   try {
     for (let day = fromDay; day < days; day += 1) {
       if (signal?.aborted) return;
@@ -142,14 +147,18 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       bar.stop();
       logger.debug({ day, date, published }, 'sample day loaded');
     }
-    // The last ranking's events, or a resumed load's backlog, folded before the index is filled.
+    // Once the last day's crawl is folded (its wait above), the search documents are final: the
+    // ranking's events feed none. So this thread fills the index while the projection thread
+    // folds the last ranking, instead of after it. A resumed load that ranked no day here has
+    // a backlog of unknown events: it fills the index after the wait below.
+    if (fromDay < days) indexed = await fillIndex();
+    // The last ranking's events, or a resumed load's backlog, folded before the load ends.
     await (await booting).waitFor(await adapters.eventStore.headPosition(), undefined, signal);
   } finally {
     await Promise.all([booting.then((thread) => thread.stop(), () => undefined), crawling?.stop()]);
   }
   if (signal?.aborted) return;
-  pipeline.deferSearch(false);
-  const indexed = await pipeline.refillSearch();
+  indexed ??= await fillIndex();
   await adapters.readStore.setCheckpoint(SAMPLE_INDEXED_CHECKPOINT, 1);
   const head = await adapters.eventStore.headPosition();
   logger.info(`sample catalog loaded: ${head} events, ${indexed} titles indexed for search, in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -19,7 +19,6 @@ import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { resolveCollection } from '../../projections/collections.ts';
 import type { LinkTokens } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
-import { buildRelease } from '../snapshot/build.ts';
 import { isoWeekLabel } from '../snapshot/week.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
@@ -114,6 +113,9 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
     // The release reads the rankings too: `once` waits for the ranking just appended to be folded.
     await once(`release:${week}`, async () => {
       const started = Date.now();
+      // Imported when a release is due, not at start: the build's modules (Apache Arrow, the
+      // Parquet writer) are a fifth of a second of loading before the API could answer.
+      const { buildRelease } = await import('../snapshot/build.ts');
       const result = await buildRelease({ readStore, releases: options.releases, linkTokens: options.linkTokens, clock, week, keep: config.releasesKeep });
       if (result.created) {
         const files = result.manifest.files.length;

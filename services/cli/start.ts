@@ -13,7 +13,6 @@
  * `DOWNLOAD_SIGNING_KEY` are set: the development link key ships in the repository, so a server
  * that accepted it would redirect wherever a stranger's token says.
  */
-import { redisClient } from '../../infra/redis/client.ts';
 import { systemClock, type Clock } from '../../contracts/ports.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
@@ -71,7 +70,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const health = new Health(() => clock.now());
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
-  const redis = config.redisUrl && roles.has('api') ? redisClient(config.redisUrl) : undefined;
+  // Imported only when used: ioredis is a tenth of a second of module loading before the load starts.
+  const redis = config.redisUrl && roles.has('api') ? (await import('../../infra/redis/client.ts')).redisClient(config.redisUrl) : undefined;
   const { releases, engine: releasesEngine, dependency: releasesDependency, close: closeReleases } = await openReleaseStore(config);
   logger.info({ releases: releasesEngine }, 'release store');
   // Each server behind a breaker, checked every second: /readyz names the ones that are down.

@@ -9,11 +9,14 @@
  * It reads the `ranking_inputs` and `providers` read models, so run it after the projections
  * have caught up with the day's crawl, and of its own stream only the end (history.ts).
  * Re-running a day that a country already has complete is a no-op; a day a crash left
- * unfinished is ranked again from its first part.
+ * unfinished is ranked again from its first part. Countries are ranked one after another, and
+ * the days that fit one append are appended together (PendingDays): the log is the one
+ * country-by-country appends write, event for event and position for position.
  */
 import type { RankingEntry } from '../../contracts/domain.ts';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 import { isCountryCode, isIsoDate, streams } from '../../contracts/ids.ts';
+import type { DomainEvent } from '../../contracts/events.ts';
 import type { Clock, EventStore, ExpectedRevision, ReadStore } from '../../contracts/ports.ts';
 import type { ProvidersDoc, RankingFacts, RankingFactsBlock, RankingOffersBlock } from '../../contracts/readModels.ts';
 import { providersProjection } from '../../projections/providers.ts';
@@ -42,6 +45,8 @@ export interface RankDayOptions {
   partSize?: number;
   /** Most bytes of events per append (EventStoreDB refuses over its MaxAppendSize). Default MAX_APPEND_BYTES (512 KiB). */
   maxAppendBytes?: number;
+  /** Chart entries of single-append days held back before they are appended together. Default 250,000. */
+  flushEntries?: number;
   /** Aborting ranks no further country (the one in flight finishes): the result lists the ranked ones. */
   signal?: AbortSignal;
 }
@@ -79,13 +84,76 @@ export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]
   // A title is ranked in many countries: read its facts once per run, not once per country.
   const facts = new Map<string, Map<string, RankingFacts>>();
   const results: CountryRanking[] = [];
+  const pending = new PendingDays(options.eventStore, options.flushEntries ?? FLUSH_ENTRIES);
   // One country at a time: ranking four at once on FerretDB made the first day's ranking slower
   // (243 s against 154 s at load 9) and starved the server's health checks.
   for (const raw of countries) {
     if (options.signal?.aborted === true) break;
-    results.push(await rankCountry({ ...options, country: raw.toUpperCase(), date, chartSize, collections, facts }));
+    const job: CountryJob = { ...options, country: raw.toUpperCase(), date, chartSize, collections, facts };
+    const day = await prepareCountry(job);
+    if (day.kind === 'exists') {
+      results.push(day.result);
+    } else if (day.appends.length === 1) {
+      const slot = results.push(day.result) - 1;
+      await pending.add(day, job, (result) => (results[slot] = result));
+    } else {
+      // A day of several appends is appended alone, in order, after what is pending: the log
+      // then holds every event at the position the country-by-country appends gave it.
+      await pending.flush();
+      results.push(await commitCountry(job, day));
+    }
   }
+  await pending.flush();
   return results;
+}
+
+/**
+ * Chart entries held back at most before the pending days are appended (about 120 bytes of
+ * JSON each): all 50 countries of the sample, while a 250,000-title country goes alone.
+ */
+const FLUSH_ENTRIES = 250_000;
+
+/**
+ * Single-append days of several countries, appended in one `appendMany`: one durable write
+ * (on LMDB one fsync) instead of one per country. The 50 fsyncs of a day were most of the
+ * sample's ranking time: 0.9 s of a day's 1.4 s, against 0.5 s of CPU. Each request is
+ * checked on its own, so a conflict in one country ranks that one again as before.
+ */
+class PendingDays {
+  private days: Array<{ day: NewDay; job: CountryJob; settle: (result: CountryRanking) => void }> = [];
+  private entries = 0;
+  constructor(
+    private readonly eventStore: EventStore,
+    private readonly maxEntries: number,
+  ) {}
+
+  async add(day: NewDay, job: CountryJob, settle: (result: CountryRanking) => void): Promise<void> {
+    this.days.push({ day, job, settle });
+    this.entries += day.result.ranked;
+    if (this.entries >= this.maxEntries) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    const days = this.days;
+    this.days = [];
+    this.entries = 0;
+    if (days.length === 0) return;
+    const stream = (d: NewDay) => streams.ranking(d.result.country);
+    const results = await this.eventStore.appendMany(
+      days.map(({ day }) => ({ stream: stream(day), events: day.appends[0] as DomainEvent[], expectedRevision: day.expected })),
+    );
+    for (const [i, { job, settle }] of days.entries()) {
+      const result = results[i];
+      if (result === undefined) throw new AppError('internal', 'appendMany returned no result');
+      if (!isAppError(result)) continue;
+      // Another run appended meanwhile: rank the country again, as a lone append would have.
+      if (isAppError(result, 'wrong_expected_revision') && (job.maxAttempts ?? 3) > 1) {
+        settle(await rankCountry({ ...job, maxAttempts: (job.maxAttempts ?? 3) - 1 }));
+        continue;
+      }
+      throw result;
+    }
+  }
 }
 
 interface CountryJob extends RankDayOptions {
@@ -97,27 +165,54 @@ interface CountryJob extends RankDayOptions {
   facts: Map<string, Map<string, RankingFacts>>;
 }
 
-async function rankCountry(job: CountryJob): Promise<CountryRanking> {
+/** A country's day ready to append, or already in its stream. */
+type PreparedDay = { kind: 'exists'; result: CountryRanking } | NewDay;
+interface NewDay {
+  kind: 'new';
+  result: CountryRanking;
+  appends: DomainEvent[][];
+  expected: ExpectedRevision;
+}
+
+/** Reads the end of the country's stream and, unless it holds the day, computes the day's appends. */
+async function prepareCountry(job: CountryJob): Promise<PreparedDay> {
   const stream = streams.ranking(job.country);
+  const history = await readRankingHistory(job.eventStore, stream, job.date, job.chartSize);
+  if (history.exists) {
+    return { kind: 'exists', result: { country: job.country, date: job.date, status: 'exists', ranked: 0, positionChanges: 0 } };
+  }
+  const entries = await computeEntries(job);
+  const changes = diffCharts(history.previous?.entries ?? null, entries, job.chartSize);
+  const latestDate = history.latest !== null && history.latest > job.date ? history.latest : job.date;
+  const events = dayEvents(
+    { country: job.country, date: job.date, formulaVersion: FORMULA_VERSION, latestDate, entries, changes, metadata: { producer: 'ranking' } },
+    job.partSize ?? PART_ENTRIES,
+  );
+  return {
+    kind: 'new',
+    result: { country: job.country, date: job.date, status: 'appended', ranked: entries.length, positionChanges: changes.length },
+    appends: packAppends(events, job.maxAppendBytes ?? MAX_APPEND_BYTES),
+    expected: history.revision === -1 ? 'no_stream' : history.revision,
+  };
+}
+
+/** Appends a prepared day, each append under the revision the previous one left. */
+async function commitCountry(job: CountryJob, day: NewDay): Promise<CountryRanking> {
+  let expected = day.expected;
+  for (const batch of day.appends) {
+    expected = (await job.eventStore.append(streams.ranking(job.country), batch, expected)).nextExpectedRevision;
+  }
+  return day.result;
+}
+
+/** Ranks one country on its own, reading again when another run moved its stream meanwhile. */
+async function rankCountry(job: CountryJob): Promise<CountryRanking> {
   const maxAttempts = job.maxAttempts ?? 3;
   for (let attempt = 1; ; attempt += 1) {
-    const history = await readRankingHistory(job.eventStore, stream, job.date, job.chartSize);
-    if (history.exists) {
-      return { country: job.country, date: job.date, status: 'exists', ranked: 0, positionChanges: 0 };
-    }
-    const entries = await computeEntries(job);
-    const changes = diffCharts(history.previous?.entries ?? null, entries, job.chartSize);
-    const latestDate = history.latest !== null && history.latest > job.date ? history.latest : job.date;
-    const events = dayEvents(
-      { country: job.country, date: job.date, formulaVersion: FORMULA_VERSION, latestDate, entries, changes, metadata: { producer: 'ranking' } },
-      job.partSize ?? PART_ENTRIES,
-    );
-    let expected: ExpectedRevision = history.revision === -1 ? 'no_stream' : history.revision;
+    const day = await prepareCountry(job);
+    if (day.kind === 'exists') return day.result;
     try {
-      for (const batch of packAppends(events, job.maxAppendBytes ?? MAX_APPEND_BYTES)) {
-        expected = (await job.eventStore.append(stream, batch, expected)).nextExpectedRevision;
-      }
-      return { country: job.country, date: job.date, status: 'appended', ranked: entries.length, positionChanges: changes.length };
+      return await commitCountry(job, day);
     } catch (err) {
       // Another run appended meanwhile: read again; it probably ranked this very day already
       // (parts this run appended before the conflict are an unfinished day, which nothing reads).

@@ -98,6 +98,82 @@ describe('rankDay on the LMDB adapters', () => {
     assert.deepEqual(trending?.entries.map((e) => e.mediaId), ['mv00000005', 'mv00000001', 'mv00000002']);
   });
 
+  /** The events of a store as the log holds them: position, stream, revision, type, data, metadata. */
+  async function logOf(store: EventStore): Promise<unknown[]> {
+    return (await store.readAll({ limit: 10_000 })).map((e) => [e.position, e.streamId, e.revision, e.type, e.data, e.metadata, e.recordedAt]);
+  }
+
+  /** The event store with its appendMany and append calls counted. */
+  function countingAppends(store: EventStore): { store: EventStore; calls: { appendMany: number[]; append: number } } {
+    const calls = { appendMany: [] as number[], append: 0 };
+    return {
+      calls,
+      store: {
+        ...store,
+        appendMany: (requests) => (calls.appendMany.push(requests.length), store.appendMany(requests)),
+        append: (...args) => ((calls.append += 1), store.append(...args)),
+      },
+    };
+  }
+
+  /** The same day ranked one country per run on a store of its own: the log the job wrote before it batched. */
+  async function rankedOneByOne(countries: string[], options: { maxAppendBytes?: number; partSize?: number }): Promise<unknown[]> {
+    const otherDir = mkdtempSync(join(tmpdir(), 'marquee-ranking-oracle-'));
+    const other = lmdbEventStore({ dataDir: otherDir, clock });
+    try {
+      for (const country of countries) await rankDay({ date: '2026-03-01', countries: [country], readStore, eventStore: other, clock, chartSize: 3, ...options });
+      return await logOf(other);
+    } finally {
+      await other.close();
+      rmSync(otherDir, { recursive: true, force: true });
+    }
+  }
+
+  it('appends the day of every country in one appendMany: the log the country-by-country appends wrote, position for position', async () => {
+    const countries = ['DE', 'US', 'GB'];
+    const { store, calls } = countingAppends(eventStore);
+    const ranked = await rankDay({ date: '2026-03-01', countries, readStore, eventStore: store, clock, chartSize: 3 });
+    assert.deepEqual(ranked.map((r) => [r.country, r.status, r.ranked]), [['DE', 'appended', 0], ['US', 'appended', 5], ['GB', 'appended', 0]]);
+    // One durable write for the three countries (on LMDB one fsync instead of three).
+    assert.deepEqual(calls, { appendMany: [3], append: 0 });
+    const log = await logOf(eventStore);
+    assert.equal(log.length, 6);
+    assert.deepEqual(log, await rankedOneByOne(countries, {}));
+    // Held back entries reaching flushEntries append what is pending there.
+    const next = countingAppends(eventStore);
+    await rankDay({ date: '2026-03-02', countries, readStore, eventStore: next.store, clock, chartSize: 3, flushEntries: 5 });
+    assert.deepEqual(next.calls, { appendMany: [2, 1], append: 0 });
+  });
+
+  it('appends a day of several appends alone, after the days pending before it, so every event keeps its position', async () => {
+    // One event per append: US (5 titles in 3 parts, 3 changes in a chart of 3) takes 6 appends, DE and GB
+    // (no title: one empty part) one each.
+    const options = { maxAppendBytes: 1, partSize: 2 };
+    const countries = ['DE', 'US', 'GB'];
+    const { store, calls } = countingAppends(eventStore);
+    await rankDay({ date: '2026-03-01', countries, readStore, eventStore: store, clock, chartSize: 3, ...options });
+    assert.deepEqual(calls, { appendMany: [1, 1], append: 6 });
+    assert.deepEqual(await logOf(eventStore), await rankedOneByOne(countries, options));
+  });
+
+  it('ranks again a country whose stream another run moved while its day was pending, and appends the others', async () => {
+    let raced = false;
+    const racing: EventStore = {
+      ...eventStore,
+      async appendMany(requests) {
+        // Another run ranks US between this run's read of its stream and its append.
+        if (!raced) await rankDay({ date: '2026-03-01', countries: ['US'], readStore, eventStore, clock, chartSize: 3 });
+        raced = true;
+        return eventStore.appendMany(requests);
+      },
+    };
+    const ranked = await rankDay({ date: '2026-03-01', countries: ['US', 'DE'], readStore, eventStore: racing, clock, chartSize: 3 });
+    assert.deepEqual(ranked.map((r) => [r.country, r.status]), [['US', 'exists'], ['DE', 'appended']]);
+    // The other run's day alone: 3 changes and the part.
+    assert.equal((await rankingStream('US')).length, 4);
+    assert.equal((await rankingStream('DE')).length, 1);
+  });
+
   it('is a no-op when the day was already ranked for the country', async () => {
     await rankDay({ date: '2026-03-01', countries: ['US'], readStore, eventStore, clock });
     const revision = await eventStore.streamRevision('ranking-US');
