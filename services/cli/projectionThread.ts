@@ -1,26 +1,36 @@
 /**
  * Starts the projection worker (projectionWorkerMain.ts) and waits on it: `waitFor(position)`
- * resolves once every read model has folded the log up to that position, read from the
- * checkpoints the worker commits with its writes.
+ * resolves once every read model (or the ones named) has folded the log up to that position,
+ * read from the checkpoints the worker commits with its writes.
  */
 import { Worker } from 'node:worker_threads';
 import type { ReadStore } from '../../contracts/ports.ts';
+import type { Projection } from '../../contracts/projection.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
+import { providersProjection } from '../../projections/providers.ts';
+import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import type { Config } from '../shared/config.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 
+/**
+ * The read models the daily ranking reads (services/ranking/job.ts): a sample day waits only for
+ * them before it is ranked, and the worker folds them in a lane of their own (see the worker).
+ */
+export const RANKING_READS: ReadonlyArray<Projection<unknown>> = [rankingInputsProjection, providersProjection];
+
 export interface ProjectionThread {
   /**
-   * Resolves when every projection's checkpoint is at `position` or beyond; `onProgress(lowest)`
-   * while waiting. Resolves too once `signal` is aborted (a shutdown): the caller checks it.
+   * Resolves when the checkpoint of every projection (of `only`, when given) is at `position` or
+   * beyond; `onProgress(lowest)` while waiting. Resolves too once `signal` is aborted (a
+   * shutdown): the caller checks it.
    */
-  waitFor(position: number, onProgress?: (lowest: number) => void, signal?: AbortSignal): Promise<void>;
+  waitFor(position: number, onProgress?: (lowest: number) => void, signal?: AbortSignal, only?: ReadonlyArray<Projection<unknown>>): Promise<void>;
   stop(): Promise<void>;
 }
 
 export async function startProjectionThread(config: Config, readStore: ReadStore): Promise<ProjectionThread> {
   const worker = new Worker(new URL('./projectionWorker.mjs', import.meta.url), {
-    workerData: { config },
+    workerData: { config, ahead: RANKING_READS.map((p) => p.name) },
     // A large young generation, as the CLI gives the main thread (bin/marquee.js), for the same
     // reason. V8 splits it into three (two semi-spaces and the large objects): 256 MB is ~85 MB
     // semi-spaces. Over a first start its scavenges took 5.9 s at 128 MB, 3.9 s at 384 MB and
@@ -38,7 +48,7 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
     worker.once('message', () => resolve());
     worker.once('error', reject);
   });
-  const collections = await Promise.all(ALL_PROJECTIONS.map((p) => resolveCollection(readStore, p)));
+  const all = await Promise.all(ALL_PROJECTIONS.map((p) => resolveCollection(readStore, p)));
   // The checkpoints the worker tells as it commits them (projectionWorkerMain.ts): a wait reads
   // the store again as soon as they say it is over, instead of at its next poll, which made each
   // of the sample load's two waits a day end up to 200 ms late. The store stays the truth.
@@ -49,8 +59,8 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
     if ((told.get(m.name) ?? 0) < m.position) told.set(m.name, m.position);
     wake?.();
   });
-  /** The lowest checkpoint, as read or told since (never behind the last read). */
-  const lowestTold = (): number => Math.min(...collections.map((c) => told.get(c) ?? 0));
+  /** The lowest checkpoint of `collections`, as read or told since (never behind the last read). */
+  const lowestTold = (collections: string[]): number => Math.min(...collections.map((c) => told.get(c) ?? 0));
   /** Resolves true when a checkpoint is told, false after `ms`. */
   const pause = (ms: number): Promise<boolean> =>
     new Promise((resolve) => {
@@ -66,9 +76,11 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
     });
 
   return {
-    async waitFor(position, onProgress, signal) {
-      // The worker may hold events back to fold them in fewer batches (on MongoDB): a wait says how far it must go.
-      worker.postMessage({ type: 'upTo', position });
+    async waitFor(position, onProgress, signal, only) {
+      const collections = only === undefined ? all : all.filter((_, i) => only.includes(ALL_PROJECTIONS[i] as Projection<unknown>));
+      // The worker may hold events back to fold them in fewer batches (on MongoDB): a wait says
+      // how far it must go, and for which projections.
+      worker.postMessage({ type: 'upTo', position, ...(only === undefined ? {} : { projections: only.map((p) => p.name) }) });
       let read = true;
       for (;;) {
         if (failure) throw failure;
@@ -84,12 +96,12 @@ export async function startProjectionThread(config: Config, readStore: ReadStore
           const lowest = Math.min(...checkpoints);
           onProgress?.(lowest);
           if (lowest >= position) return;
-        } else onProgress?.(lowestTold());
+        } else onProgress?.(lowestTold(collections));
         // At 25 ms the polls were most of what FerretDB answered during a load. So the store is
         // read every 200 ms, or when the checkpoints told reach the position, not on every
         // checkpoint told.
         const woken = await pause(200);
-        read = !woken || lowestTold() >= position;
+        read = !woken || lowestTold(collections) >= position;
       }
     },
     async stop() {

@@ -13,7 +13,7 @@ import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Pipeline } from './pipeline.ts';
 import { publishWhileIngesting, startCrawlThread, type CrawlThread } from './crawlThread.ts';
-import { startProjectionThread } from './projectionThread.ts';
+import { RANKING_READS, startProjectionThread } from './projectionThread.ts';
 import { progress } from './progress.ts';
 
 export interface SampleOptions {
@@ -37,9 +37,10 @@ export function sampleStartDate(clock: Clock, days: number): string {
  * one:
  * - `sample-start-day` is written BEFORE anything is published: from then on the data directory
  *   holds a sample load, complete or not (a non-empty event store alone says nothing);
- * - `sample-days-loaded` counts the days crawled, ingested, projected and ranked (a day's own
- *   ranking events may not be folded yet: the projections fold them while the next day is
- *   crawled and ingested, and the load ends only once every read model has caught up);
+ * - `sample-days-loaded` counts the days crawled, ingested and ranked, the ranking's read
+ *   models projected (the other read models, and the rankings from a day's own ranking events,
+ *   may lag: they fold while later days are loaded, and the load ends only once every read
+ *   model has caught up);
  * - `sample-indexed` is set once the search index holds the loaded catalog: the last step.
  * Redoing a day is safe: its crawl is deterministic and ingest skips an observation id it has
  * folded already, the ranking of a country and day is a no-op once appended, and the read models
@@ -133,7 +134,10 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       }
       if (signal?.aborted) return;
       const ingested = await adapters.eventStore.headPosition();
-      await (await booting).waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'), signal);
+      // Only what the ranking reads: the other read models fold days 2-7 in a few large batches
+      // (on MongoDB a document changed on several days is then written once per batch, not once
+      // a day); the wait after the loop covers them.
+      await (await booting).waitFor(ingested, (lowest) => bar.update(lowest, ingested, 'projecting'), signal, RANKING_READS);
       if (signal?.aborted) return;
       logger.debug(`sample day ${day + 1}/${days} ${date}: ranking`);
       // A shutdown stops the ranking between countries and the wait at once (on FerretDB each
@@ -141,7 +145,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock, signal });
       if (signal?.aborted) return;
       // No wait for the ranking's events to be folded here: the next day's ranking reads no
-      // model they feed (rankings, trending), and the next day's wait covers them. Folding them
+      // model they feed (rankings, trending), and the wait after the loop covers them. Folding them
       // while the next day is crawled and ingested took a serial second a day off the load.
       await adapters.readStore.setCheckpoint(SAMPLE_DAYS_CHECKPOINT, day + 1);
       bar.stop();

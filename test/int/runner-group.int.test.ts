@@ -3,7 +3,8 @@
  * several projections off one subscription, a projection whose batch fails held back while the
  * others go on and fed again from its own checkpoint once it heals, a replay alias followed, and
  * the guard (the projector lease) fencing every write. And the lease itself: one holder at a
- * time, a standby taking over once the holder's lease expires, a paused holder refused.
+ * time, a standby taking over once the holder's lease expires, a paused holder refused, and a
+ * holder that knows it holds the lease with half of it to spare renewing it without a read.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -189,5 +190,29 @@ describe('projection runner of a process (group) on LMDB', () => {
     assert.equal(await holder.take(), false);
     await standby.release();
     assert.equal(await holder.take(), true, 'a released lease is free at once');
+  });
+
+  it('renews a lease it holds with more than half to spare without asking the store', async () => {
+    let now = 1_000;
+    let calls = 0;
+    // Every call to the store counted (a renewal scans, inserts, reads back).
+    const counted = new Proxy(readStore, {
+      get: (target, key: keyof ReadStore) => {
+        const value = target[key];
+        return typeof value === 'function' ? (...args: unknown[]) => ((calls += 1), (value as (...a: unknown[]) => unknown).apply(target, args)) : value;
+      },
+    });
+    const keeper = new LeaseKeeper(counted, 'projector', 'a', 1000, () => now);
+    assert.equal(await keeper.take(), true);
+    assert.ok(calls > 0);
+    calls = 0;
+    now += 400;
+    assert.equal(await keeper.take(), true, 'still held');
+    assert.equal(calls, 0, 'held with 600 of 1000 ms to spare: nothing to read');
+    now += 200;
+    assert.equal(await keeper.take(), true, 'renewed');
+    assert.ok(calls > 0, 'half of it gone: renewed in the store');
+    now += 500;
+    assert.ok(keeper.holds(), 'the renewal holds past the first lease (until 2,000)');
   });
 });
