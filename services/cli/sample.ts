@@ -4,6 +4,7 @@
  * ranked, so rankings and trending have history from the first minute.
  */
 import type { Clock } from '../../contracts/ports.ts';
+import { searchProjection } from '../../projections/search.ts';
 import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
 import { dateOfEpochDay, epochDayOf } from '../crawler/dates.ts';
@@ -111,6 +112,8 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   const booting = startProjectionThread(config, adapters.readStore);
   booting.catch(() => undefined);
   let indexed: number | undefined;
+  /** The log's head once the last day loaded here was ingested, before its ranking. */
+  let crawled = 0;
   const fillIndex = () => {
     pipeline.deferSearch(false);
     return pipeline.refillSearch();
@@ -134,6 +137,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       }
       if (signal?.aborted) return;
       const ingested = await adapters.eventStore.headPosition();
+      crawled = ingested;
       // Only what the ranking reads: the other read models fold days 2-7 in a few large batches
       // (on MongoDB a document changed on several days is then written once per batch, not once
       // a day); the wait after the loop covers them.
@@ -151,11 +155,16 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       bar.stop();
       logger.debug({ day, date, published }, 'sample day loaded');
     }
-    // Once the last day's crawl is folded (its wait above), the search documents are final: the
-    // ranking's events feed none. So this thread fills the index while the projection thread
-    // folds the last ranking, instead of after it. A resumed load that ranked no day here has
-    // a backlog of unknown events: it fills the index after the wait below.
-    if (fromDay < days) indexed = await fillIndex();
+    // Once the `search` read model has folded the last day's crawl, its documents are final:
+    // the ranking's events feed none. So this thread fills the index while the projection
+    // thread folds the rest, instead of after it. (The day's wait above covered only what the
+    // ranking reads.) A resumed load that ranked no day here has a backlog of unknown events:
+    // it fills the index after the wait below.
+    if (fromDay < days) {
+      await (await booting).waitFor(crawled, undefined, signal, [searchProjection]);
+      if (signal?.aborted) return;
+      indexed = await fillIndex();
+    }
     // The last ranking's events, or a resumed load's backlog, folded before the load ends.
     await (await booting).waitFor(await adapters.eventStore.headPosition(), undefined, signal);
   } finally {

@@ -120,6 +120,10 @@ describe('marquee start on the real engines (e2e)', function () {
       assert.match(log, /Kafka/);
       assert.match(log, /MongoDB/);
       assert.match(log, /OpenSearch/);
+      // The index was filled from the whole `search` read model: on MongoDB a sample day waits
+      // only for what the ranking reads, so the fill must wait for `search` itself.
+      const indexed = Number(/sample catalog loaded: \d+ events, (\d+) titles indexed/.exec(log)?.[1] ?? 0);
+      assert.ok(indexed >= 300, `${indexed} titles indexed at the end of the load`);
 
       const created = await marquee(['keys', 'create', '--name', 'dist'], env);
       assert.equal(created.code, 0, created.stderr);
