@@ -2,7 +2,11 @@
  * The embedded event store: LMDB named databases inside the shared environment.
  *
  * - `es:events`  global position (ordered-binary number) -> `{ type, data, metadata, streamId, revision, recordedAt }`
- * - `es:streams` `[streamId, revision]` -> global position (the per-stream index)
+ * - `es:streams` `[streamId, revision]` -> global position (the per-stream index): one entry per
+ *   run of events a single append wrote, keyed by the run's first revision. The events of one
+ *   append have consecutive positions, so the run's revision `r` is at `position + (r - first)`,
+ *   and the run ends where the stream's next entry starts (its last one at the stream's head).
+ *   An index written with one entry per event (before runs) reads the same way: runs of one.
  * - `es:heads`   streamId -> last revision (so a revision check is one lookup, never a stream read)
  * - `es:meta`    `head` -> newest global position
  *
@@ -97,6 +101,15 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     } as RecordedEvent;
   }
 
+  /** The event at `position`, checked to be `stream`'s `revision` (the index points at it). */
+  function eventAt(stream: string, revision: number, position: number): RecordedEvent {
+    const stored = events.get(position);
+    if (stored === undefined || stored.revision !== revision || stored.streamId !== stream) {
+      throw new AppError('internal', `event ${revision} of ${stream} is not at position ${position}`);
+    }
+    return toRecorded(position, stored);
+  }
+
   /** Runs inside the write transaction: reads see the writes of earlier requests in it. */
   function writeRequests(requests: AppendRequest[], recordedAt: string): Array<AppendResult | AppError> {
     let head = meta.get(HEAD_KEY) ?? 0;
@@ -108,6 +121,8 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
         continue;
       }
       let revision = current;
+      // One index entry for the whole run (see the header): a put per append, not per event.
+      if (request.events.length > 0) streams.putSync([request.stream, current + 1], head + 1);
       for (const event of request.events) {
         head += 1;
         revision += 1;
@@ -122,7 +137,6 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
         const bytes = offerEvents.encode(stored);
         // lmdb stores an asBinary value's bytes as they are (its types only allow the value type).
         events.putSync(head, bytes === null ? stored : (asBinary(bytes) as unknown as StoredEvent));
-        streams.putSync([request.stream, revision], head);
       }
       if (revision !== current) heads.putSync(request.stream, revision);
       results.push({ nextExpectedRevision: revision, position: head });
@@ -159,11 +173,17 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
         // stream it has no state of, and on a first crawl that is every stream, none existing.
         const head = heads.get(stream);
         if (head === undefined || head < from) return out;
-        for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream, MAX_KEY] })) {
-          const stored = events.get(position);
-          if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
-          out.push(toRecorded(position, stored));
-        }
+        // The runs from the one holding `from` (the last starting at or before it) to the head.
+        const runs: Array<{ first: number; position: number }> = [];
+        const take = ({ key, value }: { key: [string, number]; value: number }) => runs.push({ first: key[1], position: value });
+        if (from > 0) for (const entry of streams.getRange({ start: [stream, from], end: [stream], reverse: true, limit: 1 })) take(entry);
+        const next = runs.length > 0 ? runs[0]!.first + 1 : 0;
+        for (const entry of streams.getRange({ start: [stream, next], end: [stream, MAX_KEY] })) take(entry);
+        runs.forEach(({ first, position }, i) => {
+          // Bounded by the head read above: a run appended since then is not half read.
+          const last = Math.min(i + 1 < runs.length ? runs[i + 1]!.first - 1 : head, head);
+          for (let revision = Math.max(first, from); revision <= last; revision += 1) out.push(eventAt(stream, revision, position + revision - first));
+        });
         return out;
       });
     },
@@ -174,12 +194,19 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
       return reading(() => {
         const out: RecordedEvent[] = [];
         if (from < 0 || limit <= 0) return out;
-        // A reverse range runs from its start key down to (not including) its end key: [stream]
+        const head = heads.get(stream);
+        if (head === undefined) return out;
+        // Runs cover revisions 0..head without gaps, so the run starting at or before
+        // min(from, head) holds it, and each earlier run ends where the later one starts. A
+        // reverse range runs from its start key down to (not including) its end key: [stream]
         // sorts before every [stream, revision].
-        for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream], reverse: true, limit })) {
-          const stored = events.get(position);
-          if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
-          out.push(toRecorded(position, stored));
+        let revision = Math.min(from, head);
+        for (const { key, value: position } of streams.getRange({ start: [stream, revision], end: [stream], reverse: true })) {
+          const first = key[1];
+          for (; revision >= first; revision -= 1) {
+            out.push(eventAt(stream, revision, position + revision - first));
+            if (out.length >= limit) return out;
+          }
         }
         return out;
       });
