@@ -68,7 +68,8 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   });
   // Offer events (most of the log) written as msgpackr would write them, only faster; the
   // structures are the store encoder's own, so the bytes are the same.
-  const offerEvents = offerEventEncoder(() => (events as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures);
+  const structuresNow = () => (events as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures;
+  const offerEvents = offerEventEncoder(structuresNow);
   const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
   const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
   const meta: Database<number, string> = root.openDB({ name: 'es:meta' });
@@ -110,37 +111,64 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     return toRecorded(position, stored);
   }
 
+  /** An event as stored, with its bytes when the offer encoder writes it (null: the store's encoder will). */
+  interface Prepared {
+    stored: StoredEvent;
+    bytes: Buffer | null;
+  }
+
+  /**
+   * The stored form of each event of a request whose revisions are known before the write (an
+   * expected revision other than 'any': if the append goes ahead, they follow it), encoded now,
+   * outside the transaction: the environment's write lock, which the projections' writes (and
+   * every other process) wait for, is then held for the checks and puts alone. Copies, since the
+   * encoder reuses its buffer.
+   */
+  function prepare(request: AppendRequest, recordedAt: string): Prepared[] | null {
+    const expected = request.expectedRevision;
+    if (expected === 'any') return null;
+    const first = expected === 'no_stream' ? 0 : expected + 1;
+    return request.events.map((event, i) => {
+      const stored = storedEvent(event, request.stream, first + i, recordedAt);
+      const bytes = offerEvents.encode(stored);
+      return { stored, bytes: bytes === null ? null : Buffer.from(bytes) };
+    });
+  }
+
+  function storedEvent(event: DomainEvent, streamId: string, revision: number, recordedAt: string): StoredEvent {
+    return { type: event.type, data: event.data, metadata: event.metadata, streamId, revision, recordedAt };
+  }
+
   /** Runs inside the write transaction: reads see the writes of earlier requests in it. */
-  function writeRequests(requests: AppendRequest[], recordedAt: string): Array<AppendResult | AppError> {
+  function writeRequests(requests: AppendRequest[], recordedAt: string, prepared: Array<Prepared[] | null>, structuresBefore: SharedStructures | undefined): Array<AppendResult | AppError> {
+    // Bytes encoded before with structures msgpackr has since replaced (reloaded after a failed
+    // save) are encoded again here.
+    const structuresSame = structuresBefore !== undefined && structuresNow() === structuresBefore && structuresBefore.uninitialized !== true;
     let head = meta.get(HEAD_KEY) ?? 0;
     const results: Array<AppendResult | AppError> = [];
-    for (const request of requests) {
+    requests.forEach((request, r) => {
       const current = heads.get(request.stream) ?? -1;
       if (!matches(current, request.expectedRevision)) {
         results.push(conflict(request.stream, request.expectedRevision, current));
-        continue;
+        return;
       }
       let revision = current;
       // One index entry for the whole run (see the header): a put per append, not per event.
       if (request.events.length > 0) streams.putSync([request.stream, current + 1], head + 1);
-      for (const event of request.events) {
+      const ready = prepared[r];
+      request.events.forEach((event, i) => {
         head += 1;
         revision += 1;
-        const stored: StoredEvent = {
-          type: event.type,
-          data: event.data,
-          metadata: event.metadata,
-          streamId: request.stream,
-          revision,
-          recordedAt,
-        };
-        const bytes = offerEvents.encode(stored);
+        // A prepared event has this revision: the check above passed at the revision it expected.
+        const made = ready?.[i];
+        const stored = made?.stored ?? storedEvent(event, request.stream, revision, recordedAt);
+        const bytes = (structuresSame ? made?.bytes : null) ?? offerEvents.encode(stored);
         // lmdb stores an asBinary value's bytes as they are (its types only allow the value type).
         events.putSync(head, bytes === null ? stored : (asBinary(bytes) as unknown as StoredEvent));
-      }
+      });
       if (revision !== current) heads.putSync(request.stream, revision);
       results.push({ nextExpectedRevision: revision, position: head });
-    }
+    });
     meta.putSync(HEAD_KEY, head);
     return results;
   }
@@ -153,7 +181,9 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
       // A child transaction, so a failure half-way (say, a value msgpack cannot encode) rolls
       // back this append alone: the other callbacks lmdb-js batched into the same commit go on,
       // and no event is left written without its index and head.
-      return await root.childTransaction(() => writeRequests(requests, recordedAt));
+      const structuresBefore = structuresNow();
+      const prepared = requests.map((request) => prepare(request, recordedAt));
+      return await root.childTransaction(() => writeRequests(requests, recordedAt, prepared, structuresBefore));
     } catch (err) {
       throw lmdbError(err, 'LMDB event store');
     }
