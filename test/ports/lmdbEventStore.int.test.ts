@@ -148,7 +148,12 @@ describe('lmdbEventStore', () => {
     const store = lmdbEventStore({ dataDir });
     try {
       // Several appends: shapes msgpackr shares in one are written by the offer encoder in the next.
-      for (const [i, event] of events.entries()) await store.append(`availability-mv00000001-US-${i % 2}`, [event, event], 'any');
+      // Most at their known revision (encoded before the write transaction), some with 'any' (inside it).
+      for (const [i, event] of events.entries()) {
+        const k = Math.floor(i / 2);
+        const expected = i % 4 === 3 ? 'any' : k === 0 ? 'no_stream' : 2 * k - 1;
+        await store.append(`availability-mv00000001-US-${i % 2}`, [event, event], expected);
+      }
       const recorded = await store.readAll({ limit: 100 });
       assert.deepEqual(recorded.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata })), events.flatMap((e) => [e, e]));
 
