@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- kafka [--titles N] [--batch-size N] [--skip-inbox]`
+ * `npm run bench -- kafka [--titles N] [--batch-size N] [--skip-inbox] [--event-log lmdb|kafka] [--consume-concurrency N]`
  *
  * Crawl ingestion through Kafka, for the observations of the sample crawl (or a synthetic one of
  * N titles), generated once before any timing. Four runs on the same broker, in this order:
@@ -9,7 +9,9 @@
  *   consumer whose eachBatch only counts;
  * - adapter_transport: the Kafka observation bus publishing (encoding) and consuming (decoding,
  *   validating, committing by hand) with a handler that only counts;
- * - adapter_with_ingest: the same with ingest appending to an LMDB event store, until idle;
+ * - adapter_with_ingest: the same with ingest appending to an LMDB event store, until idle, or
+ *   with `--event-log kafka` to the Kafka event log (EVENT_STORE=kafka: one transaction per
+ *   ingest batch, on a log topic of the run's own);
  * - inbox_with_ingest: the same ingest through the embedded inbox, to tell the cost of Kafka
  *   from the cost of ingest itself.
  *
@@ -25,7 +27,8 @@ import { parseArgs } from 'node:util';
 import { Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
 import { encodeObservation } from '../contracts/codec.ts';
 import type { Observation } from '../contracts/observations.ts';
-import { systemClock } from '../contracts/ports.ts';
+import { systemClock, type EventStore } from '../contracts/ports.ts';
+import { kafkaEventStore, type KafkaEventStore } from '../infra/kafka/eventStore.ts';
 import { kafkaObservationBus, type KafkaObservationBus } from '../infra/kafka/observationBus.ts';
 import { streamKeyOf, topicNames } from '../infra/kafka/topics.ts';
 import { lmdbEventStore } from '../infra/lmdb/eventStore.ts';
@@ -39,18 +42,27 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     'batch-size': { type: 'string', default: '2000' },
     'skip-inbox': { type: 'boolean', default: false },
+    'event-log': { type: 'string', default: 'lmdb' },
+    'consume-concurrency': { type: 'string', default: '2' },
   },
 });
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
 const seed = Number(values.seed);
 const titles = values.titles === undefined ? undefined : Number(values.titles);
 const batchSize = Number(values['batch-size']);
+const eventLog = values['event-log'];
+if (eventLog !== 'lmdb' && eventLog !== 'kafka') throw new Error(`--event-log: lmdb or kafka, not ${eventLog}`);
 const crawlOptions = { seed, day: 0, ...(titles === undefined ? {} : { titles }) };
 const PARTITIONS = 4;
 const CHUNK_MESSAGES = 1000;
 const CHUNK_BYTES = 900_000;
 const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;
 const seconds = (from: number) => (performance.now() - from) / 1000;
+/** CPU seconds of this process so far (every thread): the broker's share is alike on both sides. */
+const cpuNow = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Publishes `observations` through the bus in crawler-sized calls. */
@@ -62,46 +74,54 @@ async function publishAll(bus: KafkaObservationBus, observations: Observation[])
  * Ours, through the bus: publish, then consume until the group is idle, either handing each
  * batch to ingest (LMDB event store) or, for the transport alone, only counting it.
  */
-async function viaAdapter(observations: Observation[], withIngest: boolean): Promise<{ events: number; publish_s: number; consume_s: number }> {
+async function viaAdapter(observations: Observation[], withIngest: boolean): Promise<{ events: number; publish_s: number; consume_s: number; cpu_s: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-kafka-'));
-  const eventStore = lmdbEventStore({ dataDir });
-  const bus = kafkaObservationBus({ brokers, topicPrefix: `marquee.bench.${runId}.${withIngest ? 'ingest' : 'transport'}.`, partitions: PARTITIONS });
+  const prefix = `marquee.bench.${runId}.${withIngest ? 'ingest' : 'transport'}.`;
+  const eventStore: EventStore = withIngest && eventLog === 'kafka' ? kafkaEventStore({ brokers, topicPrefix: prefix }) : lmdbEventStore({ dataDir });
+  const bus = kafkaObservationBus({ brokers, topicPrefix: prefix, partitions: PARTITIONS, consumeConcurrency: Number(values['consume-concurrency']) });
   try {
     await bus.ensureTopics();
+    // The log read to its end and its writer in place before the timing, as a process has them once started.
+    if (withIngest && eventLog === 'kafka') await eventStore.streamRevision('bench-warm-up');
     const t0 = performance.now();
+    const cpu0 = cpuNow();
     await publishAll(bus, observations);
     const publish = seconds(t0);
     const t1 = performance.now();
     let received = 0;
+    const ingest = createIngest({ eventStore, bus });
     const consumer = withIngest
-      ? createIngest({ eventStore, bus }).run({ group: `bench-${runId}`, batchSize, untilIdle: true })
+      ? ingest.run({ group: `bench-${runId}`, batchSize, untilIdle: true })
       : bus.consume(async (batch) => {
         received += batch.length;
       }, { group: `bench-${runId}`, batchSize, untilIdle: true });
     await consumer.done;
     const consume = seconds(t1);
     if (!withIngest && received !== observations.length) throw new Error(`received ${received} of ${observations.length}`);
-    return { events: await eventStore.headPosition(), publish_s: round(publish), consume_s: round(consume) };
+    // Kafka positions are offsets (transaction markers take some): count what ingest appended.
+    return { events: withIngest ? ingest.totals().appended : 0, publish_s: round(publish), consume_s: round(consume), cpu_s: round(cpuNow() - cpu0) };
   } finally {
     await bus.deleteTopics().catch(() => {});
     await bus.close();
+    if ('deleteTopic' in eventStore) await (eventStore as KafkaEventStore).deleteTopic().catch(() => {});
     await eventStore.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 /** The same ingest through the embedded inbox: how much of the time is ingest itself. */
-async function viaInbox(observations: Observation[]): Promise<{ publish_s: number; consume_s: number }> {
+async function viaInbox(observations: Observation[]): Promise<{ publish_s: number; consume_s: number; cpu_s: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-inbox-'));
   const eventStore = lmdbEventStore({ dataDir });
   const bus = lmdbInbox({ dataDir });
   try {
     const t0 = performance.now();
+    const cpu0 = cpuNow();
     for (let i = 0; i < observations.length; i += CHUNK_MESSAGES) await bus.publish(observations.slice(i, i + CHUNK_MESSAGES));
     const publish = seconds(t0);
     const t1 = performance.now();
     await createIngest({ eventStore, bus }).run({ batchSize, untilIdle: true }).done;
-    return { publish_s: round(publish), consume_s: round(seconds(t1)) };
+    return { publish_s: round(publish), consume_s: round(seconds(t1)), cpu_s: round(cpuNow() - cpu0) };
   } finally {
     await bus.close();
     await eventStore.close();
@@ -110,7 +130,7 @@ async function viaInbox(observations: Observation[]): Promise<{ publish_s: numbe
 }
 
 /** The reference: the same messages through bare kafkajs, counted and dropped. */
-async function rawLoop(observations: Observation[]): Promise<{ publish_s: number; consume_s: number }> {
+async function rawLoop(observations: Observation[]): Promise<{ publish_s: number; consume_s: number; cpu_s: number }> {
   const topics = topicNames(`marquee.bench-raw.${runId}.`);
   const byTopic = new Map<string, Message[]>();
   for (const o of observations) {
@@ -132,6 +152,7 @@ async function rawLoop(observations: Observation[]): Promise<{ publish_s: number
     await scratch.close();
 
     const t0 = performance.now();
+    const cpu0 = cpuNow();
     let chunk: Array<{ topic: string; messages: Message[] }> = [];
     let count = 0;
     let bytes = 0;
@@ -169,8 +190,9 @@ async function rawLoop(observations: Observation[]): Promise<{ publish_s: number
     });
     await all;
     const consume = seconds(t1);
+    const cpu = cpuNow() - cpu0;
     await admin.deleteTopics({ topics: [...topics.observations, topics.deadLetter] }).catch(() => {});
-    return { publish_s: round(publish), consume_s: round(consume) };
+    return { publish_s: round(publish), consume_s: round(consume), cpu_s: round(cpu) };
   } finally {
     await Promise.all([consumer.disconnect(), producer.disconnect()]);
     await admin.disconnect();
@@ -184,9 +206,10 @@ const ingested = await viaAdapter(observations, true);
 const inbox = values['skip-inbox'] ? null : await viaInbox(observations);
 const n = observations.length;
 const rate = (r: { publish_s: number; consume_s: number }) => n / (r.publish_s + r.consume_s);
-const side = (r: { publish_s: number; consume_s: number }) => ({
+const side = (r: { publish_s: number; consume_s: number; cpu_s: number }) => ({
   publish_s: r.publish_s,
   consume_s: r.consume_s,
+  cpu_s: r.cpu_s,
   publish_obs_per_s: Math.round(n / r.publish_s),
   consume_obs_per_s: Math.round(n / r.consume_s),
   obs_per_s: Math.round(rate(r)),
@@ -199,6 +222,8 @@ console.log(JSON.stringify({
   catalog: titles === undefined ? 'sample' : `synthetic ${titles} titles`,
   partitions: PARTITIONS,
   consume_batch: batchSize,
+  event_log: eventLog,
+  consume_concurrency: Number(values['consume-concurrency']),
   observations: n,
   events: ingested.events,
   raw_kafkajs: side(raw),
@@ -207,5 +232,8 @@ console.log(JSON.stringify({
   inbox_with_ingest: inbox === null ? null : side(inbox),
   ratio_transport_to_raw: round(rate(transport) / rate(raw), 3),
   ratio_with_ingest_to_raw: round(rate(ingested) / rate(raw), 3),
+  // CPU of the raw loop over ours: steadier than the wall-clock ratios on a shared machine.
+  cpu_ratio_transport_to_raw: round(raw.cpu_s / transport.cpu_s, 3),
+  cpu_ratio_with_ingest_to_raw: round(raw.cpu_s / ingested.cpu_s, 3),
   ratio_with_ingest_to_inbox: inbox === null ? null : round(rate(ingested) / rate(inbox), 3),
 }));

@@ -32,6 +32,8 @@ export interface ConsumerContext {
   idleCheckMs: number;
   /** Consumer group session timeout, in ms. */
   sessionTimeoutMs: number;
+  /** Partitions whose batches are handled at once (kafkajs' partitionsConsumedConcurrently). */
+  concurrency: number;
 }
 
 const DEFAULT_GROUP = 'ingest';
@@ -107,6 +109,8 @@ export function startConsumer(
 
     const flush = async (): Promise<boolean> => {
       if (last === null) return true;
+      // A rebalance or seek since the batch was fetched: its records are no longer ours to handle.
+      if (!isRunning() || isStale()) return false;
       if (chunk.length > 0) {
         try {
           await handler(chunk);
@@ -131,8 +135,11 @@ export function startConsumer(
       return true;
     };
 
+    if (!isRunning() || isStale()) return;
     for (const message of batch.messages) {
-      if (failure !== null || stopping || !isRunning() || isStale()) return;
+      // isRunning and isStale are asked once per chunk (in flush), not per record: they cost
+      // more than a small record's decoding.
+      if (failure !== null || stopping) return;
       const source = sourceOf(topic, partition, message.offset);
       const value = message.value;
       let observation: Observation | null = null;
@@ -208,7 +215,7 @@ export function startConsumer(
       });
       await kc.connect();
       await kc.subscribe({ topics: [...topics], fromBeginning: true });
-      await kc.run({ autoCommit: false, eachBatchAutoResolve: false, eachBatch });
+      await kc.run({ autoCommit: false, eachBatchAutoResolve: false, partitionsConsumedConcurrently: ctx.concurrency, eachBatch });
       while (!stopping && failure === null) {
         await waker.wait(Math.min(ctx.idleCheckMs, 100));
         if (targets !== null && failure === null && (await reached(targets))) break;

@@ -193,8 +193,11 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
             autoCommit: false,
             eachBatch: async ({ batch }) => {
               for (const message of batch.messages) {
-                if (message.value === null) continue;
-                index.apply(Number(message.offset), JSON.parse(message.value.toString('utf8')) as LoggedEvent);
+                const offset = Number(message.offset);
+                // The writer applied its own records when its commit returned: parsing them
+                // again here (every event this process appends) would only be skipped by apply.
+                if (message.value === null || offset < index.nextOffset) continue;
+                index.apply(offset, JSON.parse(message.value.toString('utf8')) as LoggedEvent);
               }
               index.advance(Number(batch.lastOffset()));
             },

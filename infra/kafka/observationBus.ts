@@ -55,6 +55,14 @@ export interface KafkaObservationBusOptions extends KafkaClientOptions {
   idleCheckMs?: number;
   /** Consumer group session timeout, in ms. Default 30000 (kafkajs' default). */
   sessionTimeoutMs?: number;
+  /**
+   * How many partitions' batches one consumer hands to its handler at once. Default 2: while
+   * one batch waits for its events to be durable (a commit and its fsync), the next is decoded
+   * and decided. Partitions hold different streams (records are keyed by stream), and a stream
+   * fed from two topics (a title's details and its seasons) is kept right by the expected
+   * revision of each append, as between ingest processes.
+   */
+  consumeConcurrency?: number;
   /** How long to wait for a created topic to be served before giving up, in ms. Default 30000. */
   topicReadyMs?: number;
   /** Gives up listing dead letters after this long, in ms. Default 30000. */
@@ -257,6 +265,7 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
           maxWaitMs: options.maxWaitMs ?? 250,
           idleCheckMs: options.idleCheckMs ?? 250,
           sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
+          concurrency: options.consumeConcurrency ?? 2,
         },
         handler,
         consumeOptions,

@@ -2,7 +2,11 @@
  * The embedded event store: LMDB named databases inside the shared environment.
  *
  * - `es:events`  global position (ordered-binary number) -> `{ type, data, metadata, streamId, revision, recordedAt }`
- * - `es:streams` `[streamId, revision]` -> global position (the per-stream index)
+ * - `es:streams` `[streamId, revision]` -> global position (the per-stream index): one entry per
+ *   run of events a single append wrote, keyed by the run's first revision. The events of one
+ *   append have consecutive positions, so the run's revision `r` is at `position + (r - first)`,
+ *   and the run ends where the stream's next entry starts (its last one at the stream's head).
+ *   An index written with one entry per event (before runs) reads the same way: runs of one.
  * - `es:heads`   streamId -> last revision (so a revision check is one lookup, never a stream read)
  * - `es:meta`    `head` -> newest global position
  *
@@ -64,7 +68,8 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   });
   // Offer events (most of the log) written as msgpackr would write them, only faster; the
   // structures are the store encoder's own, so the bytes are the same.
-  const offerEvents = offerEventEncoder(() => (events as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures);
+  const structuresNow = () => (events as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures;
+  const offerEvents = offerEventEncoder(structuresNow);
   const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
   const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
   const meta: Database<number, string> = root.openDB({ name: 'es:meta' });
@@ -97,36 +102,73 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     } as RecordedEvent;
   }
 
+  /** The event at `position`, checked to be `stream`'s `revision` (the index points at it). */
+  function eventAt(stream: string, revision: number, position: number): RecordedEvent {
+    const stored = events.get(position);
+    if (stored === undefined || stored.revision !== revision || stored.streamId !== stream) {
+      throw new AppError('internal', `event ${revision} of ${stream} is not at position ${position}`);
+    }
+    return toRecorded(position, stored);
+  }
+
+  /** An event as stored, with its bytes when the offer encoder writes it (null: the store's encoder will). */
+  interface Prepared {
+    stored: StoredEvent;
+    bytes: Buffer | null;
+  }
+
+  /**
+   * The stored form of each event of a request whose revisions are known before the write (an
+   * expected revision other than 'any': if the append goes ahead, they follow it), encoded now,
+   * outside the transaction: the environment's write lock, which the projections' writes (and
+   * every other process) wait for, is then held for the checks and puts alone. Copies, since the
+   * encoder reuses its buffer.
+   */
+  function prepare(request: AppendRequest, recordedAt: string): Prepared[] | null {
+    const expected = request.expectedRevision;
+    if (expected === 'any') return null;
+    const first = expected === 'no_stream' ? 0 : expected + 1;
+    return request.events.map((event, i) => {
+      const stored = storedEvent(event, request.stream, first + i, recordedAt);
+      const bytes = offerEvents.encode(stored);
+      return { stored, bytes: bytes === null ? null : Buffer.from(bytes) };
+    });
+  }
+
+  function storedEvent(event: DomainEvent, streamId: string, revision: number, recordedAt: string): StoredEvent {
+    return { type: event.type, data: event.data, metadata: event.metadata, streamId, revision, recordedAt };
+  }
+
   /** Runs inside the write transaction: reads see the writes of earlier requests in it. */
-  function writeRequests(requests: AppendRequest[], recordedAt: string): Array<AppendResult | AppError> {
+  function writeRequests(requests: AppendRequest[], recordedAt: string, prepared: Array<Prepared[] | null>, structuresBefore: SharedStructures | undefined): Array<AppendResult | AppError> {
+    // Bytes encoded before with structures msgpackr has since replaced (reloaded after a failed
+    // save) are encoded again here.
+    const structuresSame = structuresBefore !== undefined && structuresNow() === structuresBefore && structuresBefore.uninitialized !== true;
     let head = meta.get(HEAD_KEY) ?? 0;
     const results: Array<AppendResult | AppError> = [];
-    for (const request of requests) {
+    requests.forEach((request, r) => {
       const current = heads.get(request.stream) ?? -1;
       if (!matches(current, request.expectedRevision)) {
         results.push(conflict(request.stream, request.expectedRevision, current));
-        continue;
+        return;
       }
       let revision = current;
-      for (const event of request.events) {
+      // One index entry for the whole run (see the header): a put per append, not per event.
+      if (request.events.length > 0) streams.putSync([request.stream, current + 1], head + 1);
+      const ready = prepared[r];
+      request.events.forEach((event, i) => {
         head += 1;
         revision += 1;
-        const stored: StoredEvent = {
-          type: event.type,
-          data: event.data,
-          metadata: event.metadata,
-          streamId: request.stream,
-          revision,
-          recordedAt,
-        };
-        const bytes = offerEvents.encode(stored);
+        // A prepared event has this revision: the check above passed at the revision it expected.
+        const made = ready?.[i];
+        const stored = made?.stored ?? storedEvent(event, request.stream, revision, recordedAt);
+        const bytes = (structuresSame ? made?.bytes : null) ?? offerEvents.encode(stored);
         // lmdb stores an asBinary value's bytes as they are (its types only allow the value type).
         events.putSync(head, bytes === null ? stored : (asBinary(bytes) as unknown as StoredEvent));
-        streams.putSync([request.stream, revision], head);
-      }
+      });
       if (revision !== current) heads.putSync(request.stream, revision);
       results.push({ nextExpectedRevision: revision, position: head });
-    }
+    });
     meta.putSync(HEAD_KEY, head);
     return results;
   }
@@ -139,7 +181,9 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
       // A child transaction, so a failure half-way (say, a value msgpack cannot encode) rolls
       // back this append alone: the other callbacks lmdb-js batched into the same commit go on,
       // and no event is left written without its index and head.
-      return await root.childTransaction(() => writeRequests(requests, recordedAt));
+      const structuresBefore = structuresNow();
+      const prepared = requests.map((request) => prepare(request, recordedAt));
+      return await root.childTransaction(() => writeRequests(requests, recordedAt, prepared, structuresBefore));
     } catch (err) {
       throw lmdbError(err, 'LMDB event store');
     }
@@ -159,11 +203,17 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
         // stream it has no state of, and on a first crawl that is every stream, none existing.
         const head = heads.get(stream);
         if (head === undefined || head < from) return out;
-        for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream, MAX_KEY] })) {
-          const stored = events.get(position);
-          if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
-          out.push(toRecorded(position, stored));
-        }
+        // The runs from the one holding `from` (the last starting at or before it) to the head.
+        const runs: Array<{ first: number; position: number }> = [];
+        const take = ({ key, value }: { key: [string, number]; value: number }) => runs.push({ first: key[1], position: value });
+        if (from > 0) for (const entry of streams.getRange({ start: [stream, from], end: [stream], reverse: true, limit: 1 })) take(entry);
+        const next = runs.length > 0 ? runs[0]!.first + 1 : 0;
+        for (const entry of streams.getRange({ start: [stream, next], end: [stream, MAX_KEY] })) take(entry);
+        runs.forEach(({ first, position }, i) => {
+          // Bounded by the head read above: a run appended since then is not half read.
+          const last = Math.min(i + 1 < runs.length ? runs[i + 1]!.first - 1 : head, head);
+          for (let revision = Math.max(first, from); revision <= last; revision += 1) out.push(eventAt(stream, revision, position + revision - first));
+        });
         return out;
       });
     },
@@ -174,12 +224,19 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
       return reading(() => {
         const out: RecordedEvent[] = [];
         if (from < 0 || limit <= 0) return out;
-        // A reverse range runs from its start key down to (not including) its end key: [stream]
+        const head = heads.get(stream);
+        if (head === undefined) return out;
+        // Runs cover revisions 0..head without gaps, so the run starting at or before
+        // min(from, head) holds it, and each earlier run ends where the later one starts. A
+        // reverse range runs from its start key down to (not including) its end key: [stream]
         // sorts before every [stream, revision].
-        for (const { value: position } of streams.getRange({ start: [stream, from], end: [stream], reverse: true, limit })) {
-          const stored = events.get(position);
-          if (stored === undefined) throw new AppError('internal', `event ${position} of ${stream} is missing`);
-          out.push(toRecorded(position, stored));
+        let revision = Math.min(from, head);
+        for (const { key, value: position } of streams.getRange({ start: [stream, revision], end: [stream], reverse: true })) {
+          const first = key[1];
+          for (; revision >= first; revision -= 1) {
+            out.push(eventAt(stream, revision, position + revision - first));
+            if (out.length >= limit) return out;
+          }
         }
         return out;
       });

@@ -179,36 +179,58 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       };
     });
 
+    /** The records past `offset` decoded (undecodable ones dead-lettered), or null when there are none. */
+    const take = async (offset: number): Promise<{ last: number; records: ObservationRecord[] } | null> => {
+      // The cheap check first: one key lookup tells whether anything is past our offset. The
+      // read snapshot is renewed so records published by another process become visible.
+      inbox.resetReadTxn();
+      if (lastSequence() <= offset) return null;
+      const entries = [...inbox.getRange({ start: offset + 1, limit: batchSize })];
+      const records: ObservationRecord[] = [];
+      for (const { key, value } of entries) {
+        const record = toRecord(key, value);
+        if ('observation' in record) records.push(record);
+        else await writeDeadLetter(record.source, record.payload, record.reason);
+      }
+      return { last: entries.at(-1)?.key ?? offset, records };
+    };
+
     const run = async (): Promise<void> => {
       let offset = committedOffset(group);
+      let next: Awaited<ReturnType<typeof take>> = null;
       while (!stopping) {
-        // The cheap check first: one key lookup tells whether anything is past our offset. The
-        // read snapshot is renewed so records published by another process become visible.
-        inbox.resetReadTxn();
-        if (lastSequence() <= offset) {
+        const batch = next ?? (await take(offset));
+        next = null;
+        if (batch === null) {
           if (untilIdle) return;
           await idle();
           continue;
         }
-        const entries = [...inbox.getRange({ start: offset + 1, limit: batchSize })];
-        const records: ObservationRecord[] = [];
-        for (const { key, value } of entries) {
-          const record = toRecord(key, value);
-          if ('observation' in record) records.push(record);
-          else await writeDeadLetter(record.source, record.payload, record.reason);
-        }
         // A failing handler ends the consumer before the commit: the batch is redelivered.
-        // The offset's commit is awaited before the next batch (measured: left in flight, it
-        // kept the environment's write lock busy back to back and the projection thread's
-        // writes waited: the first day of `start --sample` took 41-58 s against 25-47 s).
-        if (records.length > 0) await handler(records);
-        const last = entries.at(-1)?.key ?? offset;
+        if (batch.records.length > 0) await handler(batch.records);
+        let committing: Promise<unknown>;
         try {
-          await offsets.put(group, last);
+          committing = offsets.put(group, batch.last);
         } catch (err) {
           throw asUnavailable(err, 'the local inbox');
         }
-        offset = last;
+        offset = batch.last;
+        // The next batch is read and decoded while the offset's commit syncs, when this thread
+        // would only wait. The commit is still awaited before the next batch is handled
+        // (measured: left in flight, it kept the environment's write lock busy back to back and
+        // the projection thread's writes waited: the first day of `start --sample` took 41-58 s
+        // against 25-47 s).
+        try {
+          if (!stopping) next = await take(offset);
+        } catch (err) {
+          await committing.catch(() => {});
+          throw err;
+        }
+        try {
+          await committing;
+        } catch (err) {
+          throw asUnavailable(err, 'the local inbox');
+        }
       }
     };
 

@@ -103,6 +103,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     encoder = readModelEncoder(() => (docs as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures);
   }
   let encoder!: ReturnType<typeof readModelEncoder>;
+  const structuresNow = () => (docs as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures;
   attach();
   let closed = false;
 
@@ -270,7 +271,17 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
           { retriable: false },
         );
       }
+      // Encoded before the transaction too: the environment's write lock, which ingest's appends
+      // (and every other process) wait for, is then held for the lookups and puts alone. Copies,
+      // since the encoder reuses its buffer. Bytes of structures msgpackr has since replaced
+      // (reloaded after a failed save) are encoded again inside.
+      const structuresBefore = structuresNow();
+      const encoded = writes.map((w) => {
+        const bytes = w.doc === null ? null : encoder.encode(w.doc, w.position);
+        return bytes === null ? null : Buffer.from(bytes);
+      });
       return write('writeBatch', () => {
+        const structuresSame = structuresBefore !== undefined && structuresNow() === structuresBefore && structuresBefore.uninitialized !== true;
         let written = 0;
         let skipped = 0;
         if (writes.length > 0 && meta.get(collectionMetaKey(collection)) === undefined) {
@@ -307,7 +318,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
             if (kept) positions.removeSync(key);
             tombstones.putSync(key, w.position);
           } else {
-            const bytes = encoder.encode(w.doc, w.position);
+            const bytes = (structuresSame ? encoded[index] : null) ?? encoder.encode(w.doc, w.position);
             // lmdb stores an asBinary value's bytes as they are (its types only allow the value type).
             docs.putSync(key, bytes === null ? { doc: w.doc, position: w.position } : (asBinary(bytes) as unknown as StoredValue));
             // Once kept, always kept: an entry left behind by a write that skipped it would be stale.

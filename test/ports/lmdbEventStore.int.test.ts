@@ -82,6 +82,52 @@ describe('lmdbEventStore', () => {
     }
   });
 
+  it('indexes a stream by runs (one entry per append) and still reads an index written with one entry per event', async () => {
+    const runs = [[1, 2, 3], [4], [5, 6], [7, 8, 9, 10]];
+    const store = lmdbEventStore({ dataDir });
+    let revision = -1;
+    for (const run of runs) {
+      await store.append('x', [genreEvent(0)], 'any');
+      revision = (await store.append('s', run.map((n) => genreEvent(n)), revision < 0 ? 'no_stream' : revision)).nextExpectedRevision;
+    }
+    const ids = (events: RecordedEvent[]) => events.map((e) => [e.revision, (e.data as { genre: { id: number } }).genre.id]);
+    const expectAll = async (label: string) => {
+      const all = runs.flat().map((id, r) => [r, id]);
+      for (let from = 0; from <= 11; from += 1) {
+        assert.deepEqual(ids(await store.readStream('s', { fromRevision: from })), all.slice(from), `${label}: forwards from ${from}`);
+        for (const limit of [1, 3, 100]) {
+          const expected = all.slice(0, Math.min(from, 9) + 1).reverse().slice(0, limit);
+          assert.deepEqual(ids(await store.readStreamBackwards('s', { fromRevision: from, limit })), expected, `${label}: backwards from ${from}, ${limit}`);
+        }
+      }
+    };
+    const index = () => {
+      const root = open({ path: join(dataDir, 'lmdb'), maxDbs: 256 });
+      return { root, streams: root.openDB<number, [string, number]>({ name: 'es:streams' }) };
+    };
+    try {
+      await expectAll('runs');
+      const { root, streams } = index();
+      try {
+        assert.deepEqual([...streams.getRange({ start: ['s'], end: ['s', 1e9] })].map((e) => e.key[1]), [0, 3, 4, 6], 'one entry per append');
+        // The layout of logs written before runs: one entry per event, at its own position.
+        const recorded = await store.readStream('s');
+        await streams.transaction(() => {
+          for (const e of recorded) void streams.put(['s', e.revision], e.position);
+        });
+      } finally {
+        await root.close();
+      }
+      await expectAll('one entry per event');
+      await store.append('s', [genreEvent(11), genreEvent(12)], 9);
+      runs.push([11, 12]);
+      const again = await store.readStream('s', { fromRevision: 8 });
+      assert.deepEqual(ids(again), [[8, 9], [9, 10], [10, 11], [11, 12]], 'a run appended after entries per event');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stores offer events as the bytes msgpackr writes (the format of logs written before), so any version reads them', async () => {
     const offer = (providerId: string, n: number) => ({
       providerId, addonProviderId: null, seasonNumber: n, episodeNumber: null, webUrl: `https://${providerId}.example/${'t'.repeat(n)}`,
@@ -102,7 +148,12 @@ describe('lmdbEventStore', () => {
     const store = lmdbEventStore({ dataDir });
     try {
       // Several appends: shapes msgpackr shares in one are written by the offer encoder in the next.
-      for (const [i, event] of events.entries()) await store.append(`availability-mv00000001-US-${i % 2}`, [event, event], 'any');
+      // Most at their known revision (encoded before the write transaction), some with 'any' (inside it).
+      for (const [i, event] of events.entries()) {
+        const k = Math.floor(i / 2);
+        const expected = i % 4 === 3 ? 'any' : k === 0 ? 'no_stream' : 2 * k - 1;
+        await store.append(`availability-mv00000001-US-${i % 2}`, [event, event], expected);
+      }
       const recorded = await store.readAll({ limit: 100 });
       assert.deepEqual(recorded.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata })), events.flatMap((e) => [e, e]));
 
