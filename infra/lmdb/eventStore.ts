@@ -33,6 +33,7 @@ import { closeLmdb, openLmdb } from './env.ts';
 import { lmdbError } from './errors.ts';
 import { offerEventEncoder, type SharedStructures } from './offerEventEncoder.ts';
 import { pollingSubscription } from './pollingSubscription.ts';
+import { stillShared, structuresOf } from './recordWriter.ts';
 
 export interface LmdbEventStoreOptions {
   /** Data directory shared with the other embedded adapters (`<dataDir>/lmdb`). */
@@ -68,7 +69,7 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   });
   // Offer events (most of the log) written as msgpackr would write them, only faster; the
   // structures are the store encoder's own, so the bytes are the same.
-  const structuresNow = () => (events as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures;
+  const structuresNow = structuresOf(events);
   const offerEvents = offerEventEncoder(structuresNow);
   const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
   const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
@@ -143,7 +144,7 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
   function writeRequests(requests: AppendRequest[], recordedAt: string, prepared: Array<Prepared[] | null>, structuresBefore: SharedStructures | undefined): Array<AppendResult | AppError> {
     // Bytes encoded before with structures msgpackr has since replaced (reloaded after a failed
     // save) are encoded again here.
-    const structuresSame = structuresBefore !== undefined && structuresNow() === structuresBefore && structuresBefore.uninitialized !== true;
+    const structuresSame = stillShared(structuresBefore, structuresNow());
     let head = meta.get(HEAD_KEY) ?? 0;
     const results: Array<AppendResult | AppError> = [];
     requests.forEach((request, r) => {

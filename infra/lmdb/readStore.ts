@@ -31,7 +31,7 @@ import type {
 import { closeLmdb, openLmdb, openLmdbHandle } from './env.ts';
 import { lmdbError } from './errors.ts';
 import { readModelEncoder } from './readModelEncoder.ts';
-import type { SharedStructures } from './recordWriter.ts';
+import { stillShared, structuresOf, type SharedStructures } from './recordWriter.ts';
 import { joinUnmapGroup } from './unmapGroup.ts';
 
 export interface LmdbReadStoreOptions {
@@ -100,10 +100,11 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     meta = root.openDB({ name: 'rs:meta' });
     // The hottest documents written as msgpackr would write them, only faster, with the
     // structures of this handle's encoder (so the bytes are the same).
-    encoder = readModelEncoder(() => (docs as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures);
+    structuresNow = structuresOf(docs);
+    encoder = readModelEncoder(structuresNow);
   }
   let encoder!: ReturnType<typeof readModelEncoder>;
-  const structuresNow = () => (docs as unknown as { encoder?: { structures?: SharedStructures } }).encoder?.structures;
+  let structuresNow!: () => SharedStructures | undefined;
   attach();
   let closed = false;
 
@@ -193,7 +194,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
    * again, as msgpackr itself does when a save is declined.
    */
   function forgetUnsavedStructures(): void {
-    const structures = (docs as unknown as { encoder?: { structures?: { uninitialized?: boolean } } }).encoder?.structures;
+    const structures = structuresNow();
     if (structures) structures.uninitialized = true;
   }
 
@@ -281,7 +282,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
         return bytes === null ? null : Buffer.from(bytes);
       });
       return write('writeBatch', () => {
-        const structuresSame = structuresBefore !== undefined && structuresNow() === structuresBefore && structuresBefore.uninitialized !== true;
+        const structuresSame = stillShared(structuresBefore, structuresNow());
         let written = 0;
         let skipped = 0;
         if (writes.length > 0 && meta.get(collectionMetaKey(collection)) === undefined) {

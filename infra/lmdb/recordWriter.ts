@@ -22,6 +22,19 @@ export interface SharedStructures {
   uninitialized?: boolean;
 }
 
+/** The shared structures of an lmdb-js database's msgpackr encoder, read at each call (the encoder replaces them on a reload). */
+export function structuresOf(db: unknown): () => SharedStructures | undefined {
+  return () => (db as { encoder?: { structures?: SharedStructures } }).encoder?.structures;
+}
+
+/**
+ * Whether bytes a writer encoded with the structures `before` (outside the write transaction)
+ * are still what msgpackr would write inside it: the same structures, not marked for reload.
+ */
+export function stillShared(before: SharedStructures | undefined, now: SharedStructures | undefined): boolean {
+  return before !== undefined && now === before && before.uninitialized !== true;
+}
+
 /** Thrown inside a writer when a value is not one it writes as msgpackr would; caught by attempt. */
 export const UNSUPPORTED = Symbol('unsupported');
 

@@ -7,16 +7,15 @@ import { Worker } from 'node:worker_threads';
 import type { ReadStore } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
-import { providersProjection } from '../../projections/providers.ts';
-import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
+import { RANKING_READS } from '../ranking/job.ts';
 import type { Config } from '../shared/config.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 
 /**
- * The read models the daily ranking reads (services/ranking/job.ts): a sample day waits only for
- * them before it is ranked, and the worker folds them in a lane of their own (see the worker).
+ * The read models the daily ranking reads: a sample day waits only for them before it is
+ * ranked, and the worker folds them in a lane of their own (see the worker).
  */
-export const RANKING_READS: ReadonlyArray<Projection<unknown>> = [rankingInputsProjection, providersProjection];
+export { RANKING_READS };
 
 export interface ProjectionThread {
   /**

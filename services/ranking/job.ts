@@ -18,6 +18,7 @@ import { AppError, isAppError } from '../../contracts/errors.ts';
 import { isCountryCode, isIsoDate, streams } from '../../contracts/ids.ts';
 import type { DomainEvent } from '../../contracts/events.ts';
 import type { Clock, EventStore, ExpectedRevision, ReadStore } from '../../contracts/ports.ts';
+import type { Projection } from '../../contracts/projection.ts';
 import type { ProvidersDoc, RankingFacts, RankingFactsBlock, RankingOffersBlock } from '../../contracts/readModels.ts';
 import { providersProjection } from '../../projections/providers.ts';
 import { rankingFactsKey, rankingInputsProjection, rankingOffersPrefix } from '../../projections/rankingInputs.ts';
@@ -61,6 +62,13 @@ export interface CountryRanking {
   /** PositionChanged events appended, 0 when `exists`. */
   positionChanges: number;
 }
+
+/**
+ * Every read model the job reads: a caller that runs it right after a crawl (the sample load)
+ * waits for these alone to fold the crawl (services/cli/projectionThread.ts). Kept beside the
+ * reads below, so a new one is added in both places.
+ */
+export const RANKING_READS: ReadonlyArray<Projection<unknown>> = [rankingInputsProjection, providersProjection];
 
 export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]> {
   const date = options.date ?? options.clock.now().toISOString().slice(0, 10);
