@@ -11,12 +11,6 @@ import { RANKING_READS } from '../ranking/job.ts';
 import type { Config } from '../shared/config.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 
-/**
- * The read models the daily ranking reads: a sample day waits only for them before it is
- * ranked, and the worker folds them in a lane of their own (see the worker).
- */
-export { RANKING_READS };
-
 export interface ProjectionThread {
   /**
    * Resolves when the checkpoint of every projection (of `only`, when given) is at `position` or
@@ -29,6 +23,8 @@ export interface ProjectionThread {
 
 export async function startProjectionThread(config: Config, readStore: ReadStore): Promise<ProjectionThread> {
   const worker = new Worker(new URL('./projectionWorker.mjs', import.meta.url), {
+    // What the daily ranking reads: a sample day waits only for that before it is ranked, and
+    // on MongoDB the worker folds it in a lane of its own (see the worker).
     workerData: { config, ahead: RANKING_READS.map((p) => p.name) },
     // A large young generation, as the CLI gives the main thread (bin/marquee.js), for the same
     // reason. V8 splits it into three (two semi-spaces and the large objects): 256 MB is ~85 MB

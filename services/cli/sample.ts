@@ -8,13 +8,13 @@ import { searchProjection } from '../../projections/search.ts';
 import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
 import { dateOfEpochDay, epochDayOf } from '../crawler/dates.ts';
-import { rankDay } from '../ranking/job.ts';
+import { RANKING_READS, rankDay } from '../ranking/job.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Pipeline } from './pipeline.ts';
 import { publishWhileIngesting, startCrawlThread, type CrawlThread } from './crawlThread.ts';
-import { RANKING_READS, startProjectionThread } from './projectionThread.ts';
+import { startProjectionThread } from './projectionThread.ts';
 import { progress } from './progress.ts';
 
 export interface SampleOptions {
