@@ -43,7 +43,7 @@ const { values } = parseArgs({
     'batch-size': { type: 'string', default: '2000' },
     'skip-inbox': { type: 'boolean', default: false },
     'event-log': { type: 'string', default: 'lmdb' },
-    'consume-concurrency': { type: 'string', default: '2' },
+    'consume-concurrency': { type: 'string', default: '1' },
   },
 });
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
