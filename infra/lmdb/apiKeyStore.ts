@@ -47,6 +47,10 @@ export function lmdbApiKeyStore(options: LmdbApiKeyStoreOptions): ApiKeyStore {
     async findByHash(hash) {
       open();
       try {
+        // lmdb-js reads from a snapshot it renews only at its next timer turn; a server whose
+        // event loop was busy would refuse a key the CLI created a moment ago. A lookup runs
+        // only when the API's cache misses, so a fresh snapshot here costs next to nothing.
+        root.resetReadTxn();
         return keys.get(hash) ?? null;
       } catch (err) {
         throw lmdbError(err, 'LMDB key store (find)');
@@ -55,6 +59,7 @@ export function lmdbApiKeyStore(options: LmdbApiKeyStoreOptions): ApiKeyStore {
     async list() {
       open();
       try {
+        root.resetReadTxn();
         return [...keys.getRange()].map((e) => e.value).sort(byCreation);
       } catch (err) {
         throw lmdbError(err, 'LMDB key store (list)');
