@@ -26,7 +26,7 @@ import { AppError } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { systemClock, type Clock, type Consumer, type ObservationBus } from '../../contracts/ports.ts';
 import { connectedOnUse, createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
-import { startConsumer } from './consumer.ts';
+import { CONSUMER_RETRY, startConsumer } from './consumer.ts';
 import { deadLetterMessage, payloadBytes, readDeadLetters } from './deadLetters.ts';
 import { streamKeyOf, topicNames, type TopicNames } from './topics.ts';
 
@@ -131,6 +131,9 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
   const topicReadyMs = options.topicReadyMs ?? 30_000;
   const topics = topicNames(prefix);
   const kafka: Kafka = createKafka(options);
+  // The consumers' own client: they wait out a broker restart (CONSUMER_RETRY), where a
+  // publish or a readiness ping should fail fast.
+  const consumerKafka: Kafka = createKafka(options, CONSUMER_RETRY);
 
   let closed = false;
   const created = new Map<string, Promise<void>>();
@@ -257,7 +260,7 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
       ensureOpen();
       const consumer: Consumer = startConsumer(
         {
-          kafka,
+          kafka: consumerKafka,
           admin,
           topics,
           ensureTopics,
