@@ -56,12 +56,11 @@ export interface KafkaObservationBusOptions extends KafkaClientOptions {
   /** Consumer group session timeout, in ms. Default 30000 (kafkajs' default). */
   sessionTimeoutMs?: number;
   /**
-   * How many partitions' batches one consumer hands to its handler at once. Default 1. At 2,
-   * while one batch waits for its events to be durable (a commit and its fsync), the next is
-   * decoded and decided (the kafka bench: 0.27 -> 0.35 of the raw loop); partitions hold
-   * different streams (records are keyed by stream). Not the default: at 2, the test of a broker
-   * restart mid-stream (test/int/kafka.int.test.ts) once never ended in CI, and until that is
-   * understood a consumer that can stall is not one to ship.
+   * How many partitions' batches one consumer hands to its handler at once (kafkajs'
+   * partitionsConsumedConcurrently). Default `DEFAULT_CONSUME_CONCURRENCY`: while one batch
+   * waits for its events to be durable and its offsets committed, the next is decoded and
+   * decided; partitions hold different streams (records are keyed by stream), so order within
+   * a stream is kept.
    */
   consumeConcurrency?: number;
   /** How long to wait for a created topic to be served before giving up, in ms. Default 30000. */
@@ -95,6 +94,9 @@ export interface KafkaObservationBus extends ObservationBus {
 }
 
 const DEFAULT_DEAD_LETTER_LIMIT = 100;
+
+/** Partitions' batches one consumer handles at once, unless `consumeConcurrency` says otherwise. */
+export const DEFAULT_CONSUME_CONCURRENCY = 2;
 
 /** Errors a just-created topic answers with until its metadata reached every broker. */
 const NOT_READY = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER']);
@@ -269,7 +271,7 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
           maxWaitMs: options.maxWaitMs ?? 250,
           idleCheckMs: options.idleCheckMs ?? 250,
           sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
-          concurrency: options.consumeConcurrency ?? 1,
+          concurrency: options.consumeConcurrency ?? DEFAULT_CONSUME_CONCURRENCY,
         },
         handler,
         consumeOptions,
