@@ -29,7 +29,7 @@ import { encodeObservation } from '../contracts/codec.ts';
 import type { Observation } from '../contracts/observations.ts';
 import { systemClock, type EventStore } from '../contracts/ports.ts';
 import { kafkaEventStore, type KafkaEventStore } from '../infra/kafka/eventStore.ts';
-import { kafkaObservationBus, type KafkaObservationBus } from '../infra/kafka/observationBus.ts';
+import { DEFAULT_CONSUME_CONCURRENCY, kafkaObservationBus, type KafkaObservationBus } from '../infra/kafka/observationBus.ts';
 import { streamKeyOf, topicNames } from '../infra/kafka/topics.ts';
 import { lmdbEventStore } from '../infra/lmdb/eventStore.ts';
 import { lmdbInbox } from '../infra/lmdb/inbox.ts';
@@ -43,7 +43,7 @@ const { values } = parseArgs({
     'batch-size': { type: 'string', default: '2000' },
     'skip-inbox': { type: 'boolean', default: false },
     'event-log': { type: 'string', default: 'lmdb' },
-    'consume-concurrency': { type: 'string', default: '1' },
+    'consume-concurrency': { type: 'string', default: String(DEFAULT_CONSUME_CONCURRENCY) },
   },
 });
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');

@@ -3,7 +3,7 @@
  * into AppError at the boundary.
  */
 import { createRequire } from 'node:module';
-import { Kafka, logLevel, type KafkaConfig, type logCreator } from 'kafkajs';
+import { Kafka, logLevel, type KafkaConfig, type logCreator, type RetryOptions } from 'kafkajs';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 
 /** The subset of a pino logger the Kafka adapters use. */
@@ -41,7 +41,11 @@ const RETRIED_BY_KAFKAJS = new Set(
     .map((e) => e.message),
 );
 
-export function createKafka(options: KafkaClientOptions): Kafka {
+/**
+ * `retry`: how kafkajs retries connecting and failed requests (its default: 5 times from 0.3 s,
+ * about 10 s in all); the consumers of the observation bus outlast a broker restart with more.
+ */
+export function createKafka(options: KafkaClientOptions, retry?: RetryOptions): Kafka {
   const { logger } = options;
   const creator: logCreator = () => ({ level, log }) => {
     if (!logger) return;
@@ -58,6 +62,7 @@ export function createKafka(options: KafkaClientOptions): Kafka {
     connectionTimeout: options.connectionTimeoutMs ?? 3000,
     logLevel: logger ? logLevel.WARN : logLevel.NOTHING,
     logCreator: creator,
+    ...(retry === undefined ? {} : { retry }),
   };
   return new Kafka(config);
 }

@@ -20,6 +20,7 @@ import { kafkaError } from './client.ts';
 import { sourceOf, type TopicNames } from './topics.ts';
 
 export interface ConsumerContext {
+  /** The client consumers are made from, retrying as `CONSUMER_RETRY` says. */
   kafka: Kafka;
   admin(): Promise<Admin>;
   topics: TopicNames;
@@ -37,6 +38,15 @@ export interface ConsumerContext {
 }
 
 const DEFAULT_GROUP = 'ingest';
+
+/**
+ * How long a consumer's client retries connecting and its fetch loop before kafkajs gives up
+ * and restarts the consumer: about 45 s (0.3 s doubling up to 5 s, 12 times), against its
+ * default of about 10 s. A broker restart takes 10-20 s; a consumer that outlasts it keeps its
+ * member and goes on as soon as the broker is back, where one that gave up joins as a new
+ * member, which the coordinator may hold until the old member's session expires (30 s).
+ */
+export const CONSUMER_RETRY = { initialRetryTime: 300, maxRetryTime: 5000, retries: 12 };
 const DEFAULT_BATCH = 500;
 
 const tp = (topic: string, partition: number) => `${topic}\u0000${partition}`;
@@ -122,11 +132,17 @@ export function startConsumer(
           return false;
         }
       }
-      resolveOffset(last);
       const next = BigInt(last) + 1n;
       // Errors of the commit (broker gone, rebalance) go to kafkajs, which retries or rejoins;
       // what was handled and not committed is redelivered, and ingest skips what it has seen.
       await commitOffsetsIfNecessary({ topics: [{ topic, partitions: [{ partition, offset: next.toString() }] }] });
+      // Resolved only once committed. kafkajs fetches on from the resolved offset, and after a
+      // failed commit it may keep its member and that position (it retries its fetch loop when
+      // the broker comes back within its retries, without rejoining): a chunk resolved before
+      // its commit failed would then never be fetched, handled and committed again, and a
+      // partition whose last chunk it was would stay behind for good (an untilIdle consumer
+      // never ended). Unresolved, the chunk is fetched again from the last commit.
+      resolveOffset(last);
       committedHere.set(tp(topic, partition), next);
       chunk = [];
       last = null;
@@ -208,6 +224,8 @@ export function startConsumer(
         maxWaitTimeInMs: ctx.maxWaitMs,
         sessionTimeout: ctx.sessionTimeoutMs,
         heartbeatInterval: Math.max(100, Math.floor(ctx.sessionTimeoutMs / 10)),
+        // The fetch loop's retries too (kafkajs' consumer default is 5, whatever its client's).
+        retry: CONSUMER_RETRY,
       });
       kc.on(kc.events.CRASH, (e) => {
         // kafkajs restarts itself after retriable errors (a broker restart); anything else is fatal.

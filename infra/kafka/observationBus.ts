@@ -26,7 +26,7 @@ import { AppError } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { systemClock, type Clock, type Consumer, type ObservationBus } from '../../contracts/ports.ts';
 import { connectedOnUse, createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
-import { startConsumer } from './consumer.ts';
+import { CONSUMER_RETRY, startConsumer } from './consumer.ts';
 import { deadLetterMessage, payloadBytes, readDeadLetters } from './deadLetters.ts';
 import { streamKeyOf, topicNames, type TopicNames } from './topics.ts';
 
@@ -56,12 +56,11 @@ export interface KafkaObservationBusOptions extends KafkaClientOptions {
   /** Consumer group session timeout, in ms. Default 30000 (kafkajs' default). */
   sessionTimeoutMs?: number;
   /**
-   * How many partitions' batches one consumer hands to its handler at once. Default 1. At 2,
-   * while one batch waits for its events to be durable (a commit and its fsync), the next is
-   * decoded and decided (the kafka bench: 0.27 -> 0.35 of the raw loop); partitions hold
-   * different streams (records are keyed by stream). Not the default: at 2, the test of a broker
-   * restart mid-stream (test/int/kafka.int.test.ts) once never ended in CI, and until that is
-   * understood a consumer that can stall is not one to ship.
+   * How many partitions' batches one consumer hands to its handler at once (kafkajs'
+   * partitionsConsumedConcurrently). Default `DEFAULT_CONSUME_CONCURRENCY`: while one batch
+   * waits for its events to be durable and its offsets committed, the next is decoded and
+   * decided; partitions hold different streams (records are keyed by stream), so order within
+   * a stream is kept.
    */
   consumeConcurrency?: number;
   /** How long to wait for a created topic to be served before giving up, in ms. Default 30000. */
@@ -95,6 +94,9 @@ export interface KafkaObservationBus extends ObservationBus {
 }
 
 const DEFAULT_DEAD_LETTER_LIMIT = 100;
+
+/** Partitions' batches one consumer handles at once, unless `consumeConcurrency` says otherwise. */
+export const DEFAULT_CONSUME_CONCURRENCY = 2;
 
 /** Errors a just-created topic answers with until its metadata reached every broker. */
 const NOT_READY = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE', 'NOT_LEADER_FOR_PARTITION', 'NOT_LEADER_OR_FOLLOWER']);
@@ -131,6 +133,9 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
   const topicReadyMs = options.topicReadyMs ?? 30_000;
   const topics = topicNames(prefix);
   const kafka: Kafka = createKafka(options);
+  // The consumers' own client: they wait out a broker restart (CONSUMER_RETRY), where a
+  // publish or a readiness ping should fail fast.
+  const consumerKafka: Kafka = createKafka(options, CONSUMER_RETRY);
 
   let closed = false;
   const created = new Map<string, Promise<void>>();
@@ -257,7 +262,7 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
       ensureOpen();
       const consumer: Consumer = startConsumer(
         {
-          kafka,
+          kafka: consumerKafka,
           admin,
           topics,
           ensureTopics,
@@ -266,7 +271,7 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
           maxWaitMs: options.maxWaitMs ?? 250,
           idleCheckMs: options.idleCheckMs ?? 250,
           sessionTimeoutMs: options.sessionTimeoutMs ?? 30_000,
-          concurrency: options.consumeConcurrency ?? 1,
+          concurrency: options.consumeConcurrency ?? DEFAULT_CONSUME_CONCURRENCY,
         },
         handler,
         consumeOptions,

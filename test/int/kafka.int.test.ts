@@ -14,7 +14,7 @@ import { schemaFingerprint } from '../../contracts/codec.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import type { EventStore, ObservationRecord } from '../../contracts/ports.ts';
 import { kafkaObservationBus, type KafkaObservationBus } from '../../infra/kafka/observationBus.ts';
-import { streamKeyOf } from '../../infra/kafka/topics.ts';
+import { parseSource, streamKeyOf } from '../../infra/kafka/topics.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { createIngest } from '../../services/ingest/ingest.ts';
 import { KCAT_AVAILABILITY, KCAT_AVAILABILITY_FILE } from '../fixtures/kafka/availability.ts';
@@ -42,8 +42,8 @@ describeKafka('crawl ingestion through Kafka', (brokers) => {
   let admin: Admin;
   const closers: Array<() => Promise<void>> = [];
 
-  const open = (): KafkaObservationBus => {
-    const b = kafkaObservationBus({ brokers, topicPrefix: prefix, maxWaitMs: 100, idleCheckMs: 100 });
+  const open = (consumeConcurrency?: number): KafkaObservationBus => {
+    const b = kafkaObservationBus({ brokers, topicPrefix: prefix, maxWaitMs: 100, idleCheckMs: 100, ...(consumeConcurrency === undefined ? {} : { consumeConcurrency }) });
     closers.push(() => b.close());
     return b;
   };
@@ -219,4 +219,82 @@ describeKafka('crawl ingestion through Kafka', (brokers) => {
     for (const e of events) perStream.set(e.streamId, (perStream.get(e.streamId) ?? 0) + 1);
     assert.equal(perStream.size, 3 * 1250);
   });
+
+  /**
+   * An admin client of this test only: kafkajs' admin keeps asking for the metadata of every
+   * topic it was ever asked about, and the topics of earlier tests are deleted.
+   */
+  async function freshAdmin<T>(use: (a: Admin) => Promise<T>): Promise<T> {
+    const a = new Kafka({ brokers, clientId: 'kafka-int-test', logLevel: logLevel.NOTHING }).admin();
+    await a.connect();
+    try {
+      return await use(a);
+    } finally {
+      await a.disconnect();
+    }
+  }
+
+  /** The end offset of every observation partition holding records, by `topic/partition`. */
+  const endOffsets = (b: KafkaObservationBus): Promise<Map<string, string>> => freshAdmin(async (a) => {
+    const ends = new Map<string, string>();
+    for (const topic of b.topics.observations) {
+      for (const p of await a.fetchTopicOffsets(topic)) if (p.high !== '0') ends.set(`${topic}/${p.partition}`, p.high);
+    }
+    return ends;
+  });
+
+  const committedOffsets = (group: string, b: KafkaObservationBus): Promise<Map<string, string>> => freshAdmin(async (a) => {
+    const out = new Map<string, string>();
+    for (const t of await a.fetchOffsets({ groupId: group, topics: [...b.topics.observations] })) {
+      for (const p of t.partitions) out.set(`${t.topic}/${p.partition}`, p.offset);
+    }
+    return out;
+  });
+
+  for (const concurrency of [1, 2]) {
+    it(`handles again the last chunk of a partition whose commit failed while kafkajs kept the group (broker down and back, ${concurrency} partition(s) at once)`, async function () {
+      // The commit of a partition's last chunk fails (the broker is gone) and kafkajs, retrying
+      // its fetch loop, keeps its member and the in-memory position of the partition: had that
+      // position moved past the chunk before the commit, nothing would ever be fetched and
+      // committed for the partition again, and an untilIdle consumer would wait forever.
+      this.timeout(240_000);
+      const observations = crawlDay('f', 250, 1);
+      const expected = await referenceSummary(observations);
+      const b = open(concurrency);
+      await b.ensureTopics();
+      await b.publish(observations);
+      const ends = await endOffsets(b);
+      const group = `${prefix}ingest-final-${concurrency}`;
+      const ingest = createIngest({ eventStore, bus: b });
+      let restart: Promise<void> | null = null;
+      const consumer = b.consume(async (batch) => {
+        await ingest.handleBatch(batch);
+        const lastRecord = parseSource(batch.at(-1)?.source ?? '');
+        const end = lastRecord === null ? undefined : ends.get(`${lastRecord.topic}/${lastRecord.partition}`);
+        if (restart === null && lastRecord !== null && end !== undefined && BigInt(lastRecord.offset) + 1n === BigInt(end)) {
+          // The partition's last chunk is handled: its commit comes next, with the broker gone.
+          const down = servers('down', 'kafka');
+          restart = down.then(() => servers('up', 'kafka')).then(() => {});
+          await down;
+        }
+      }, { group, batchSize: 100, untilIdle: true });
+      let ended = false;
+      try {
+        await Promise.race([
+          consumer.done.then(() => { ended = true; }),
+          new Promise((resolve) => setTimeout(resolve, 120_000)),
+        ]);
+      } finally {
+        await (restart ?? Promise.resolve()).catch(() => servers('up', 'kafka'));
+        await consumer.stop();
+      }
+
+      assert.notEqual(restart, null, 'the broker was never restarted');
+      const committed = await committedOffsets(group, b);
+      const behind = [...ends].filter(([key, end]) => committed.get(key) !== end).map(([key, end]) => `${key}: committed ${committed.get(key)} of ${end}`);
+      assert.deepEqual(behind, [], 'partitions whose records were not all committed');
+      assert.ok(ended, 'the untilIdle consumer did not end within 120 s of its start');
+      assert.deepEqual(summary(await allEvents(eventStore)), expected);
+    });
+  }
 });
