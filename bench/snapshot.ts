@@ -9,6 +9,8 @@
  * - `write_s`: our pure write phase: every Parquet file's rows already in memory (read back
  *   from the release, not timed) -> Parquet files with our writer (timed), a file on each of
  *   as many threads as a build uses, building and encoding it as the build's threads do.
+ * - `write_queue_s`: the same files' write times handed out as a build hands out its files,
+ *   each to the first thread free, rather than in groups that wait for their slowest file.
  * - `duckdb_write_s`: DuckDB writing the very same rows with ZSTD: each file read into a table
  *   (not timed), then `COPY ... (FORMAT parquet, COMPRESSION zstd)` (timed), with DuckDB's
  *   default threads and again with one thread.
@@ -143,7 +145,7 @@ try {
   log(`writing the same rows again (ours, write phase only, ${parquetFiles.length} files)`);
   const writeDir = join(dir, 'rewrite');
   mkdirSync(writeDir);
-  const write = child<{ write_ms: number; write_cpu_ms: number; bytes: number; rows: number }>([join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles], 4096);
+  const write = child<{ write_ms: number; write_queue_ms: number; write_cpu_ms: number; bytes: number; rows: number }>([join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles], 4096);
 
   // 3. DuckDB writing the same rows, default threads, then one thread.
   const duckDir = join(dir, 'duck');
@@ -169,6 +171,7 @@ try {
     build_s: seconds(ours.build_ms),
     build_cpu_s: seconds(ours.build_cpu_ms),
     write_s: seconds(write.write_ms),
+    write_queue_s: seconds(write.write_queue_ms),
     write_cpu_s: seconds(write.write_cpu_ms),
     duckdb_write_s: seconds(duckAll.ms),
     duckdb_write_cpu_s: seconds(duckAll.cpuMs),
@@ -182,6 +185,7 @@ try {
       build_over_duckdb_write: ratio(ours.build_ms, duckAll.ms),
       write_over_duckdb_write: ratio(write.write_ms, duckAll.ms),
       write_over_duckdb_write_1thread: ratio(write.write_ms, duckOne.ms),
+      write_queue_over_duckdb_write: ratio(write.write_queue_ms, duckAll.ms),
       // CPU time (all threads) rather than wall time: steadier on a shared machine.
       build_cpu_over_duckdb_write_cpu: ratio(ours.build_cpu_ms, duckAll.cpuMs),
       write_cpu_over_duckdb_write_cpu: ratio(write.write_cpu_ms, duckAll.cpuMs),
@@ -193,7 +197,7 @@ try {
     peak_wasm_mb: ours.peak_wasm_mb,
     peak_heap_mb: ours.peak_heap_mb,
     note:
-      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files, a file on each of the build\'s threads at a time, largest first. ' +
+      'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files, a file on each of the build\'s threads at a time, largest first. write_queue_s: the same files\' write times handed out as a build hands out its files (each to the first thread free) rather than in groups. ' +
       '*_cpu_s: CPU time of every thread of the process over the same span. ' +
       'duckdb_write_s: DuckDB COPY of the same rows from an in-memory table. peak_rss_file_mb is LMDB\'s memory map (clean file pages), peak_rss_anon_mb everything else.',
   }));

@@ -21,6 +21,7 @@ import {
   type DataType,
 } from 'apache-arrow';
 import type { SnapshotColumnType, SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
+import { ipcStreamWriter } from './arrowIpc.ts';
 import { columnAccumulator, type ColumnAccumulator } from './columns.ts';
 
 /** A value per column name: strings, numbers, booleans, `YYYY-MM-DD` for DATE, string arrays for LIST<UTF8>. */
@@ -66,6 +67,8 @@ export interface ArrowTableMaker {
   /** Rows appended since the last `take`. */
   readonly pending: number;
   take(): Table;
+  /** Rows appended since the last take, as an Arrow IPC stream of one record batch (arrowIpc.ts). */
+  takeIPC(): Uint8Array;
   /** `append` of every row, then `take`. */
   make(rows: readonly SnapshotRow[]): Table;
 }
@@ -109,6 +112,7 @@ export function arrowTableMaker(def: SnapshotFileSchema): ArrowTableMaker {
     pending = 0;
     return new Table([new RecordBatch(schema, data)]);
   };
+  const ipc = ipcStreamWriter(schema);
   return {
     schema,
     append,
@@ -116,6 +120,11 @@ export function arrowTableMaker(def: SnapshotFileSchema): ArrowTableMaker {
       return pending;
     },
     take,
+    takeIPC() {
+      const bytes = ipc.encode(pending, columns.map((column) => column.take()));
+      pending = 0;
+      return bytes;
+    },
     make(rows) {
       for (const row of rows) append(row);
       return take();

@@ -6,7 +6,10 @@
  * takes whole files as tasks — a country's four files, the seasons pass, the media pass, the
  * small read models — and reads, makes rows and tokens, and encodes them itself, so every core
  * does all the work of its files. This thread hands their bytes to the release (a release
- * store may be remote, and keeps its own state) and hands out the tasks, largest first.
+ * store may be remote, and keeps its own state) and hands out the tasks, largest first. The
+ * media pass, the largest task by far, has its files encoded on a helper thread of its own
+ * (parquetPool.ts `encodeOnHelper`), so the other thread, done first, is not left waiting for
+ * it with a core idle.
  *
  * Every file is still written by one writer, its rows in order, so its bytes are those of a
  * build on one thread; the manifest lists files sorted, whoever finished first.

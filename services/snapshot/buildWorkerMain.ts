@@ -19,7 +19,7 @@ import {
 } from './buildThreads.ts';
 import { tokenBatches, writeCountry } from './country.ts';
 import { writeMediaFiles, writeSeasonFiles, writeSmallFiles, writeTranslationPasses, type MetadataInput } from './metadata.ts';
-import { encodeOnThisThread } from './parquetPool.ts';
+import { encodeOnHelper, encodeOnThisThread } from './parquetPool.ts';
 import type { SeasonCounts } from './rows.ts';
 import { stopOnFailure } from './scan.ts';
 
@@ -105,7 +105,11 @@ async function run(task: BuildTask): Promise<TaskResult> {
         else if (stopped !== null) reject(stopped.reason);
         else counts = { resolve, reject };
       });
-      return writeMediaFiles(metadata, seasons);
+      // The largest task, which the other thread (done with everything else) would otherwise
+      // wait for with a core idle: its files are encoded on a helper thread, so that its last
+      // seconds take both cores (measured at 250,000 titles: this thread's share of the task
+      // went from 11.5 to 7.5 s of CPU, the rest on the helper).
+      return encodeOnHelper(() => writeMediaFiles(metadata, seasons));
     }
     case 'small':
       return { part: await writeSmallFiles(metadata) };

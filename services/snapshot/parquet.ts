@@ -10,7 +10,6 @@
  * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
  * the writer does not sort.
  */
-import { tableToIPC } from 'apache-arrow';
 import { AppError } from '../../contracts/errors.ts';
 import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
 import { arrowTableMaker, type SnapshotRow } from './arrowSchema.ts';
@@ -124,7 +123,7 @@ export function openParquetWriter<T>(
   async function flush(): Promise<void> {
     const opened = start();
     // Serialized before anything else is appended: the table is the columns' pending chunk.
-    const ipc = tableToIPC(maker.take(), 'stream');
+    const ipc = maker.takeIPC();
     // Resolves once the worker has room for more (a bounded number of chunks in flight), which
     // is the backpressure; a failure of the worker or the sink rejects it.
     await opened.send(ipc);

@@ -219,6 +219,8 @@ export const PARQUET_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 let pool: PooledWorker[] | null = null;
 let nextId = 0;
 let onThisThread: typeof openEncoder | null = null;
+/** Files are encoded on a helper thread (see encodeOnHelper) while this is above zero. */
+let helped = 0;
 
 /**
  * Encodes every file this thread opens from now on on this thread itself, not the pool: for a
@@ -231,12 +233,26 @@ export async function encodeOnThisThread(): Promise<void> {
 }
 
 /**
+ * Runs `body` with the files it opens encoded on a helper thread (a pool of one) rather than on
+ * this thread, which encodes its files itself (encodeOnThisThread): for a build thread's largest
+ * task, whose end the other build thread would otherwise wait for with a core idle.
+ */
+export async function encodeOnHelper<T>(body: () => Promise<T>): Promise<T> {
+  helped += 1;
+  try {
+    return await body();
+  } finally {
+    helped -= 1;
+  }
+}
+
+/**
  * Starts encoding one file on an idle worker, a new one while the pool has room, or the least
  * busy (or on this thread, see encodeOnThisThread). Threads start only when needed: a thread
  * started and never used keeps the process open even when unref'd (seen on Node 20).
  */
 export function openEncodingFile(props: EncodeProperties): EncodingFile {
-  if (onThisThread !== null) {
+  if (onThisThread !== null && helped === 0) {
     let encoder: EncoderInput | null = null;
     const { file, events } = encodingFile(() => encoder as EncoderInput, () => {});
     encoder = onThisThread(props, events);
@@ -245,7 +261,9 @@ export function openEncodingFile(props: EncodeProperties): EncodingFile {
   pool ??= [];
   let best: PooledWorker | null = null;
   for (const w of pool) if (best === null || w.files.size < best.files.size) best = w;
-  if (best === null || (best.files.size > 0 && pool.length < PARQUET_WORKERS)) {
+  // A thread that encodes its own files has one helper at most (encodeOnHelper).
+  const size = onThisThread === null ? PARQUET_WORKERS : 1;
+  if (best === null || (best.files.size > 0 && pool.length < size)) {
     best = new PooledWorker();
     pool.push(best);
   }

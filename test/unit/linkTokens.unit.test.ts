@@ -65,6 +65,18 @@ describe('link tokens', function () {
         assert.equal(base58(bytes), bs58.encode(bytes), `${zeros} zeros + ${n} bytes`);
       }
     }
+    // Long inputs (a token of a long URL), all 0xff (the largest limbs and carries) and
+    // pseudo-random bytes: the carries found by multiplication must be exact at every size.
+    let seed = 12345;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 24;
+    };
+    for (const n of [41, 53, 64, 97, 128, 200, 333, 512]) {
+      for (const bytes of [new Uint8Array(n).fill(0xff), Uint8Array.from({ length: n }, next), Uint8Array.from({ length: n }, (_, i) => (i === 0 ? 0 : next()))]) {
+        assert.equal(base58(bytes), bs58.encode(bytes), `${n} bytes from ${bytes[0]}`);
+      }
+    }
     const urls = [URL_A, URL_B, '', 'https://example.com/f%C3%A9/été?q=ü&x=1#frag'];
     assert.deepEqual(v1.encodeMany(urls), urls.map((url) => v1.encode(url)));
     assert.deepEqual(v1.encodeMany([]), []);

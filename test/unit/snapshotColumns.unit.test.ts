@@ -79,6 +79,23 @@ describe('snapshot Arrow columns', () => {
     assert.deepEqual(column('tags'), [null, [], ['b', null], null, null]);
   });
 
+  it('hand a chunk to the Parquet writer as the very IPC stream tableToIPC makes of it (arrowIpc.ts)', () => {
+    const direct = arrowTableMaker(EVERY_TYPE);
+    const viaTable = arrowTableMaker(EVERY_TYPE);
+    // Full rows (every buffer grown), then sparse ones (nulls, empty lists and strings), then none.
+    for (const rows of [fullRows(3000), SPARSE, fullRows(17), []]) {
+      for (const row of rows) direct.append(row);
+      const expected = tableToIPC(viaTable.make(rows), 'stream');
+      assert.deepEqual(Buffer.from(direct.takeIPC()), Buffer.from(expected), `${rows.length} rows`);
+    }
+    // And with no nullable column: validity placeholders only.
+    const required: SnapshotFileSchema = { ...EVERY_TYPE, columns: EVERY_TYPE.columns.map((c) => ({ ...c, nullable: false })) };
+    const rows = fullRows(5);
+    const maker = arrowTableMaker(required);
+    for (const row of rows) maker.append(row);
+    assert.deepEqual(Buffer.from(maker.takeIPC()), Buffer.from(tableToIPC(arrowTableMaker(required).make(rows), 'stream')));
+  });
+
   it('refuse a wrong value and drop the pending chunk, so the next chunk is whole', () => {
     const maker = arrowTableMaker(EVERY_TYPE);
     maker.append(SPARSE[1] as SnapshotRow);
