@@ -109,7 +109,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   crawling?.prepare(fromDay);
   // Not awaited here: the first day is ingested while the worker boots (its modules take about
   // a second to load), and only the first wait for the read models needs it.
-  const booting = startProjectionThread(config, adapters.readStore);
+  const booting = startProjectionThread(config, adapters.readStore, { rankingFirst: true });
   booting.catch(() => undefined);
   let indexed: number | undefined;
   /** The log's head once the last day loaded here was ingested, before its ranking. */
