@@ -36,10 +36,10 @@ const readStore: ReadStore = {
 // No search sink here: the search index lives in the main thread, which refills it from the
 // `search` read model once the load is done.
 const batchSize = projectionBatchSize(config);
-const groupOf = (projections: ReadonlyArray<Projection<unknown>>, log: EventStore): ProjectionGroup =>
+const groupOf = (projections: ReadonlyArray<Projection<unknown>>, log: EventStore, store: ReadStore = readStore): ProjectionGroup =>
   new ProjectionGroup({
     eventStore: log,
-    readStore,
+    readStore: store,
     projections,
     logger,
     batchSize,
@@ -92,7 +92,10 @@ const lanes: Lane[] = (
     : [ALL_PROJECTIONS]
 ).map((projections, i) => ({
   names: new Set(projections.map((p) => p.name)),
-  group: groupOf(projections, i > 0 && config.mongodbUrl === null ? yieldTo(eventStore, () => lanes[0] as Lane) : eventStore),
+  group:
+    i > 0 && config.mongodbUrl === null
+      ? groupOf(projections, yieldTo(eventStore, () => lanes[0] as Lane), takingTurns(readStore))
+      : groupOf(projections, eventStore),
   horizon: 0,
   wake: null,
 }));
@@ -119,6 +122,25 @@ function yieldTo(log: EventStore, first: () => Lane): EventStore {
       }
       return log.readAll(options);
     },
+  };
+}
+
+/**
+ * The read store as the other lane's folds use it on LMDB: each read they start before a fold
+ * (`getMany` of the batch's documents, `count` of the parked ones) resolves a turn of the event
+ * loop after the one before it. A batch's 14 folds then run one per turn instead of back to back
+ * in one task, and the ranking's lane, woken by a wait in between, waits for one fold instead of
+ * a whole batch (a few tenths of a second at each of the sample's days).
+ */
+function takingTurns(store: ReadStore): ReadStore {
+  let turn: Promise<void> = Promise.resolve();
+  // Each link waits for an immediate queued once the one before ran: an immediate queued by an
+  // immediate runs at the next turn of the loop, after its timers and I/O.
+  const next = (): Promise<void> => (turn = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve))));
+  return {
+    ...store,
+    getMany: (collection, keys) => next().then(() => store.getMany(collection, keys)),
+    count: (collection, options) => next().then(() => store.count(collection, options)),
   };
 }
 
