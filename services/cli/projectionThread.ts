@@ -21,11 +21,19 @@ export interface ProjectionThread {
   stop(): Promise<void>;
 }
 
-export async function startProjectionThread(config: Config, readStore: ReadStore): Promise<ProjectionThread> {
+export interface ProjectionThreadOptions {
+  /**
+   * What the daily ranking reads is folded first on LMDB too (on MongoDB it always has a lane of
+   * its own): for a caller that waits for it alone before each ranking, as the sample load does.
+   */
+  rankingFirst?: boolean;
+}
+
+export async function startProjectionThread(config: Config, readStore: ReadStore, options: ProjectionThreadOptions = {}): Promise<ProjectionThread> {
   const worker = new Worker(new URL('./projectionWorker.mjs', import.meta.url), {
     // What the daily ranking reads: a sample day waits only for that before it is ranked, and
-    // on MongoDB the worker folds it in a lane of its own (see the worker).
-    workerData: { config, ahead: RANKING_READS.map((p) => p.name) },
+    // the worker folds it in a lane of its own (on LMDB when asked to, see the worker).
+    workerData: { config, ahead: RANKING_READS.map((p) => p.name), aheadFirst: options.rankingFirst === true },
     // A large young generation, as the CLI gives the main thread (bin/marquee.js), for the same
     // reason. V8 splits it into three (two semi-spaces and the large objects): 256 MB is ~85 MB
     // semi-spaces. Over a first start its scavenges took 5.9 s at 128 MB, 3.9 s at 384 MB and

@@ -109,7 +109,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
   crawling?.prepare(fromDay);
   // Not awaited here: the first day is ingested while the worker boots (its modules take about
   // a second to load), and only the first wait for the read models needs it.
-  const booting = startProjectionThread(config, adapters.readStore);
+  const booting = startProjectionThread(config, adapters.readStore, { rankingFirst: true });
   booting.catch(() => undefined);
   let indexed: number | undefined;
   /** The log's head once the last day loaded here was ingested, before its ranking. */
@@ -131,6 +131,12 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
         // The next day is generated while this one is ingested, projected and ranked.
         if (day + 1 < days) crawling.prepare(day + 1);
         published = await publishWhileIngesting(localInbox, prepend(first, chunks), () => pipeline.ingestUntilIdle(), signal);
+        // Every later day too, now that this one is in: the crawl thread then generates them
+        // while the projection thread finishes folding the first day, when the main thread
+        // only waits (a later day is about 5,500 records, its crawl most of a CPU second).
+        // Generated one day after the other, they waited each for the day before to be loaded
+        // and took that second from the ingest and the projections of days 2-7.
+        for (let later = day + 2; later < days; later += 1) crawling.prepare(later);
       } else {
         published = await crawl({ bus: adapters.bus, day, ...crawlOptions });
         await pipeline.ingestUntilIdle();
