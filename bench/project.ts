@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- project [--titles N] [--countries US,DE] [--batch N]`
+ * `npm run bench -- project [--titles N] [--countries US,DE] [--batch N] [--project-batch N]`
  *
  * Projector throughput into the MongoDB read store (MONGODB_URL, default
  * mongodb://127.0.0.1:27017; FerretDB in CI) beside a raw unordered `bulkWrite` of the same
@@ -9,7 +9,10 @@
  *    and projected into the embedded stores (LMDB), which gives the events and, in the LMDB
  *    read store, the documents every projection builds from them;
  * 2. project: every projection's catch-up runner folds the same events into a fresh MongoDB
- *    database (reads of stored documents, the position guard, checkpoints: the real load path);
+ *    database (reads of stored documents, the position guard, checkpoints: the real load path),
+ *    in batches of the size the projector uses on MongoDB (`projectionBatchSize`, 60 000 events;
+ *    `--project-batch` to try another: a document changed in several batches is replaced once
+ *    per batch, so smaller batches cost more);
  * 3. raw: the documents of step 1, each read model into its own collection of a second fresh
  *    database, as `insertOne`s of one unordered `bulkWrite` per read model (`--batch` per call,
  *    default 1 000), stored in the shape the adapter stores (its documents.ts when present,
@@ -32,7 +35,7 @@ import { ALL_PROJECTIONS } from '../projections/index.ts';
 import { catchUp } from '../projections/runner.ts';
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { crawl } from '../services/crawler/crawl.ts';
-import { openAdapters } from '../services/shared/adapters.ts';
+import { openAdapters, projectionBatchSize } from '../services/shared/adapters.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { silentLogger } from '../services/shared/logger.ts';
 
@@ -41,12 +44,14 @@ const { values } = parseArgs({
     titles: { type: 'string', default: '2000' },
     countries: { type: 'string', default: 'US' },
     batch: { type: 'string', default: '1000' },
+    'project-batch': { type: 'string' },
   },
 });
 const titles = Number(values.titles);
 const countries = values.countries.split(',').map((c) => c.trim().toUpperCase());
 const batch = Number(values.batch);
 const url = process.env.MONGODB_URL ?? 'mongodb://127.0.0.1:27017';
+const projectBatch = values['project-batch'] === undefined ? projectionBatchSize({ mongodbUrl: url }) : Number(values['project-batch']);
 const stamp = `${process.pid}_${Date.now().toString(36)}`;
 const projectDb = `marquee_bench_project_${stamp}`;
 const rawDb = `marquee_bench_raw_${stamp}`;
@@ -85,7 +90,7 @@ try {
 
   const t0 = performance.now();
   for (const projection of ALL_PROJECTIONS) {
-    await catchUp({ projection, eventStore: adapters.eventStore, readStore: mongo, collection: defaultCollectionName(projection), batchSize: 5000 });
+    await catchUp({ projection, eventStore: adapters.eventStore, readStore: mongo, collection: defaultCollectionName(projection), batchSize: projectBatch });
   }
   const projectMs = performance.now() - t0;
 
@@ -114,6 +119,7 @@ try {
       titles,
       countries,
       events,
+      project_batch: projectBatch,
       docs,
       project: { ms: Math.round(projectMs), docsPerSecond: rate(projectMs) },
       raw: { ms: Math.round(rawMs), docsPerSecond: rate(rawMs) },
