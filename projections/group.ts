@@ -123,6 +123,10 @@ export class ProjectionGroup {
    * `marquee crawl`, the sample load. `onProgress(position, head)` after each batch. A failing
    * projection is retried after its pause until it gets through. With `upTo`, stops there
    * instead of at the head (a caller that wants the log in batches of its choosing).
+   *
+   * A guard that refuses ends the catch-up with its error, where the live runner only holds
+   * back: a catch-up has no one above it to notice a lost lease and stop it, and retrying would
+   * spin until the holder it lost to was done. The caller stands by or waits for that holder.
    */
   async catchUp(onProgress?: (position: number, head: number) => void, upTo = Number.POSITIVE_INFINITY): Promise<void> {
     if (this.states.length === 0) await this.init();
@@ -132,6 +136,7 @@ export class ProjectionGroup {
       const due = this.states.filter((s) => s.checkpoint < head && s.retryAt <= Date.now());
       let progressed = false;
       if (due.length > 0) {
+        this.options.guard?.();
         const from = Math.min(...due.map((s) => s.checkpoint));
         const batch = await this.options.eventStore.readAll({ after: from, limit: Math.min(this.options.batchSize, head - from) });
         progressed = batch.length > 0 && (await this.applyToAll(due, batch));

@@ -69,7 +69,13 @@ async function projectionsUpToDate(adapters: Adapters, logger: Logger): Promise<
   }
   const renew = setInterval(() => void lease.take().catch(() => undefined), lease.ms / 4);
   try {
-    await createPipeline(adapters, logger, { guard: () => lease.check() }).projections.catchUp();
+    // A catch-up whose lease lapsed (renewals late) ends with its guard's error: the process
+    // that took the lease over folds the rest, and this command waits for it.
+    const lost = await createPipeline(adapters, logger, { guard: () => lease.check() }).projections.catchUp().then(() => false, (err: unknown) => {
+      if (lease.holds()) throw err;
+      return true;
+    });
+    if (lost) await awaitProjections(adapters.eventStore, adapters.readStore, 600_000);
   } finally {
     clearInterval(renew);
     await lease.release().catch(() => undefined);

@@ -82,7 +82,11 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const { apiKeys } = await openApiKeyStore(config);
   const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
   if (movedKeys > 0) logger.info(`${movedKeys} API keys moved from the read models to the key store`);
-  const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock) });
+  // The start-up catch-up writes read models only while this process holds the projector lease,
+  // as the projector role's runner does: two writers of one document can move it backwards on
+  // FerretDB, whose position guard is no compare-and-set across writers (lease.ts).
+  let projectorLeaseOf: LeaseKeeper | null = null;
+  const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock), guard: () => projectorLeaseOf?.check() });
   const ctx: RoleContext = { config, logger, clock, adapters, health, pipeline };
   let api: ApiRole | null = null;
   if (roles.has('api') && config.apiWorkers > 1) {
@@ -103,7 +107,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
   if (api) logger.info(`API listening on ${api.api.url}${config.apiWorkers > 1 ? ` in ${config.apiWorkers} worker processes` : ''} (GET /readyz answers 503 until the catalog is loaded)`);
 
-  const projectorLeaseOf = roles.has('projector') ? projectorLease(ctx) : null;
+  projectorLeaseOf = roles.has('projector') ? projectorLease(ctx) : null;
   const abort = new AbortController();
   let consumer: { stop(): Promise<void> } | undefined;
   let projector: RoleHandle | undefined;
@@ -149,7 +153,16 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
         return;
       }
       if (roles.has('ingest')) await pipeline.ingestUntilIdle();
-      if (holds) await pipeline.projections.catchUp();
+      if (holds) {
+        const caughtUp = await pipeline.projections.catchUp().then(() => true, (err: unknown) => {
+          // The only way a catch-up fails: its guard, once the renewals lapsed and another
+          // process took the lease. That one folds from here; this one stands by.
+          if (projectorLeaseOf?.holds()) throw err;
+          logger.warn({ err }, 'the projector lease was lost during the start-up catch-up: this process stands by');
+          return false;
+        });
+        if (!caughtUp) return;
+      }
       // A shared index is fed by the projector: ready means it has what the read models hold.
       if (holds && !adapters.searchInProcess) await pipeline.searchFeed.catchUp();
     } finally {

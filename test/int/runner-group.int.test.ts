@@ -168,6 +168,33 @@ describe('projection runner of a process (group) on LMDB', () => {
     await waitFor('written once allowed', async () => (await readStore.getCheckpoint('tally_rebuilt')) === 3, 15_000);
   });
 
+  it('ends a catch-up with its guard\'s error, writing nothing, once the guard refuses', async () => {
+    let allowed = true;
+    group = new ProjectionGroup({
+      eventStore,
+      readStore,
+      projections: [countingProjection],
+      logger: quiet,
+      idleMs: 5,
+      batchSize: 1,
+      guard: () => {
+        if (!allowed) throw new Error('lease lost');
+      },
+    });
+    await append('a', 1);
+    await group.catchUp();
+    assert.equal(await readStore.getCheckpoint('tally_v1'), 1);
+    await append('a', 2);
+    await append('a', 3);
+    // A lease lost between two batches: the first batch is in, the catch-up stops at the next.
+    let batches = 0;
+    await assert.rejects(group.catchUp(() => {
+      batches += 1;
+      if (batches === 2) allowed = false;
+    }), /lease lost/);
+    assert.equal(await readStore.getCheckpoint('tally_v1'), 2, 'nothing written once refused');
+  });
+
   it('gives a lease to one holder; a standby takes it once it expires; a paused holder is refused', async () => {
     let now = 1_000;
     const clock = () => now;
