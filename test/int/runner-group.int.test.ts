@@ -14,7 +14,7 @@ import type { EventStore, ReadStore } from '../../contracts/ports.ts';
 import { defineProjection } from '../../contracts/projection.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
-import { ProjectionGroup, type RunnerLog } from '../../projections/group.ts';
+import { ProjectionGroup, type ProjectionGroupOptions, type RunnerLog } from '../../projections/group.ts';
 import { LeaseKeeper } from '../../services/shared/lease.ts';
 import { countingProjection, type StreamTally } from '../fixtures/countingProjection.ts';
 import { genreEvent, waitFor } from '../ports/support.ts';
@@ -40,6 +40,20 @@ describe('projection runner of a process (group) on LMDB', () => {
     await readStore.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  /** The counting projection behind a guard that refuses, as a lost lease does, while `allowed()` is false. */
+  const fencedGroup = (allowed: () => boolean, options: Partial<ProjectionGroupOptions>) =>
+    new ProjectionGroup({
+      eventStore,
+      readStore,
+      projections: [countingProjection],
+      logger: quiet,
+      idleMs: 5,
+      ...options,
+      guard: () => {
+        if (!allowed()) throw new Error('lease lost');
+      },
+    });
 
   const append = async (stream: string, n: number) => {
     await eventStore.append(stream, [genreEvent(n)], 'any');
@@ -140,17 +154,7 @@ describe('projection runner of a process (group) on LMDB', () => {
 
   it('follows an alias switched by replay, and writes nothing while its guard refuses', async () => {
     let allowed = true;
-    group = new ProjectionGroup({
-      eventStore,
-      readStore,
-      projections: [countingProjection],
-      logger: quiet,
-      idleMs: 5,
-      aliasRefreshMs: 50,
-      guard: () => {
-        if (!allowed) throw new Error('lease lost');
-      },
-    });
+    group = fencedGroup(() => allowed, { aliasRefreshMs: 50 });
     group.start();
     await append('a', 1);
     await waitFor('tally_v1 folded', async () => (await readStore.getCheckpoint('tally_v1')) === 1);
@@ -170,17 +174,7 @@ describe('projection runner of a process (group) on LMDB', () => {
 
   it('ends a catch-up with its guard\'s error, writing nothing, once the guard refuses', async () => {
     let allowed = true;
-    group = new ProjectionGroup({
-      eventStore,
-      readStore,
-      projections: [countingProjection],
-      logger: quiet,
-      idleMs: 5,
-      batchSize: 1,
-      guard: () => {
-        if (!allowed) throw new Error('lease lost');
-      },
-    });
+    group = fencedGroup(() => allowed, { batchSize: 1 });
     await append('a', 1);
     await group.catchUp();
     assert.equal(await readStore.getCheckpoint('tally_v1'), 1);
