@@ -68,7 +68,12 @@ export function startProjectorRole(ctx: RoleContext, lease: LeaseKeeper, options
         while (!signal.aborted) {
           await pause(lease.ms / 4, signal);
           if (signal.aborted) break;
+          const asked = Date.now();
           if (!(await lease.take())) throw new Error('the projector lease was taken by another process; standing by');
+          // A renewal as slow as a quarter of the lease leaves the runner's guard refusing
+          // batches, and one slower than half lets a standby take over: say so before that.
+          const took = Date.now() - asked;
+          if (took > lease.ms / 4) logger.warn({ ms: took, leaseMs: lease.ms }, `renewing the projector lease took ${(took / 1000).toFixed(1)} s of its ${(lease.ms / 1000).toFixed(0)} s: the read store is slow to answer`);
         }
       } finally {
         await group.stop();
