@@ -49,7 +49,20 @@ function compareBy(keys: readonly string[]): RowOrder {
   return make(compareNullable);
 }
 
-const sortedCopy = <T>(values: readonly T[] | null): T[] | null => (values === null ? null : [...values].sort());
+/**
+ * `values` in the default sort's order: themselves when already in it, as a stored list usually
+ * is, rather than a copy per offer (a million offers a country in a large catalog). Only
+ * strings are compared here; anything else takes the default sort (which orders by String()).
+ */
+function sortedValues(values: readonly string[] | null): readonly string[] | null {
+  if (values === null) return null;
+  for (let i = 1; i < values.length; i++) {
+    const a = values[i - 1];
+    const b = values[i];
+    if (typeof a !== 'string' || typeof b !== 'string' || a > b) return [...values].sort();
+  }
+  return values;
+}
 
 const LINK_ORDER = compareBy(['season_number', 'episode_number', 'provider_id', 'addon_provider_id', 'link_token']);
 
@@ -65,7 +78,7 @@ export function linkRows(doc: LinksDoc, tokens: readonly string[], from = 0): Sn
     available_from: o.availableFrom,
     available_to: o.availableTo,
     first_seen_at: o.firstSeenAt,
-    price_types: sortedCopy(o.priceTypes),
+    price_types: sortedValues(o.priceTypes),
     formats: o.formats,
     audio_languages: o.audioLanguages,
     subtitle_languages: o.subtitleLanguages,
