@@ -2,7 +2,7 @@
  * Child process of bench/snapshot.ts: builds one release from an existing data directory and
  * prints one JSON line with its time and this process's peak RSS (so the catalog generation
  * in the parent does not count).
- * Usage: node --import tsx bench/_snapshotBuild.ts <dataDir> <releasesDir> <week> [--threads N]
+ * Usage: node --import tsx bench/_snapshotBuild.ts <dataDir> <releasesDir> <week> [--threads N] [--link-key HEX]
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,7 +18,12 @@ if (!dataDir || !releasesDir || !week) throw new Error('usage: _snapshotBuild.ts
 // As `marquee snapshot build` opens it, with the build threads' stores in its unmap group.
 const lmdb = { dataDir, unmapAfterMb: BUILD_UNMAP_AFTER_MB, unmapGroup: lmdbUnmapGroup() };
 const readStore = lmdbReadStore(lmdb);
-const linkKeys = { keys: [{ version: 1, key: new Uint8Array(randomBytes(32)) }] };
+// `--link-key <64 hex>`: a fixed key, so that two builds of the same read models can be compared
+// byte for byte (`cmp`); by default a random one, as a real key is.
+const keyFlag = process.argv.indexOf('--link-key');
+const key = keyFlag >= 0 ? Buffer.from(process.argv[keyFlag + 1] ?? '', 'hex') : randomBytes(32);
+if (key.length !== 32) throw new Error('--link-key must be 32 bytes in hex');
+const linkKeys = { keys: [{ version: 1, key: new Uint8Array(key) }] };
 const linkTokens = createLinkTokens(linkKeys);
 // `--threads 0`: the build on this thread (as before build threads), to compare.
 const threadsFlag = process.argv.indexOf('--threads');

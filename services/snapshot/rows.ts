@@ -49,30 +49,42 @@ function compareBy(keys: readonly string[]): RowOrder {
   return make(compareNullable);
 }
 
-const sortedCopy = <T>(values: readonly T[] | null): T[] | null => (values === null ? null : [...values].sort());
+/**
+ * `values` in the default sort's order: themselves when already in it, as a stored list usually
+ * is, rather than a copy per offer (a million offers a country in a large catalog). Only
+ * strings are compared here; anything else takes the default sort (which orders by String()).
+ */
+function sortedValues(values: readonly string[] | null): readonly string[] | null {
+  if (values === null) return null;
+  for (let i = 1; i < values.length; i++) {
+    const a = values[i - 1];
+    const b = values[i];
+    if (typeof a !== 'string' || typeof b !== 'string' || a > b) return [...values].sort();
+  }
+  return values;
+}
 
 const LINK_ORDER = compareBy(['season_number', 'episode_number', 'provider_id', 'addon_provider_id', 'link_token']);
 
 /** `tokens[from + i]` is the link token of `doc.offers[i]` (a build makes a page's tokens in one batch). */
 export function linkRows(doc: LinksDoc, tokens: readonly string[], from = 0): SnapshotRow[] {
-  return doc.offers
-    .map((o, i): SnapshotRow => ({
-      media_id: doc.mediaId,
-      season_number: o.seasonNumber,
-      episode_number: o.episodeNumber,
-      provider_id: o.providerId,
-      addon_provider_id: o.addonProviderId,
-      link_token: tokens[from + i] as string,
-      available_from: o.availableFrom,
-      available_to: o.availableTo,
-      first_seen_at: o.firstSeenAt,
-      price_types: sortedCopy(o.priceTypes),
-      formats: o.formats,
-      audio_languages: o.audioLanguages,
-      subtitle_languages: o.subtitleLanguages,
-      platforms: o.platforms,
-    }))
-    .sort(LINK_ORDER);
+  const rows = doc.offers.map((o, i): SnapshotRow => ({
+    media_id: doc.mediaId,
+    season_number: o.seasonNumber,
+    episode_number: o.episodeNumber,
+    provider_id: o.providerId,
+    addon_provider_id: o.addonProviderId,
+    link_token: tokens[from + i] as string,
+    available_from: o.availableFrom,
+    available_to: o.availableTo,
+    first_seen_at: o.firstSeenAt,
+    price_types: sortedValues(o.priceTypes),
+    formats: o.formats,
+    audio_languages: o.audioLanguages,
+    subtitle_languages: o.subtitleLanguages,
+    platforms: o.platforms,
+  }));
+  return ascending(rows, LINK_ORDER, false) ? rows : rows.sort(LINK_ORDER);
 }
 
 export function rankingRows(doc: RankingDoc): SnapshotRow[] {
@@ -183,9 +195,23 @@ export function seasonRows(doc: SeasonsDoc): { seasons: SnapshotRow[]; episodes:
   };
 }
 
+/**
+ * Whether `rows` already ascend by `order` (`strict`: with no two equal). The stored lists
+ * usually do (the crawl keeps them ordered), and checking costs one comparison per row where
+ * the sort of a short list costs about log2(n) per row (binary insertion) and the distinct
+ * filter another list. The result is the same either way: the sort is stable.
+ */
+function ascending(rows: readonly SnapshotRow[], order: RowOrder, strict: boolean): boolean {
+  for (let i = 1; i < rows.length; i++) {
+    const o = order(rows[i - 1] as SnapshotRow, rows[i] as SnapshotRow);
+    if (o > 0 || (strict && o === 0)) return false;
+  }
+  return true;
+}
+
 /** Distinct values only: a crawler repeating an entry must not duplicate a row. */
 function distinctSorted(rows: SnapshotRow[], order: RowOrder): SnapshotRow[] {
-  if (rows.length < 2) return rows;
+  if (rows.length < 2 || ascending(rows, order, true)) return rows;
   const sorted = rows.sort(order);
   return sorted.filter((row, i) => i === 0 || order(sorted[i - 1] as SnapshotRow, row) !== 0);
 }

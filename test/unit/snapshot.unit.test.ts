@@ -9,10 +9,10 @@ import {
   isReleasePath,
   schemaDefinitions,
 } from '../../contracts/snapshotSchema.ts';
-import type { LinksDoc } from '../../contracts/readModels.ts';
+import type { LinksDoc, MediaDoc } from '../../contracts/readModels.ts';
 import { arrowSchemaOf, arrowTableMaker } from '../../services/snapshot/arrowSchema.ts';
 import { contentTypeOf, matchesEtag, parseRange } from '../../services/snapshot/http.ts';
-import { linkRows, providerWeightRows, trendingRows } from '../../services/snapshot/rows.ts';
+import { linkRows, mediaTalentRows, providerWeightRows, trendingRows } from '../../services/snapshot/rows.ts';
 import { checkDownloadSignature, downloadUrl, loadSigningKey, signDownload } from '../../services/snapshot/signing.ts';
 import { isoWeekLabel, trendingDays, weekStart } from '../../services/snapshot/week.ts';
 
@@ -225,6 +225,25 @@ describe('snapshot rows', () => {
       [1, 2, 'netflix', null, 't-u1'],
     ]);
     assert.deepEqual(rows[0]?.price_types, ['buy', 'rent']);
+  });
+
+  it('sorts a list only when out of order, never touching the stored document', () => {
+    // In order already: the rows keep it (the fast path); out of order, with a repeat: sorted, once each.
+    const member = (order: number, personId: string) => ({ personId, name: personId, role: 'actor', character: null, order });
+    const talents = (cast: Array<ReturnType<typeof member>>) =>
+      mediaTalentRows({ id: 'mv1', details: { cast } } as unknown as MediaDoc).map((r) => [r.cast_order, r.person_id]);
+    assert.deepEqual(talents([member(0, 'a'), member(0, 'a'), member(1, 'b'), member(1, 'c')]), [[0, 'a'], [1, 'b'], [1, 'c']]);
+    const shuffled = [member(2, 'c'), member(0, 'a'), member(2, 'c'), member(1, 'b')];
+    assert.deepEqual(talents(shuffled), [[0, 'a'], [1, 'b'], [2, 'c']]);
+    const priced = (priceTypes: string[]) => ({
+      providerId: 'p', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: 'u', priceTypes, formats: null,
+      audioLanguages: null, subtitleLanguages: null, availableFrom: null, availableTo: null, platforms: null, firstSeenAt: '2026-11-01',
+    });
+    const stored = ['rent', 'buy', 'ads'];
+    const doc = { mediaId: 'mv1', kind: 'movie', country: 'US', offers: [priced(stored), priced(['buy', 'rent'])] } as unknown as LinksDoc;
+    const rows = linkRows(doc, ['t2', 't1']);
+    assert.deepEqual(rows.map((r) => [r.link_token, r.price_types]), [['t1', ['buy', 'rent']], ['t2', ['ads', 'buy', 'rent']]]);
+    assert.deepEqual(stored, ['rent', 'buy', 'ads']);
   });
 
   it('computes the trending change and leaves it null for entries and exits', () => {
