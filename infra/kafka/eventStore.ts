@@ -322,7 +322,10 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
         revision += 1;
         const record = { ...event, streamId: request.stream, revision, recordedAt } as LoggedEvent;
         logged.push(record);
-        messages.push({ key: request.stream, value: JSON.stringify(record), partition: 0, headers: { 'event-type': event.type } });
+        // No headers: kafkajs encodes each header into a zeroed buffer of its own (512 bytes),
+        // which cost as much as the record itself; the type is in the value. Records written
+        // with the `event-type` header before read the same (readers never looked at it).
+        messages.push({ key: request.stream, value: JSON.stringify(record), partition: 0 });
       }
       pending.set(request.stream, revision);
       slots.push({ stream: request.stream, first, count: request.events.length, revision });

@@ -24,8 +24,12 @@ import { normalizeCountry } from './route.ts';
 
 export interface AvailabilityState {
   seen: Seen;
-  /** Current offers by offerKeyString. */
-  offers: Record<string, Offer>;
+  /**
+   * Current offers by offerKeyString. A Map, not an object: keys are long strings (web URLs),
+   * which an object turns into dictionary-mode properties, each internalized on insertion;
+   * the first crawl inserts every offer of every title.
+   */
+  offers: ReadonlyMap<string, Offer>;
 }
 
 /** Fields of an offer that are not part of its identity; a change in any is an OfferChanged. */
@@ -67,7 +71,7 @@ export function offerOf(o: Offer): Offer {
 }
 
 function initialState(): AvailabilityState {
-  return { seen: emptySeen(), offers: {} };
+  return { seen: emptySeen(), offers: new Map() };
 }
 
 /**
@@ -77,18 +81,18 @@ function initialState(): AvailabilityState {
  */
 function evolveAll(state: AvailabilityState, events: readonly DomainEvent[]): AvailabilityState {
   let seen = state.seen;
-  let offers: Record<string, Offer> | null = null;
+  let offers: Map<string, Offer> | null = null;
   for (const event of events) {
     const e = event as AvailabilityEvent;
     switch (e.type) {
       case 'OfferAdded':
       case 'OfferChanged':
-        offers ??= { ...state.offers };
-        offers[offerKeyString(e.data.offer)] = e.data.offer;
+        offers ??= new Map(state.offers);
+        offers.set(offerKeyString(e.data.offer), e.data.offer);
         break;
       case 'OfferRemoved':
-        offers ??= { ...state.offers };
-        delete offers[offerKeyString(e.data.offer)];
+        offers ??= new Map(state.offers);
+        offers.delete(offerKeyString(e.data.offer));
         break;
       default:
         continue;
@@ -115,15 +119,15 @@ function decide(state: AvailabilityState, o: AvailabilityObserved): Decision {
   const mediaId = mediaIdOf(o.data.contentType, o.data.sourceId);
   const country = normalizeCountry(o.data.country);
   const metadata = metadataOf(o);
-  const removed: DomainEvent[] = Object.keys(state.offers)
+  const removed: DomainEvent[] = [...state.offers.keys()]
     .filter((key) => !observed.has(key))
     .sort(byString)
-    .map((key) => ({ type: 'OfferRemoved', data: { mediaId, country, offer: offerKeyOf(state.offers[key] as Offer) }, metadata }));
+    .map((key) => ({ type: 'OfferRemoved', data: { mediaId, country, offer: offerKeyOf(state.offers.get(key) as Offer) }, metadata }));
   const changed: DomainEvent[] = [];
   const added: DomainEvent[] = [];
   for (const key of [...observed.keys()].sort(byString)) {
     const offer = observed.get(key) as Offer;
-    const before = state.offers[key];
+    const before = state.offers.get(key);
     if (before === undefined) {
       added.push({ type: 'OfferAdded', data: { mediaId, country, offer }, metadata });
       continue;

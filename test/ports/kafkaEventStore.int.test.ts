@@ -64,6 +64,53 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     }
   });
 
+  it('reads a log written before records lost their event-type header, and writes records with none', async function () {
+    this.timeout(60_000);
+    const prefix = `${topicPrefix}old-`;
+    const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    const consumer = kafka.consumer({ groupId: `${prefix}check`, readUncommitted: false });
+    const oldStream = uniqueName('old');
+    const newStream = uniqueName('new');
+    let reader: KafkaEventStore | undefined;
+    try {
+      await writer.append(newStream, [genreEvent(1)], 'no_stream');
+      // A record as the writer wrote it before: the same JSON value, with the header.
+      const old = { ...genreEvent(2), streamId: oldStream, revision: 0, recordedAt: '2026-01-01T00:00:00.000Z' };
+      await producer.connect();
+      await producer.send({ topic: writer.topic, acks: -1, messages: [{ key: oldStream, value: JSON.stringify(old), partition: 0, headers: { 'event-type': old.type } }] });
+      await writer.close();
+
+      // A fresh process rebuilds its index from the partition, old records and new.
+      reader = kafkaEventStore({ brokers, topicPrefix: prefix });
+      const [read] = await reader.readStream(oldStream);
+      assert.deepEqual({ type: read?.type, data: read?.data, revision: read?.revision, streamId: read?.streamId }, { type: 'GenreDefined', data: genreEvent(2).data, revision: 0, streamId: oldStream });
+      assert.equal((await reader.append(oldStream, [genreEvent(3)], 0)).nextExpectedRevision, 1);
+      assert.deepEqual((await reader.readStream(oldStream)).map((e) => e.revision), [0, 1]);
+
+      const headers = new Map<string, number>();
+      await consumer.connect();
+      await consumer.subscribe({ topic: writer.topic, fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        consumer.run({
+          eachMessage: async ({ message }) => {
+            const key = message.key?.toString() ?? '';
+            headers.set(key, (headers.get(key) ?? 0) + Object.keys(message.headers ?? {}).length);
+            if (headers.size === 2 && key === oldStream && JSON.parse(message.value?.toString() ?? '{}').revision === 1) resolve();
+          },
+        }).catch(reject);
+      });
+      assert.deepEqual(Object.fromEntries(headers), { [newStream]: 0, [oldStream]: 1 });
+    } finally {
+      await consumer.disconnect().catch(() => {});
+      await producer.disconnect().catch(() => {});
+      await writer.close().catch(() => {});
+      await reader?.deleteTopic().catch(() => {});
+      await reader?.close();
+    }
+  });
+
   describe('fencing', function () {
     this.timeout(90_000);
     let controlDir: string;
