@@ -3,7 +3,8 @@ import type { RecordedEvent } from '../../contracts/events.ts';
 import { evolveEach, type Projection } from '../../contracts/projection.ts';
 import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
 import { linksProjection } from '../../projections/links.ts';
-import { offer, observedAt, recorded } from './projectionEvents.ts';
+import { searchProjection } from '../../projections/search.ts';
+import { details, offer, observedAt, recorded } from './projectionEvents.ts';
 
 /** Deterministic PRNG (mulberry32), so a failing sequence can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -20,7 +21,7 @@ function prng(seed: number): () => number {
  * Offer events of one document over a few offers, so the same offer is added, changed, removed
  * and added again, the document emptied and refilled, on several days.
  */
-function events(seed: number, count: number, mediaId = 'tv00000042'): RecordedEvent[] {
+function events(seed: number, count: number, mediaId = 'tv00000042', titles = false): RecordedEvent[] {
   const random = prng(seed);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
   const types = ['OfferAdded', 'OfferChanged', 'OfferRemoved'] as const;
@@ -33,10 +34,20 @@ function events(seed: number, count: number, mediaId = 'tv00000042'): RecordedEv
       webUrl: pick(['u1', 'u2']),
       formats: [pick(['sd', 'hd', '4k'])],
     });
+    const options = { ...observedAt(`2026-03-0${1 + Math.floor(i / (count / 5))}T10:00:00Z`), position: i + 1 };
+    // With `titles`, a title's own events between its offers (the search document folds both).
+    if (titles && random() < 0.08) return recorded('MediaRegistered', { mediaId, kind: 'tv_show', details: details({ title: `t${i}` }) } as never, options);
     const type = pick(types);
-    const data = { mediaId, country: 'US', offer: o, ...(type === 'OfferChanged' ? { changedFields: ['formats'] } : {}) };
-    return recorded(type, data as never, { ...observedAt(`2026-03-0${1 + Math.floor(i / (count / 5))}T10:00:00Z`), position: i + 1 });
+    const country = titles ? pick(['US', 'DE', 'GB']) : 'US';
+    const data = { mediaId, country, offer: o, ...(type === 'OfferChanged' ? { changedFields: ['formats'] } : {}) };
+    return recorded(type, data as never, options);
   });
+}
+
+/** Equal documents, key order included (a record's field order is part of its stored bytes). */
+function sameDocument(actual: unknown, expected: unknown, message: string): void {
+  assert.deepEqual(actual, expected, message);
+  assert.equal(JSON.stringify(actual), JSON.stringify(expected), `${message}: key order`);
 }
 
 /** The sequential fold, one event at a time (what `evolveAll` must equal). */
@@ -55,7 +66,13 @@ function inBatches<D>(projection: Projection<D>, list: readonly RecordedEvent[],
   return doc;
 }
 
-for (const projection of [linksProjection, availabilityHistoryProjection] as Array<Projection<unknown>>) {
+const cases: Array<[Projection<unknown>, boolean]> = [
+  [linksProjection as Projection<unknown>, false],
+  [availabilityHistoryProjection as Projection<unknown>, false],
+  // Over several countries, with the title registered in between (or not: a stub comes and goes).
+  [searchProjection as Projection<unknown>, true],
+];
+for (const [projection, titles] of cases) {
   describe(`${projection.name} evolveAll`, () => {
     it('is defined (the runner folds a batch through it)', () => {
       assert.equal(typeof projection.evolveAll, 'function');
@@ -63,18 +80,43 @@ for (const projection of [linksProjection, availabilityHistoryProjection] as Arr
 
     it('equals the event-by-event fold over random batches, from nothing and from a stored document', () => {
       for (let seed = 1; seed <= 200; seed += 1) {
-        const list = events(seed, 20 + (seed % 80));
+        const list = events(seed, 20 + (seed % 80), 'tv00000042', titles);
         const random = prng(seed * 7);
-        assert.deepEqual(inBatches(projection, list, random), oneByOne(projection, null, list), `seed ${seed}`);
+        sameDocument(inBatches(projection, list, random), oneByOne(projection, null, list), `seed ${seed}`);
         const cut = Math.floor(list.length / 2);
         const stored = oneByOne(projection, null, list.slice(0, cut));
-        assert.deepEqual(evolveEach(projection, stored, list.slice(cut)), oneByOne(projection, stored, list.slice(cut)), `seed ${seed} from stored`);
+        sameDocument(evolveEach(projection, stored, list.slice(cut)), oneByOne(projection, stored, list.slice(cut)), `seed ${seed} from stored`);
       }
     });
 
     it('leaves nothing for a media id that names no kind', () => {
-      const list = events(3, 30, 'not-an-id');
-      assert.deepEqual(evolveEach(projection, null, list), oneByOne(projection, null, list));
+      const list = events(3, 30, 'not-an-id', titles);
+      sameDocument(evolveEach(projection, null, list), oneByOne(projection, null, list), 'no kind');
     });
   });
 }
+
+describe('search evolveAll, a stub losing its last offer', () => {
+  it('deletes the stub and starts again from nothing, as one event at a time does', () => {
+    const mediaId = 'tv00000042';
+    const at = (position: number) => ({ ...observedAt('2026-03-01T10:00:00Z'), position });
+    const list = [
+      recorded('OfferAdded', { mediaId, country: 'US', offer: offer() }, at(1)),
+      recorded('OfferRemoved', { mediaId, country: 'US', offer: offer() }, at(2)),
+      recorded('OfferRemoved', { mediaId, country: 'DE', offer: offer() }, at(3)),
+      recorded('OfferAdded', { mediaId, country: 'DE', offer: offer({ providerId: 'amazon' }) }, at(4)),
+      recorded('OfferAdded', { mediaId, country: 'GB', offer: offer() }, at(5)),
+      recorded('OfferRemoved', { mediaId, country: 'DE', offer: offer({ providerId: 'amazon' }) }, at(6)),
+    ];
+    assert.equal(oneByOne(searchProjection, null, list.slice(0, 2)), null, 'the stub is deleted after position 2');
+    // Ending with a stub, and ending deleted (its last offer gone).
+    const gone = [...list, recorded('OfferRemoved', { mediaId, country: 'GB', offer: offer() }, at(7))];
+    assert.equal(oneByOne(searchProjection, null, gone), null);
+    for (const events of [list, gone]) {
+      const expected = oneByOne(searchProjection, null, events);
+      for (let cut = 0; cut <= events.length; cut += 1) {
+        sameDocument(evolveEach(searchProjection, evolveEach(searchProjection, null, events.slice(0, cut)), events.slice(cut)), expected, `cut at ${cut}`);
+      }
+    }
+  });
+});
