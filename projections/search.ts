@@ -127,6 +127,21 @@ export const searchProjection = defineProjection<SearchProjectionDoc>({
   },
 });
 
+/** Sets `providerId`'s count in a country's arrays, in place: a provider at 0 leaves them, a new one is inserted in order. */
+function setCount(providers: string[], counts: number[], providerId: string, count: number): void {
+  let index = providers.indexOf(providerId);
+  if (index >= 0 && count > 0) counts[index] = count;
+  else if (index >= 0) {
+    providers.splice(index, 1);
+    counts.splice(index, 1);
+  } else if (count > 0) {
+    index = 0;
+    while (index < providers.length && (providers[index] as string) < providerId) index += 1;
+    providers.splice(index, 0, providerId);
+    counts.splice(index, 0, count);
+  }
+}
+
 /**
  * Folds the offer events from `events[start]` on (while they are offer events) onto `doc`, as
  * `withCount` would one by one: the same arrays, in place, on copies made once per country.
@@ -150,20 +165,10 @@ function countRun(doc: SearchProjectionDoc, events: readonly RecordedEvent[], st
     }
     const providers = availability[country] as string[];
     const counts = offerCounts[country] as number[];
-    let index = providers.indexOf(providerId);
+    const index = providers.indexOf(providerId);
     const current = index < 0 ? 0 : (counts[index] ?? 0);
     if (event.type === 'OfferChanged' && current > 0) continue;
-    const count = event.type === 'OfferRemoved' ? Math.max(0, current - 1) : current + 1;
-    if (index >= 0 && count > 0) counts[index] = count;
-    else if (index >= 0) {
-      providers.splice(index, 1);
-      counts.splice(index, 1);
-    } else if (count > 0) {
-      index = 0;
-      while (index < providers.length && (providers[index] as string) < providerId) index += 1;
-      providers.splice(index, 0, providerId);
-      counts.splice(index, 0, count);
-    }
+    setCount(providers, counts, providerId, event.type === 'OfferRemoved' ? Math.max(0, current - 1) : current + 1);
     if (providers.length === 0) {
       // Gone from the maps; copied again (empty) if the country comes back in this run.
       copied.delete(country);
@@ -231,17 +236,7 @@ function countOf(doc: SearchProjectionDoc, country: string, providerId: string):
 function withCount(doc: SearchProjectionDoc, country: string, providerId: string, count: number): SearchProjectionDoc | null {
   const providers = doc.availability[country]?.slice() ?? [];
   const counts = doc.offerCounts[country]?.slice() ?? [];
-  let index = providers.indexOf(providerId);
-  if (index >= 0 && count > 0) counts[index] = count;
-  else if (index >= 0) {
-    providers.splice(index, 1);
-    counts.splice(index, 1);
-  } else if (count > 0) {
-    index = 0;
-    while (index < providers.length && (providers[index] as string) < providerId) index += 1;
-    providers.splice(index, 0, providerId);
-    counts.splice(index, 0, count);
-  }
+  setCount(providers, counts, providerId, count);
   let offerCounts: Record<string, number[]>;
   let availability: Record<string, string[]>;
   if (providers.length === 0) {
