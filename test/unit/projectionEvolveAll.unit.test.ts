@@ -3,6 +3,7 @@ import type { RecordedEvent } from '../../contracts/events.ts';
 import { evolveEach, type Projection } from '../../contracts/projection.ts';
 import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
 import { linksProjection } from '../../projections/links.ts';
+import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import { searchProjection } from '../../projections/search.ts';
 import { details, offer, observedAt, recorded } from './projectionEvents.ts';
 
@@ -21,7 +22,14 @@ function prng(seed: number): () => number {
  * Offer events of one document over a few offers, so the same offer is added, changed, removed
  * and added again, the document emptied and refilled, on several days.
  */
-function events(seed: number, count: number, mediaId = 'tv00000042', titles = false): RecordedEvent[] {
+type Mode = 'offers' | 'titles' | 'block';
+
+/**
+ * `offers`: one title's offers in one country; `titles`: in several countries, with the title's
+ * own events between (the search document); `block`: several titles of one ranking block.
+ */
+function events(seed: number, count: number, mediaId = 'tv00000042', mode: Mode = 'offers'): RecordedEvent[] {
+  const titles = mode === 'titles';
   const random = prng(seed);
   const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)] as T;
   const types = ['OfferAdded', 'OfferChanged', 'OfferRemoved'] as const;
@@ -39,7 +47,8 @@ function events(seed: number, count: number, mediaId = 'tv00000042', titles = fa
     if (titles && random() < 0.08) return recorded('MediaRegistered', { mediaId, kind: 'tv_show', details: details({ title: `t${i}` }) } as never, options);
     const type = pick(types);
     const country = titles ? pick(['US', 'DE', 'GB']) : 'US';
-    const data = { mediaId, country, offer: o, ...(type === 'OfferChanged' ? { changedFields: ['formats'] } : {}) };
+    const id = mode === 'block' ? pick([mediaId, 'tv00000044', 'mv00000047']) : mediaId;
+    const data = { mediaId: id, country, offer: o, ...(type === 'OfferChanged' ? { changedFields: ['formats'] } : {}) };
     return recorded(type, data as never, options);
   });
 }
@@ -66,13 +75,15 @@ function inBatches<D>(projection: Projection<D>, list: readonly RecordedEvent[],
   return doc;
 }
 
-const cases: Array<[Projection<unknown>, boolean]> = [
-  [linksProjection as Projection<unknown>, false],
-  [availabilityHistoryProjection as Projection<unknown>, false],
+const cases: Array<[Projection<unknown>, Mode]> = [
+  [linksProjection as Projection<unknown>, 'offers'],
+  [availabilityHistoryProjection as Projection<unknown>, 'offers'],
   // Over several countries, with the title registered in between (or not: a stub comes and goes).
-  [searchProjection as Projection<unknown>, true],
+  [searchProjection as Projection<unknown>, 'titles'],
+  // Titles of one block leaving it and coming back, the block emptied and filled again.
+  [rankingInputsProjection as Projection<unknown>, 'block'],
 ];
-for (const [projection, titles] of cases) {
+for (const [projection, mode] of cases) {
   describe(`${projection.name} evolveAll`, () => {
     it('is defined (the runner folds a batch through it)', () => {
       assert.equal(typeof projection.evolveAll, 'function');
@@ -80,7 +91,7 @@ for (const [projection, titles] of cases) {
 
     it('equals the event-by-event fold over random batches, from nothing and from a stored document', () => {
       for (let seed = 1; seed <= 200; seed += 1) {
-        const list = events(seed, 20 + (seed % 80), 'tv00000042', titles);
+        const list = events(seed, 20 + (seed % 80), 'tv00000042', mode);
         const random = prng(seed * 7);
         sameDocument(inBatches(projection, list, random), oneByOne(projection, null, list), `seed ${seed}`);
         const cut = Math.floor(list.length / 2);
@@ -90,7 +101,7 @@ for (const [projection, titles] of cases) {
     });
 
     it('leaves nothing for a media id that names no kind', () => {
-      const list = events(3, 30, 'not-an-id', titles);
+      const list = events(3, 30, 'not-an-id', mode);
       sameDocument(evolveEach(projection, null, list), oneByOne(projection, null, list), 'no kind');
     });
   });
