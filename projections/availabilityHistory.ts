@@ -59,4 +59,37 @@ export const availabilityHistoryProjection = defineProjection<HistoryDoc>({
     }
     return { ...base, intervals };
   },
+  // The fold above, with the intervals copied once per batch and each offer's open interval
+  // found in a map: a series' document gains an interval per episode offer from the same crawl,
+  // and copying and searching them per event cost the square of its size.
+  evolveAll(doc: HistoryDoc | null, events: readonly RecordedEvent[]): HistoryDoc | null {
+    let base = doc;
+    const intervals = [...(doc?.intervals ?? [])];
+    /** Per offer key, the index of its open interval (the last one, as `openIntervalIndex` finds). */
+    const open = new Map<string, number>();
+    intervals.forEach((interval, i) => {
+      if (interval.to === null) open.set(offerKeyString(interval.offer), i);
+    });
+    for (const event of events) {
+      if (!isOfferEvent(event)) continue;
+      const { mediaId, country } = event.data;
+      const kind = kindOfMediaId(mediaId);
+      if (kind === null) continue;
+      base ??= { mediaId, kind, country, intervals: [] };
+      const at = eventTime(event);
+      const key = offerKeyString(event.data.offer);
+      const index = open.get(key);
+      const previous = index === undefined ? null : (intervals[index] as HistoryInterval);
+      if (index !== undefined && previous !== null) {
+        intervals[index] = { ...previous, to: at, toPosition: event.position };
+        open.delete(key);
+      }
+      if (event.type !== 'OfferRemoved') {
+        const firstSeenAt = previous?.offer.firstSeenAt ?? eventDate(event);
+        open.set(key, intervals.length);
+        intervals.push({ offer: toLinkOffer(event.data.offer, firstSeenAt), from: at, fromPosition: event.position, to: null, toPosition: null });
+      }
+    }
+    return base === null ? doc : { ...base, intervals };
+  },
 });

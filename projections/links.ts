@@ -52,6 +52,26 @@ export const linksProjection = defineProjection<LinksDoc>({
         return doc;
     }
   },
+  // The fold above, with the offers keyed once and sorted once per batch rather than per event:
+  // a series' document holds an offer per episode, all added by the same crawl, so folding
+  // them one by one cost the square of its size (the largest part of this model's fold).
+  evolveAll(doc: LinksDoc | null, events: readonly RecordedEvent[]): LinksDoc | null {
+    let base = doc;
+    const offers = new Map<string, LinkOffer>();
+    for (const offer of doc?.offers ?? []) offers.set(offerKeyString(offer), offer);
+    for (const event of events) {
+      if (event.type === 'OfferAdded' || event.type === 'OfferChanged') {
+        const { mediaId, country, offer } = event.data;
+        base ??= emptyDoc(mediaId, country);
+        if (base === null) continue;
+        const key = offerKeyString(offer);
+        offers.set(key, toLinkOffer(offer, offers.get(key)?.firstSeenAt ?? eventDate(event)));
+      } else if (event.type === 'OfferRemoved') offers.delete(offerKeyString(event.data.offer));
+    }
+    // Emptied on the way and filled again, the document is as new: `emptyDoc` holds the same
+    // fields as any document of this id (the id is its country and media id).
+    return base === null ? null : withOffers(base, [...offers.values()]);
+  },
 });
 
 /** A new document, or null when the media id does not name a kind (ingest validates ids). */

@@ -29,7 +29,7 @@
  * blocks (at most 18 titles, 6.4 on average) and 165 facts blocks instead of 55,811 documents.
  */
 import { offerKeyString, type MediaDetails, type Offer } from '../contracts/domain.ts';
-import type { RecordedEvent } from '../contracts/events.ts';
+import type { AvailabilityEvent, RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
 import { defineProjection } from '../contracts/projection.ts';
 import type {
@@ -97,7 +97,53 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
         return doc;
     }
   },
+  // The fold above for an offers block, with its titles and each title's offers copied once per
+  // batch and updated in place, instead of per event: a block's titles gain an offer per
+  // episode from the same crawl. A facts block (rare events) folds event by event.
+  evolveAll(doc: RankingInputsDoc | null, events: readonly RecordedEvent[]): RankingInputsDoc | null {
+    if (!events.every(isOfferEvent)) return events.reduce((d, e) => rankingInputsProjection.evolve(d, e), doc);
+    const block = doc as RankingOffersBlock | null;
+    const titles = block?.titles.slice() ?? [];
+    /** The titles whose offers are this fold's own copy (mutable). */
+    const own = new Set<RankingInputTitle>();
+    let changed = false;
+    for (const event of events as ReadonlyArray<RecordedEvent<AvailabilityEvent>>) {
+      const { mediaId } = event.data;
+      const at = indexOf(titles, mediaId);
+      const key = offerKeyString(event.data.offer);
+      if (event.type === 'OfferRemoved') {
+        const title = titles[at.index];
+        if (!at.found || title === undefined) continue;
+        changed = true;
+        const offers = title.offers.filter((o) => o.key !== key);
+        if (offers.length > 0) {
+          const copy = { ...title, offers };
+          own.add(copy);
+          titles[at.index] = copy;
+        } else titles.splice(at.index, 1);
+        continue;
+      }
+      let title = at.found ? (titles[at.index] as RankingInputTitle) : emptyTitle(mediaId);
+      if (title === null) continue;
+      changed = true;
+      if (!own.has(title)) {
+        title = { ...title, offers: title.offers.slice() };
+        own.add(title);
+      }
+      titles.splice(at.index, at.found ? 1 : 0, title);
+      const entry = offerEntry(key, event.data.offer);
+      let i = 0;
+      while (i < title.offers.length && (title.offers[i] as RankingInputOffer).key < entry.key) i += 1;
+      title.offers.splice(i, title.offers[i]?.key === entry.key ? 1 : 0, entry);
+    }
+    if (!changed) return doc;
+    return titles.length > 0 ? { titles } : null;
+  },
 });
+
+function offerEntry(key: string, offer: Offer): RankingInputOffer {
+  return { key, providerId: offer.providerId, priceTypes: offer.priceTypes, availableFrom: offer.availableFrom, availableTo: offer.availableTo };
+}
 
 /** As `links` does: the offer replaces the one with its key; an id that names no kind is ignored. */
 function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer): RankingOffersBlock | null {
@@ -105,13 +151,7 @@ function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer
   const at = indexOf(titles, mediaId);
   const title: RankingInputTitle | null = at.found ? (titles[at.index] as RankingInputTitle) : emptyTitle(mediaId);
   if (title === null) return doc;
-  const entry: RankingInputOffer = {
-    key: offerKeyString(offer),
-    providerId: offer.providerId,
-    priceTypes: offer.priceTypes,
-    availableFrom: offer.availableFrom,
-    availableTo: offer.availableTo,
-  };
+  const entry = offerEntry(offerKeyString(offer), offer);
   // Offers stay in key order (code units): the entry replaces its key's or goes where it sorts.
   let i = 0;
   while (i < title.offers.length && (title.offers[i] as RankingInputOffer).key < entry.key) i += 1;

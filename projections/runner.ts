@@ -20,7 +20,7 @@ import type { RecordedEvent } from '../contracts/events.ts';
 import {
   systemClock, type Clock, type DocumentWrite, type EventStore, type ReadStore, type StoredDocument, type Subscription, type WriteBatchResult,
 } from '../contracts/ports.ts';
-import { storedWrites, type Projection } from '../contracts/projection.ts';
+import { evolveEach, storedWrites, type Projection } from '../contracts/projection.ts';
 import { BEHIND_PARKED, park, readParked, type ParkedDocument, type Parking } from './parking.ts';
 
 export interface BatchInfo {
@@ -117,10 +117,8 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
       behindParked.push({ documentId: id, events: fresh, reason: BEHIND_PARKED, attempts: 0, existing });
       return;
     }
-    for (const event of fresh) {
-      doc = projection.evolve(doc, event);
-      position = event.position;
-    }
+    doc = evolveEach(projection, doc, fresh);
+    position = (fresh[fresh.length - 1] as RecordedEvent).position;
     // A fold to null is written too: its tombstone keeps a replayed older write from
     // resurrecting the document. A laid-out document's rows are parked, if their write
     // fails, with the events that made them.

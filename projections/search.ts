@@ -25,6 +25,7 @@
 import type { Genre } from '../contracts/domain.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
+import { isOfferEvent } from './links.ts';
 import { defineProjection } from '../contracts/projection.ts';
 import type { SearchDocument } from '../contracts/ports.ts';
 import { sortedRecord, withSortedKey } from './media.ts';
@@ -105,7 +106,79 @@ export const searchProjection = defineProjection<SearchProjectionDoc>({
         return doc;
     }
   },
+  // The fold above, with each run of offer events counted in place on one copy of the
+  // per-country maps, which are re-sorted once at the end of the run: a title's document holds
+  // every country (up to 50), and copying both maps per offer event was most of this fold.
+  evolveAll(doc: SearchProjectionDoc | null, events: readonly RecordedEvent[]): SearchProjectionDoc | null {
+    let current = doc;
+    let i = 0;
+    while (i < events.length) {
+      const first = events[i] as RecordedEvent;
+      if (current === null || !isOfferEvent(first)) {
+        current = searchProjection.evolve(current, first);
+        i += 1;
+        continue;
+      }
+      const run = countRun(current, events, i);
+      current = run.doc;
+      i = run.next;
+    }
+    return current;
+  },
 });
+
+/** Sets `providerId`'s count in a country's arrays, in place: a provider at 0 leaves them, a new one is inserted in order. */
+function setCount(providers: string[], counts: number[], providerId: string, count: number): void {
+  let index = providers.indexOf(providerId);
+  if (index >= 0 && count > 0) counts[index] = count;
+  else if (index >= 0) {
+    providers.splice(index, 1);
+    counts.splice(index, 1);
+  } else if (count > 0) {
+    index = 0;
+    while (index < providers.length && (providers[index] as string) < providerId) index += 1;
+    providers.splice(index, 0, providerId);
+    counts.splice(index, 0, count);
+  }
+}
+
+/**
+ * Folds the offer events from `events[start]` on (while they are offer events) onto `doc`, as
+ * `withCount` would one by one: the same arrays, in place, on copies made once per country.
+ * Stops after an event that deletes the document (a stub losing its last offer), so the caller
+ * folds the rest from nothing. Keys come out ascending, as `withSortedKey` keeps them.
+ */
+function countRun(doc: SearchProjectionDoc, events: readonly RecordedEvent[], start: number): { doc: SearchProjectionDoc | null; next: number } {
+  const availability = { ...doc.availability };
+  const offerCounts = { ...doc.offerCounts };
+  const copied = new Set<string>();
+  let i = start;
+  for (; i < events.length; i += 1) {
+    const event = events[i] as RecordedEvent;
+    if (!isOfferEvent(event)) break;
+    const { country, offer } = event.data;
+    const providerId = offer.providerId;
+    if (!copied.has(country)) {
+      copied.add(country);
+      availability[country] = availability[country]?.slice() ?? [];
+      offerCounts[country] = offerCounts[country]?.slice() ?? [];
+    }
+    const providers = availability[country] as string[];
+    const counts = offerCounts[country] as number[];
+    const index = providers.indexOf(providerId);
+    const current = index < 0 ? 0 : (counts[index] ?? 0);
+    if (event.type === 'OfferChanged' && current > 0) continue;
+    setCount(providers, counts, providerId, event.type === 'OfferRemoved' ? Math.max(0, current - 1) : current + 1);
+    if (providers.length === 0) {
+      // Gone from the maps; copied again (empty) if the country comes back in this run.
+      copied.delete(country);
+      delete availability[country];
+      delete offerCounts[country];
+      if (!doc.registered && Object.keys(offerCounts).length === 0) return { doc: null, next: i + 1 };
+    }
+  }
+  return { doc: { ...doc, offerCounts: sortedRecord(offerCounts), availability: sortedRecord(availability) }, next: i };
+}
 
 /** The index document of a title, or null while it is an unregistered stub (do not index). */
 export function toSearchDocument(doc: SearchProjectionDoc, genres: readonly Genre[]): SearchDocument | null {
@@ -163,17 +236,7 @@ function countOf(doc: SearchProjectionDoc, country: string, providerId: string):
 function withCount(doc: SearchProjectionDoc, country: string, providerId: string, count: number): SearchProjectionDoc | null {
   const providers = doc.availability[country]?.slice() ?? [];
   const counts = doc.offerCounts[country]?.slice() ?? [];
-  let index = providers.indexOf(providerId);
-  if (index >= 0 && count > 0) counts[index] = count;
-  else if (index >= 0) {
-    providers.splice(index, 1);
-    counts.splice(index, 1);
-  } else if (count > 0) {
-    index = 0;
-    while (index < providers.length && (providers[index] as string) < providerId) index += 1;
-    providers.splice(index, 0, providerId);
-    counts.splice(index, 0, count);
-  }
+  setCount(providers, counts, providerId, count);
   let offerCounts: Record<string, number[]>;
   let availability: Record<string, string[]>;
   if (providers.length === 0) {
