@@ -163,6 +163,15 @@ export function isStoreOutage(err: unknown): boolean {
   return err.code === 'unavailable' || err.code === 'closed' || err.retriable;
 }
 
+/**
+ * Whether an append failed only because another process took the event log over (the Kafka
+ * event log's fenced writer, docs/kafka-event-log.md): it committed nothing, so deciding the
+ * streams again against what the other process wrote and appending again is safe.
+ */
+export function isFencedAppend(err: unknown): boolean {
+  return isAppError(err) && err.details?.fenced === true;
+}
+
 export function createIngest(options: IngestOptions): Ingest {
   const { eventStore, bus } = options;
   const logger = options.logger ?? silentLogger;
@@ -257,7 +266,9 @@ export function createIngest(options: IngestOptions): Ingest {
     };
     const isolate: StreamWork[] = [];
     let pending = works;
+    let fenced: unknown = null;
     for (let attempt = 0; pending.length > 0; attempt += 1) {
+      if (fenced !== null && attempt > maxConflictRetries) throw fenced;
       if (attempt > maxConflictRetries) {
         throw new AppError(
           'wrong_expected_revision',
@@ -289,11 +300,19 @@ export function createIngest(options: IngestOptions): Ingest {
       });
 
       const appending = outcomes.filter((o) => o.events.length > 0);
+      // Another ingest process taking the event log over fails this append whole and commits
+      // none of it: the streams are decided again, after a short random pause so that two
+      // writers do not keep taking the log from each other. Failing the batch instead restarted
+      // the consumer (a group rebalance) with a growing backoff, up to 30 s per takeover.
       const results = await appendAll(appending.map((o) => ({
         stream: o.work.stream,
         events: o.events,
         expectedRevision: o.revision < 0 ? 'no_stream' : o.revision,
-      })));
+      }))).catch((err: unknown): Appended[] => {
+        if (!isFencedAppend(err)) throw err;
+        fenced = err;
+        return appending.map(() => ({ error: err }));
+      });
 
       for (const o of outcomes) {
         if (o.events.length > 0) continue;
@@ -314,6 +333,11 @@ export function createIngest(options: IngestOptions): Ingest {
           return;
         }
         const { error } = result;
+        if (isFencedAppend(error)) {
+          cache.delete(o.work.stream);
+          retry.push(o.work);
+          return;
+        }
         if (isAppError(error, 'wrong_expected_revision')) {
           stats.conflicts += 1;
           logger.warn({ stream: o.work.stream, expectedRevision: o.revision, attempt }, 'append conflict, re-deciding the stream');
@@ -327,6 +351,7 @@ export function createIngest(options: IngestOptions): Ingest {
         else unwritable(o, `append to ${o.work.stream} failed: ${messageOf(error)}`);
       });
       pending = retry;
+      if (fenced !== null && retry.length > 0) await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 180));
     }
     for (const work of isolate) {
       cache.delete(work.stream);
