@@ -132,9 +132,8 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
       }
       titles.splice(at.index, at.found ? 1 : 0, title);
       const entry = offerEntry(key, event.data.offer);
-      let i = 0;
-      while (i < title.offers.length && (title.offers[i] as RankingInputOffer).key < entry.key) i += 1;
-      title.offers.splice(i, title.offers[i]?.key === entry.key ? 1 : 0, entry);
+      const slot = offerSlot(title.offers, entry.key);
+      title.offers.splice(slot.index, slot.found ? 1 : 0, entry);
     }
     if (!changed) return doc;
     return titles.length > 0 ? { titles } : null;
@@ -152,11 +151,15 @@ function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer
   const title: RankingInputTitle | null = at.found ? (titles[at.index] as RankingInputTitle) : emptyTitle(mediaId);
   if (title === null) return doc;
   const entry = offerEntry(offerKeyString(offer), offer);
-  // Offers stay in key order (code units): the entry replaces its key's or goes where it sorts.
-  let i = 0;
-  while (i < title.offers.length && (title.offers[i] as RankingInputOffer).key < entry.key) i += 1;
-  const offers = placed(title.offers, { index: i, found: title.offers[i]?.key === entry.key }, entry);
+  const offers = placed(title.offers, offerSlot(title.offers, entry.key), entry);
   return { titles: placed(titles, at, { ...title, offers }) };
+}
+
+/** Offers stay in key order (code units): where the offer of `key` is, or goes. */
+function offerSlot(offers: readonly RankingInputOffer[], key: string): { index: number; found: boolean } {
+  let i = 0;
+  while (i < offers.length && (offers[i] as RankingInputOffer).key < key) i += 1;
+  return { index: i, found: offers[i]?.key === key };
 }
 
 /** As `links` does: a title without offers leaves the block, and an empty block is deleted. */

@@ -28,7 +28,7 @@ import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { describeLease, LeaseKeeper, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
-import { createPipeline, ingestSettings } from './pipeline.ts';
+import { catchUpWhileHeld, createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
 import { awaitProjections } from './schedule.ts';
@@ -71,11 +71,8 @@ async function projectionsUpToDate(adapters: Adapters, logger: Logger): Promise<
   try {
     // A catch-up whose lease lapsed (renewals late) ends with its guard's error: the process
     // that took the lease over folds the rest, and this command waits for it.
-    const lost = await createPipeline(adapters, logger, { guard: () => lease.check() }).projections.catchUp().then(() => false, (err: unknown) => {
-      if (lease.holds()) throw err;
-      return true;
-    });
-    if (lost) await awaitProjections(adapters.eventStore, adapters.readStore, 600_000);
+    const pipeline = createPipeline(adapters, logger, { guard: () => lease.check() });
+    if (!(await catchUpWhileHeld(pipeline.projections, lease))) await awaitProjections(adapters.eventStore, adapters.readStore, 600_000);
   } finally {
     clearInterval(renew);
     await lease.release().catch(() => undefined);

@@ -10,6 +10,7 @@ import { createIngest, type Ingest, type IngestOptions } from '../ingest/ingest.
 import type { Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { superviseConsumer, type Health, type Supervised } from '../shared/health.ts';
+import type { LeaseKeeper } from '../shared/lease.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ProjectionGroup, type RunnerReport } from '../../projections/group.ts';
 import { resolveCollection } from '../shared/readModels.ts';
@@ -50,6 +51,21 @@ export interface PipelineOptions extends Pick<IngestOptions, 'clock' | 'maxFutur
   health?: Health;
   /** Called before each projection batch is written; throws when this process may not write (the projector lease). */
   guard?(): void;
+}
+
+/**
+ * Folds the read models up to the head behind `lease` (the projections' guard checks it): true
+ * once done, false when the lease was lost on the way, in which case the process that took it
+ * folds the rest. Any other failure is thrown.
+ */
+export async function catchUpWhileHeld(projections: ProjectionGroup, lease: Pick<LeaseKeeper, 'holds'>): Promise<boolean> {
+  try {
+    await projections.catchUp();
+    return true;
+  } catch (err) {
+    if (lease.holds()) throw err;
+    return false;
+  }
 }
 
 /**

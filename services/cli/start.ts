@@ -29,7 +29,7 @@ import { projectorLease, startProjectorRole } from '../roles/projector.ts';
 import { Health, publishHealth } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { forkApiWorkers, isApiWorker, runApiWorker } from './apiWorkers.ts';
-import { createPipeline, ingestSettings } from './pipeline.ts';
+import { catchUpWhileHeld, createPipeline, ingestSettings } from './pipeline.ts';
 import { loadSample, sampleLoadState } from './sample.ts';
 import { createScheduler } from './schedule.ts';
 
@@ -153,15 +153,9 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
         return;
       }
       if (roles.has('ingest')) await pipeline.ingestUntilIdle();
-      if (holds) {
-        const caughtUp = await pipeline.projections.catchUp().then(() => true, (err: unknown) => {
-          // The only way a catch-up fails: its guard, once the renewals lapsed and another
-          // process took the lease. That one folds from here; this one stands by.
-          if (projectorLeaseOf?.holds()) throw err;
-          logger.warn({ err }, 'the projector lease was lost during the start-up catch-up: this process stands by');
-          return false;
-        });
-        if (!caughtUp) return;
+      if (holds && projectorLeaseOf && !(await catchUpWhileHeld(pipeline.projections, projectorLeaseOf))) {
+        logger.warn('the projector lease was lost during the start-up catch-up: this process stands by');
+        return;
       }
       // A shared index is fed by the projector: ready means it has what the read models hold.
       if (holds && !adapters.searchInProcess) await pipeline.searchFeed.catchUp();
