@@ -18,6 +18,7 @@ import type { SnapshotRow } from './arrowSchema.ts';
 import { openParquetWriter, type ParquetRowWriter, type ParquetWriterOptions } from './parquet.ts';
 import * as rows from './rows.ts';
 import { ownCopy } from '../shared/strings.ts';
+import { PeopleIndex } from './people.ts';
 import { scanAll, scanPages } from './scan.ts';
 import type { TarEntry } from './tarball.ts';
 
@@ -180,7 +181,7 @@ export async function writeMediaFiles(
   const early = new Map<string, ParquetRowWriter<ReleaseFile>>();
   const shows: rows.TvShowFields[] = [];
   // Every person once, by id; the name last seen wins (media ids ascend, so deterministic).
-  const people = new Map<string, string>();
+  const people = new PeopleIndex();
   try {
     await withFiles(
       [
@@ -219,13 +220,7 @@ export async function writeMediaFiles(
             track(w['media_ratings.parquet'].appendAll(rows.mediaRatingRows(doc)));
             track(w['media_videos.parquet'].appendAll(rows.mediaVideoRows(doc)));
             track(w['media_talents.parquet'].appendAll(rows.mediaTalentRows(doc)));
-            for (const member of doc.details.cast) {
-              // Stored only when new or renamed: replacing a name with an equal one would keep
-              // each title's copy of it alive (the map is old), to be copied by the collector.
-              // A Map keeps the key it first got, so the id is copied only for a new person.
-              const known = people.get(member.personId);
-              if (known !== member.name) people.set(known === undefined ? ownCopy(member.personId) : member.personId, ownCopy(member.name));
-            }
+            for (const member of doc.details.cast) people.note(member.personId, member.name);
             if (pending.length > 0) await settle();
           }
         }
@@ -238,13 +233,11 @@ export async function writeMediaFiles(
   for (const language of [...early.keys()].sort()) await files.closeTranslation(language, early.get(language) as ParquetRowWriter<ReleaseFile>);
 
   await withFiles(['peoples.parquet'], async (w) => {
-    // The default sort is code-unit order for strings, as compareNullable's, without a call per comparison.
-    for (const id of [...people.keys()].sort()) {
-      track(w['peoples.parquet'].append({ person_id: id, name: people.get(id) ?? '' }));
+    for (const { id, name } of people.byId()) {
+      track(w['peoples.parquet'].append({ person_id: id, name }));
       if (pending.length > 0) await settle();
     }
   });
-  people.clear();
 
   const seasons = await counts;
   await withFiles(['tv_shows.parquet'], async (w) => {

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { PeopleIndex } from '../../services/snapshot/people.ts';
+
+/** The people of `cast` as a Map of the last name per id would give them, sorted by id. */
+function expected(cast: ReadonlyArray<[string, string]>): Array<{ id: string; name: string }> {
+  const people = new Map<string, string>();
+  for (const [id, name] of cast) people.set(id, name);
+  return [...people.keys()].sort().map((id) => ({ id, name: people.get(id) as string }));
+}
+
+function indexed(cast: ReadonlyArray<[string, string]>): Array<{ id: string; name: string }> {
+  const people = new PeopleIndex();
+  for (const [id, name] of cast) people.note(id, name);
+  return [...people.byId()];
+}
+
+describe('the release people index', () => {
+  it('keeps every person once, sorted by id, with the name last seen', () => {
+    const cast: Array<[string, string]> = [
+      ['p2', 'Ann'],
+      ['p10', 'Bob'],
+      ['p2', 'Ann Lee'],
+      ['p1', 'Cy'],
+      ['p10', 'Bob'],
+      ['p2', 'Ann'],
+      ['p3', ''],
+    ];
+    assert.deepEqual(indexed(cast), [
+      { id: 'p1', name: 'Cy' },
+      { id: 'p10', name: 'Bob' },
+      { id: 'p2', name: 'Ann' },
+      { id: 'p3', name: '' },
+    ]);
+  });
+
+  it('tells apart ids whose hashes are equal', () => {
+    // 'p1uzx' and 'pc2ad' have the same 32-bit FNV-1a hash, so they share a slot chain.
+    assert.deepEqual(indexed([['p1uzx', 'One'], ['pc2ad', 'Two'], ['p1uzx', 'Uno']]), [
+      { id: 'p1uzx', name: 'Uno' },
+      { id: 'pc2ad', name: 'Two' },
+    ]);
+  });
+
+  it('keeps the code units of any string, lone surrogates and astral characters included, in code-unit order', () => {
+    // An astral character's first code unit (0xd83d) sorts before 0xffff, though its code point is larger.
+    const cast: Array<[string, string]> = [['\ud83d\ude00', 'smile'], ['\uffff', 'last BMP'], ['\ud800', 'lone \udc00'], ['é', 'Zoë'], ['e', 'plain']];
+    assert.deepEqual(indexed(cast), expected(cast));
+  });
+
+  it('agrees with a Map over many people and renames, across table growths and batches', () => {
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    const cast: Array<[string, string]> = [];
+    for (let i = 0; i < 50_000; i++) {
+      const person = next(9_000);
+      cast.push([`p${person}`, next(10) === 0 ? `Renamed ${next(3)}` : `Person ${person}`]);
+    }
+    assert.deepEqual(indexed(cast), expected(cast));
+  });
+
+  it('is empty once read', () => {
+    const people = new PeopleIndex();
+    people.note('p1', 'One');
+    assert.equal([...people.byId()].length, 1);
+    assert.deepEqual([...people.byId()], []);
+  });
+});
