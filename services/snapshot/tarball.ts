@@ -18,16 +18,25 @@ export interface TarEntry {
   file: string;
 }
 
+/**
+ * Bytes read from a member file, and given out by gzip, at a time. The release store writes and
+ * hashes the bundle a chunk at a time: with zlib's default 16 KB chunks a 250,000-title bundle
+ * (87 MB) took ~6,400 writes and as many gzip callbacks; in 256 KB chunks, ~670 (the bundle
+ * alone: 1.77-2.00 s of CPU -> 1.64-1.68 s). The gzip'd bytes do not depend on it: deflate's
+ * output is the same however its input and output are cut (no flush is asked for before the end).
+ */
+const BUNDLE_CHUNK = 256 * 1024;
+
 /** A gzip'd tar of `entries`, in the order given, as a byte stream. */
 export function tarGzStream(entries: readonly TarEntry[], mtime: Date): AsyncIterable<Uint8Array> {
   const tar = pack();
   const out = new PassThrough();
-  const gzip = createGzip({ level: 6 });
+  const gzip = createGzip({ level: 6, chunkSize: BUNDLE_CHUNK });
   const feeding = (async () => {
     for (const entry of entries) {
       const { size } = await stat(entry.file);
       const sink = tar.entry({ name: entry.name, size, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' });
-      await pipeline(createReadStream(entry.file), sink);
+      await pipeline(createReadStream(entry.file, { highWaterMark: BUNDLE_CHUNK }), sink);
     }
     tar.finalize();
   })();
