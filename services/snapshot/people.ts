@@ -170,8 +170,14 @@ export class PeopleIndex {
     this.slots = slots;
   }
 
+  /**
+   * The string of `length` code units at `at`. fromCharCode takes them as arguments, which is
+   * fastest for the usual short id or name but overflows the stack for a very long one; the
+   * Buffer's UTF-16 decoding copies the code units as they are (lone surrogates too).
+   */
   private text(at: number, length: number): string {
-    return String.fromCharCode.apply(null, this.units.subarray(at, at + length) as unknown as number[]);
+    if (length <= 1024) return String.fromCharCode.apply(null, this.units.subarray(at, at + length) as unknown as number[]);
+    return Buffer.from(this.units.buffer, this.units.byteOffset + at * 2, length * 2).toString('utf16le');
   }
 
   /**

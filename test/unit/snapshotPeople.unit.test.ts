@@ -47,6 +47,14 @@ describe('the release people index', () => {
     assert.deepEqual(indexed(cast), expected(cast));
   });
 
+  it('keeps an id and a name far longer than usual', () => {
+    const long = `${'\ud800x'.repeat(200_000)}end`;
+    assert.deepEqual(indexed([['p1', long], [long, 'Long'], ['p1', `${long}!`]]), [
+      { id: 'p1', name: `${long}!` },
+      { id: long, name: 'Long' },
+    ]);
+  });
+
   it('agrees with a Map over many people and renames, across table growths and batches', () => {
     let seed = 7;
     const next = (n: number): number => {
