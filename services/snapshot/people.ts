@@ -35,6 +35,8 @@ export class PeopleIndex {
   private readonly ids: string[] = [];
   private readonly names: string[] = [];
   private readonly hashes = new Int32Array(BATCH);
+  /** What the pre-reads of a batch read, kept so that the compiler cannot drop them as unused. */
+  private preread = 0;
 
   /** Person `id` is called `name` (the last call for an id wins). */
   note(id: string, name: string): void {
@@ -63,8 +65,7 @@ export class PeopleIndex {
       const at = this.slots[2 * ((hashes[k] as number) & mask) + 1] as number;
       if (at !== 0) touched ^= this.units[at - 1] as number;
     }
-    // Keeps the reads above from being optimized away; never true (a start + 1 is positive).
-    if (touched === -1) this.count += 0;
+    this.preread = touched;
     for (let k = 0; k < n; k++) {
       this.lookUp(ids[k] as string, names[k] as string, hashes[k] as number);
       mask = (this.slots.length >> 1) - 1;
