@@ -203,10 +203,11 @@ export function recordWriter<S extends string>(
 
     open(o, shape) {
       const keys = shapes[shape];
-      if (typeof o !== 'object' || o === null || (o as object).constructor !== Object) throw UNSUPPORTED;
+      // A plain object: its for-in keys are its own (Object.prototype has no enumerable ones),
+      // which spares a hasOwn lookup per key.
+      if (typeof o !== 'object' || o === null || Object.getPrototypeOf(o) !== Object.prototype) throw UNSUPPORTED;
       let i = 0;
       for (const key in o) {
-        if (!Object.hasOwn(o, key)) continue;
         if (keys[i] !== key) throw UNSUPPORTED;
         i += 1;
       }

@@ -75,6 +75,8 @@ describe('readModelEncoder', () => {
       { mediaId: 'mv1', kind: 'movie', country: 'IT', intervals: [{ offer: { ...offer(), firstSeenAt: '2026-11-14' }, from: 'a', fromPosition: 1, to: null }] },
       { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: Object.assign(new (class Offers extends Array {})(), []) },
       Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
+      // Keys inherited from a prototype other than Object's, which msgpackr leaves out.
+      Object.assign(Object.create({ extra: 1 }) as object, { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
       { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
