@@ -110,11 +110,19 @@ export function recordWriter<S extends string>(
     let at = pos + header;
     if (n < 0x40) {
       // msgpackr writes a short string with its own loop, which differs from utf8Write on a lone
-      // surrogate: past ASCII, leave the value to msgpackr.
-      for (let i = 0; i < n; i += 1) {
-        const c = s.charCodeAt(i);
-        if (c >= 0x80) throw UNSUPPORTED;
-        buf[at++] = c;
+      // surrogate: past ASCII, leave the value to msgpackr. From 16 characters on, one native
+      // write costs less than the loop; it wrote ASCII exactly when it wrote n bytes.
+      if (n >= 16) {
+        const written = buf.write(s, at);
+        if (written !== n) throw UNSUPPORTED;
+        at += n;
+      } else {
+        const b = buf;
+        for (let i = 0; i < n; i += 1) {
+          const c = s.charCodeAt(i);
+          if (c >= 0x80) throw UNSUPPORTED;
+          b[at++] = c;
+        }
       }
     } else at += buf.write(s, at);
     const length = at - pos - header;
@@ -203,10 +211,11 @@ export function recordWriter<S extends string>(
 
     open(o, shape) {
       const keys = shapes[shape];
-      if (typeof o !== 'object' || o === null || (o as object).constructor !== Object) throw UNSUPPORTED;
+      // A plain object: its for-in keys are its own (Object.prototype has no enumerable ones),
+      // which spares a hasOwn lookup per key.
+      if (typeof o !== 'object' || o === null || Object.getPrototypeOf(o) !== Object.prototype) throw UNSUPPORTED;
       let i = 0;
       for (const key in o) {
-        if (!Object.hasOwn(o, key)) continue;
         if (keys[i] !== key) throw UNSUPPORTED;
         i += 1;
       }

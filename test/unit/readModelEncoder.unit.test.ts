@@ -49,8 +49,8 @@ function foldedDocuments(offers: Offer[], start: number): unknown[] {
   return docs.filter((d) => d !== null);
 }
 
-/** Strings of every length around msgpack's header sizes and the 64-character loop limit. */
-const lengths = [0, 1, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
+/** Strings of every length around msgpack's header sizes and the writer's 16- and 64-character limits. */
+const lengths = [0, 1, 15, 16, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
 
 describe('readModelEncoder', () => {
   it('writes links, availability history, changes and ranking-input blocks byte for byte as the store encoder does', () => {
@@ -63,6 +63,7 @@ describe('readModelEncoder', () => {
       ...lengths.flatMap((n) => foldedDocuments([offer({ webUrl: 'x'.repeat(n) }), offer({ providerId: 'p'.repeat(n) })], 2000)),
       // Past ASCII: long strings (utf8Write in both), and short ones (left to msgpackr).
       ...foldedDocuments([offer({ webUrl: `https://ex.example/${'é'.repeat(40)}` }), offer({ providerId: 'canal+ é' })], 3000),
+      ...foldedDocuments([offer({ providerId: `provider-${'é'.repeat(10)}` }), offer({ providerId: `provider-of-${'x'.repeat(10)}\ud800` })], 3050),
       ...foldedDocuments([offer({ webUrl: `https://ex.example/${'€'.repeat(30)}🎬${'ü'.repeat(90)}\ud800` })], 3100),
       // Numbers around msgpackr's integer forms (below 0x40 one byte with records on), and beyond 32 bits.
       ...[0, 1, 63, 64, 255, 256, 65535, 65536, 2 ** 32 - 1].flatMap((n) => foldedDocuments([offer({ seasonNumber: n, episodeNumber: n })], n)),
@@ -75,6 +76,8 @@ describe('readModelEncoder', () => {
       { mediaId: 'mv1', kind: 'movie', country: 'IT', intervals: [{ offer: { ...offer(), firstSeenAt: '2026-11-14' }, from: 'a', fromPosition: 1, to: null }] },
       { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: Object.assign(new (class Offers extends Array {})(), []) },
       Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
+      // Keys inherited from a prototype other than Object's, which msgpackr leaves out.
+      Object.assign(Object.create({ extra: 1 }) as object, { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
       { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
