@@ -249,11 +249,27 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
     return endNext;
   }
 
-  /** Waits until the index holds everything committed to the log before this call. */
+  /**
+   * The commit marker of this process's last transaction: the offset right after its records,
+   * which the writer applied to the index when the commit returned. Null when it has none, or
+   * lost the log (another writer may have written past it since).
+   */
+  let ownMarker: number | null = null;
+
+  /**
+   * Waits until the index holds everything committed to the log before this call: up to the
+   * partition's end (its last stable offset), but for this writer's own last commit marker when
+   * the end is right past it. The marker is no event, and the records before it are in the index
+   * already; waiting for it made each read after an append wait for the tail consumer to fetch
+   * the whole transaction back, which serialised ingest's batches. While this process holds
+   * the epoch only it writes there; a writer that takes over writes past the marker, so an end
+   * beyond it is waited for as before.
+   */
   async function sync(): Promise<void> {
     ensureOpen();
     await tail();
-    const end = await endOffset();
+    const lastStable = await endOffset();
+    const end = ownMarker !== null && lastStable === ownMarker + 1 ? ownMarker : lastStable;
     try {
       await index.reached(end, syncTimeoutMs);
     } catch (err) {
@@ -301,6 +317,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
   function loseOwnership(): void {
     const lost = writer;
     writer = null;
+    ownMarker = null;
     void lost?.then((p) => p.disconnect()).catch(() => {});
   }
 
@@ -370,6 +387,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
         return;
       }
       logged.forEach((event, i) => index.apply(offsets[i] as number, event));
+      ownMarker = (offsets[offsets.length - 1] as number) + 1;
     }
     const results = slots.map((slot) =>
       slot instanceof AppError

@@ -111,6 +111,32 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     }
   });
 
+  it('answers a read after its own commit without waiting for its reader to fetch that transaction back', async function () {
+    this.timeout(60_000);
+    const prefix = `${topicPrefix}own-`;
+    // Reads give up at once unless the index already holds what they must see.
+    const store = kafkaEventStore({ brokers, topicPrefix: prefix, syncTimeoutMs: 1 });
+    const admin = new Kafka({ brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const stream = uniqueName('big');
+      // About 10 MB: the tail consumer reads it back in a dozen fetches.
+      const events = Array.from({ length: 50_000 }, (_, i) => genreEvent(i));
+      const { position } = await store.append(stream, events, 'no_stream');
+      // The commit marker (at `position`) written: the partition's end is past it.
+      for (;;) {
+        const [partition] = await admin.fetchTopicOffsets(store.topic);
+        if (Number(partition?.high) > position) break;
+      }
+      assert.equal(await store.streamRevision(stream), 49_999);
+      assert.equal(await store.headPosition(), position);
+    } finally {
+      await admin.disconnect();
+      await store.deleteTopic().catch(() => {});
+      await store.close();
+    }
+  });
+
   describe('fencing', function () {
     this.timeout(90_000);
     let controlDir: string;
