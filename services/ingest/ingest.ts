@@ -88,6 +88,12 @@ export interface IngestStats {
   rejected: number;
   /** Streams that had to be re-read because another writer moved them (append conflicts, stale cache). */
   conflicts: number;
+  /**
+   * Appends another ingest process fenced by taking the Kafka event log over (each committed
+   * nothing and was decided again): a count that keeps growing means two ingest processes keep
+   * taking the log from each other.
+   */
+  takeovers: number;
 }
 
 export interface Ingest {
@@ -138,7 +144,7 @@ type Loaded = CachedStream & { fromCache: boolean };
 type Appended = AppendResult | { error: unknown };
 
 export function emptyStats(): IngestStats {
-  return { observations: 0, appended: 0, skipped: 0, rejected: 0, conflicts: 0 };
+  return { observations: 0, appended: 0, skipped: 0, rejected: 0, conflicts: 0, takeovers: 0 };
 }
 
 function addStats(total: IngestStats, s: IngestStats): void {
@@ -147,6 +153,7 @@ function addStats(total: IngestStats, s: IngestStats): void {
   total.skipped += s.skipped;
   total.rejected += s.rejected;
   total.conflicts += s.conflicts;
+  total.takeovers += s.takeovers;
 }
 
 function messageOf(err: unknown): string {
@@ -311,6 +318,8 @@ export function createIngest(options: IngestOptions): Ingest {
       }))).catch((err: unknown): Appended[] => {
         if (!isFencedAppend(err)) throw err;
         fenced = err;
+        stats.takeovers += 1;
+        logger.warn({ streams: appending.length, attempt }, 'event log taken over by another writer; deciding the streams again');
         return appending.map(() => ({ error: err }));
       });
 

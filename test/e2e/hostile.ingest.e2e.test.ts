@@ -136,7 +136,7 @@ describe('hostile input to ingest (e2e)', function () {
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(goodStream),
     );
     assert.equal(inbox.committedOffset('ingest'), inbox.lastSequence());
-    assert.deepEqual(ingest.totals(), { observations: 11, appended: 10, skipped: 0, rejected: 1, conflicts: 0 });
+    assert.deepEqual(ingest.totals(), { observations: 11, appended: 10, skipped: 0, rejected: 1, conflicts: 0, takeovers: 0 });
   });
 
   it('dead-letters what the event store cannot read or write, appends the rest of the batch, and stays exactly once', async () => {
@@ -150,7 +150,7 @@ describe('hostile input to ingest (e2e)', function () {
     }));
     const probed = await probeHealthzDuring(api.url, createIngest({ eventStore, bus: inbox }).handleBatch(batch));
     assertResponsive(probed);
-    assert.deepEqual(probed.outcome, { observations: 5, appended: 3, skipped: 0, rejected: 2, conflicts: 0 });
+    assert.deepEqual(probed.outcome, { observations: 5, appended: 3, skipped: 0, rejected: 2, conflicts: 0, takeovers: 0 });
     const letters = await inbox.listDeadLetters();
     assert.deepEqual(letters.map((l) => l.source), ['test:1', 'test:3']);
     // A stream with no head is not read (one lookup finds none), so the append meets the key.
@@ -260,7 +260,7 @@ describe('hostile input to ingest (e2e)', function () {
         (await allEvents(eventStore)).map((e) => e.streamId),
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(goodStream),
       );
-      assert.deepEqual(ingest.totals(), { observations: 11, appended: 10, skipped: 0, rejected: 1, conflicts: 0 });
+      assert.deepEqual(ingest.totals(), { observations: 11, appended: 10, skipped: 0, rejected: 1, conflicts: 0, takeovers: 0 });
     });
   });
 });

@@ -89,7 +89,7 @@ describe('ingest on the embedded LMDB event store and inbox', () => {
     const events = await allEvents(eventStore);
     // Per title: MediaRegistered, MediaTranslationChanged, OfferAdded (round 1 changes nothing).
     assert.equal(events.length, 9);
-    assert.deepEqual(ingest.totals(), { observations: 36, appended: 9, skipped: 27, rejected: 0, conflicts: 0 });
+    assert.deepEqual(ingest.totals(), { observations: 36, appended: 9, skipped: 27, rejected: 0, conflicts: 0, takeovers: 0 });
 
     // A fresh instance (cold cache) replaying everything appends nothing either.
     await drain(createIngest({ eventStore, bus }), 'replay');
@@ -142,7 +142,7 @@ describe('ingest on the embedded LMDB event store and inbox', () => {
     const again = createIngest({ eventStore, bus });
     await drain(again);
     assert.equal(await eventStore.headPosition(), head);
-    assert.deepEqual(again.totals(), { observations: 3, appended: 0, skipped: 3, rejected: 0, conflicts: 0 });
+    assert.deepEqual(again.totals(), { observations: 3, appended: 0, skipped: 3, rejected: 0, conflicts: 0, takeovers: 0 });
   });
 
   it('handles a conflict with another writer by re-reading the stream', async () => {
@@ -158,7 +158,7 @@ describe('ingest on the embedded LMDB event store and inbox', () => {
     await a.handleBatch(record(mediaObserved('c1', T0)));
     await b.handleBatch(record(mediaObserved('c2', T1, { runtime: 140 })));
     const stats = await a.handleBatch(record(mediaObserved('c2', T1, { runtime: 140 })));
-    assert.deepEqual(stats, { observations: 1, appended: 0, skipped: 1, rejected: 0, conflicts: 1 });
+    assert.deepEqual(stats, { observations: 1, appended: 0, skipped: 1, rejected: 0, conflicts: 1, takeovers: 0 });
     assert.deepEqual((await allEvents(eventStore)).map((e) => e.metadata.observationId), ['c1', 'c2']);
   });
 

@@ -39,8 +39,9 @@ describeWithServer('ingest on the Kafka event log taken over mid-append (int)', 
     const bus = lmdbInbox({ dataDir });
     try {
       const ingest = createIngest({ eventStore: store, bus });
-      await ingest.handleBatch([{ source: 'test:1', observation: KCAT_AVAILABILITY }]);
+      const stats = await ingest.handleBatch([{ source: 'test:1', observation: KCAT_AVAILABILITY }]);
       assert.equal(takeovers, 1, 'the first append was taken over');
+      assert.equal(stats.takeovers, 1, 'the takeover counted');
       const logged = await store.readAll({ after: 0, limit: 100 });
       const key = streamKeyOf(KCAT_AVAILABILITY);
       assert.deepEqual(logged.filter((e) => e.streamId === key).map((e) => [e.revision, e.type]), [[0, 'OfferAdded'], [1, 'OfferAdded']], 'each event once');

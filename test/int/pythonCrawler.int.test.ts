@@ -143,7 +143,7 @@ describeWithServer('a Python crawler following docs/crawler-contract.md', 'KAFKA
     ]);
     // Neither bad record reaches ingest: the bus dead-letters what it cannot decode (the unknown
     // schema) and what breaks a domain rule (the three-letter country), having validated each once.
-    assert.deepEqual(firstStats, { observations: 8, appended: 10, skipped: 0, rejected: 0, conflicts: 0 });
+    assert.deepEqual(firstStats, { observations: 8, appended: 10, skipped: 0, rejected: 0, conflicts: 0, takeovers: 0 });
 
     const [show] = ofType(events, 'MediaRegistered', 'media-tv00001399');
     assert.equal(show?.data.slug, 'game-of-thrones-2011');
@@ -195,7 +195,7 @@ describeWithServer('a Python crawler following docs/crawler-contract.md', 'KAFKA
     const again = (await crawler(['publish', '--schemas', SCHEMAS])) as Sent[];
     assert.equal(again.length, 8);
     const stats = await ingestAll();
-    assert.deepEqual(stats, { observations: 8, appended: 0, skipped: 8, rejected: 0, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 8, appended: 0, skipped: 8, rejected: 0, conflicts: 0, takeovers: 0 });
     assert.equal(await eventStore.headPosition(), before);
   });
 });

@@ -25,7 +25,7 @@ describe('ingest service', () => {
       translationObserved('t1', T1),
       mediaObserved('o2', T1, { runtime: 137 }),
     ]));
-    assert.deepEqual(stats, { observations: 4, appended: 5, skipped: 0, rejected: 0, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 4, appended: 5, skipped: 0, rejected: 0, conflicts: 0, takeovers: 0 });
     assert.equal(eventStore.calls.appendMany, 1);
     assert.deepEqual(
       eventStore.all.map((e) => `${e.streamId}#${e.revision} ${e.type}`),
@@ -56,7 +56,7 @@ describe('ingest service', () => {
     await createIngest({ eventStore, bus: memoryBus() }).handleBatch(batch);
     // A fresh instance (no cache), as after a crash before the offset commit.
     const stats = await createIngest({ eventStore, bus: memoryBus() }).handleBatch(batch);
-    assert.deepEqual(stats, { observations: 2, appended: 0, skipped: 2, rejected: 0, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 2, appended: 0, skipped: 2, rejected: 0, conflicts: 0, takeovers: 0 });
     assert.equal(eventStore.all.length, 2);
   });
 
@@ -71,7 +71,7 @@ describe('ingest service', () => {
       mediaObserved('o3', '2025-03-02T10:00:01Z', { sourceId: 605 }),
       mediaObserved('o4', '2025-03-02T10:00:00Z', { sourceId: 606 }),
     ]));
-    assert.deepEqual(stats, { observations: 5, appended: 2, skipped: 0, rejected: 3, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 5, appended: 2, skipped: 0, rejected: 3, conflicts: 0, takeovers: 0 });
     assert.deepEqual(bus.deadLetters.map((d) => [d.source, d.reason]), [
       ['test:0', 'routing failed: source id -1 does not fit a media id (0..99999999)'],
       ['test:2', 'media not registered: a translation needs a MediaObserved first'],
@@ -112,7 +112,7 @@ describe('ingest service', () => {
     // b appends behind a's back; a's cached revision is now behind.
     await b.handleBatch(records([mediaObserved('o2', T1, { runtime: 140 })]));
     const stats = await a.handleBatch(records([mediaObserved('o2', T1, { runtime: 140 }), mediaObserved('o3', T2, { runtime: 150 })]));
-    assert.deepEqual(stats, { observations: 2, appended: 1, skipped: 1, rejected: 0, conflicts: 1 });
+    assert.deepEqual(stats, { observations: 2, appended: 1, skipped: 1, rejected: 0, conflicts: 1, takeovers: 0 });
     assert.deepEqual(eventStore.all.map((e) => e.metadata.observationId), ['o1', 'o2', 'o3']);
   });
 
@@ -124,7 +124,7 @@ describe('ingest service', () => {
     await b.handleBatch(records([mediaObserved('o2', T1, { runtime: 140 })]));
     // Equal to a's cached state, but a change back from what b recorded.
     const stats = await a.handleBatch(records([mediaObserved('o3', T2)]));
-    assert.deepEqual(stats, { observations: 1, appended: 1, skipped: 0, rejected: 0, conflicts: 1 });
+    assert.deepEqual(stats, { observations: 1, appended: 1, skipped: 0, rejected: 0, conflicts: 1, takeovers: 0 });
     assert.deepEqual(eventStore.all.map((e) => e.type), ['MediaRegistered', 'MediaDetailsChanged', 'MediaDetailsChanged']);
   });
 
@@ -171,7 +171,7 @@ describe('ingest service', () => {
       mediaObserved('o3', T0, { sourceId: 605 }),
     ]);
     const stats = await createIngest({ eventStore, bus }).handleBatch(batch);
-    assert.deepEqual(stats, { observations: 3, appended: 2, skipped: 0, rejected: 1, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 3, appended: 2, skipped: 0, rejected: 1, conflicts: 0, takeovers: 0 });
     assert.deepEqual(calls, [
       ['media-mv00000603', 'media-mv00000604', 'media-mv00000605'],
       ['media-mv00000603'], ['media-mv00000604'], ['media-mv00000605'],
@@ -197,7 +197,7 @@ describe('ingest service', () => {
       mediaObserved('o2', T1, { runtime: 140 }),
       mediaObserved('o3', T2, { runtime: 150 }),
     ]));
-    assert.deepEqual(stats, { observations: 3, appended: 2, skipped: 0, rejected: 1, conflicts: 0 });
+    assert.deepEqual(stats, { observations: 3, appended: 2, skipped: 0, rejected: 1, conflicts: 0, takeovers: 0 });
     assert.deepEqual(bus.deadLetters.map((d) => [d.source, d.reason]), [['test:1', 'append to media-mv00000603 failed: cannot store this event']]);
     assert.deepEqual(eventStore.all.map((e) => `${e.metadata.observationId} ${e.type}`), ['o1 MediaRegistered', 'o3 MediaDetailsChanged']);
   });
@@ -209,7 +209,7 @@ describe('ingest service', () => {
     const ingest = createIngest({ eventStore, bus });
     await ingest.run({ batchSize: 2, untilIdle: true }).done;
     // The bus refused the invalid one: ingest never saw it.
-    assert.deepEqual(ingest.totals(), { observations: 2, appended: 1, skipped: 1, rejected: 0, conflicts: 0 });
+    assert.deepEqual(ingest.totals(), { observations: 2, appended: 1, skipped: 1, rejected: 0, conflicts: 0, takeovers: 0 });
     assert.equal(bus.deadLetters[0]?.reason, 'AvailabilityObserved.data.country: expected a two-letter country code, got "XYZ"');
   });
 });
