@@ -4,6 +4,7 @@
  * while Redis is unreachable) and never waits long for an answer; meanwhile the client keeps
  * reconnecting on its own, so the counters are shared again as soon as Redis is back.
  */
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 
 export interface RedisClientOptions {
@@ -31,4 +32,17 @@ export function redisClient(url: string, options: RedisClientOptions = {}): Redi
   // dependency check (services/shared/dependencies.ts) instead.
   client.on('error', () => undefined);
   return client;
+}
+
+/**
+ * The health check of a client from redisClient: a ping, after the connection being made (the
+ * first, or a reconnection under way) is established. Without the offline queue a ping before
+ * the connection fails at once, so the check made as the process starts reported Redis down
+ * though it was up, and the rate limit counted in memory until the next check a second later:
+ * the first requests of a freshly started API process were not shared. The caller bounds the
+ * wait (the dependency's check timeout); a connection that fails ends it with its error.
+ */
+export async function checkRedis(client: Redis): Promise<void> {
+  if (client.status === 'connecting' || client.status === 'connect') await once(client, 'ready');
+  await client.ping();
 }

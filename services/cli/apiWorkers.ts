@@ -133,8 +133,9 @@ export async function runApiWorker(config: Config, logger: Logger, clock: Clock,
   const { apiKeys } = await openApiKeyStore(config);
   const checks = (adapters.dependencies ?? []).filter((d) => d.name === 'mongodb' || d.name === 'opensearch');
   if (releasesDependency) checks.push(releasesDependency);
-  const redis = config.redisUrl ? (await import('../../infra/redis/client.ts')).redisClient(config.redisUrl) : undefined;
-  if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
+  const redisModule = config.redisUrl ? await import('../../infra/redis/client.ts') : undefined;
+  const redis = redisModule && config.redisUrl ? redisModule.redisClient(config.redisUrl) : undefined;
+  if (redisModule && redis) checks.push({ name: 'redis', critical: false, check: () => redisModule.checkRedis(redis) });
   const dependencies = watchDependencies(health, checks, logger);
   const own = new Set(checks.map((c) => c.name));
 

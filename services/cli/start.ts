@@ -71,13 +71,14 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
   // Imported only when used: ioredis is a tenth of a second of module loading before the load starts.
-  const redis = config.redisUrl && roles.has('api') ? (await import('../../infra/redis/client.ts')).redisClient(config.redisUrl) : undefined;
+  const redisModule = config.redisUrl && roles.has('api') ? await import('../../infra/redis/client.ts') : undefined;
+  const redis = redisModule && config.redisUrl ? redisModule.redisClient(config.redisUrl) : undefined;
   const { releases, engine: releasesEngine, dependency: releasesDependency, close: closeReleases } = await openReleaseStore(config);
   logger.info({ releases: releasesEngine }, 'release store');
   // Each server behind a breaker, checked every second: /readyz names the ones that are down.
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (releasesDependency) checks.push(releasesDependency);
-  if (redis) checks.push({ name: 'redis', critical: false, check: () => redis.ping() });
+  if (redisModule && redis) checks.push({ name: 'redis', critical: false, check: () => redisModule.checkRedis(redis) });
   const dependencies = watchDependencies(health, checks, logger);
   const { apiKeys } = await openApiKeyStore(config);
   const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);
