@@ -249,27 +249,11 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
     return endNext;
   }
 
-  /**
-   * The commit marker of this process's last transaction: the offset right after its records,
-   * which the writer applied to the index when the commit returned. Null when it has none, or
-   * lost the log (another writer may have written past it since).
-   */
-  let ownMarker: number | null = null;
-
-  /**
-   * Waits until the index holds everything committed to the log before this call: up to the
-   * partition's end (its last stable offset), but for this writer's own last commit marker when
-   * the end is right past it. The marker is no event, and the records before it are in the index
-   * already; waiting for it made each read after an append wait for the tail consumer to fetch
-   * the whole transaction back, which serialised ingest's batches. While this process holds
-   * the epoch only it writes there; a writer that takes over writes past the marker, so an end
-   * beyond it is waited for as before.
-   */
+  /** Waits until the index holds everything committed to the log before this call. */
   async function sync(): Promise<void> {
     ensureOpen();
     await tail();
-    const lastStable = await endOffset();
-    const end = ownMarker !== null && lastStable === ownMarker + 1 ? ownMarker : lastStable;
+    const end = await endOffset();
     try {
       await index.reached(end, syncTimeoutMs);
     } catch (err) {
@@ -335,7 +319,6 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
   function loseOwnership(): void {
     const lost = writer;
     writer = null;
-    ownMarker = null;
     void lost?.then((p) => p.disconnect()).catch(() => {});
   }
 
@@ -405,8 +388,13 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
         return;
       }
       logged.forEach((event, i) => index.apply(offsets[i] as number, event));
-      ownMarker = (offsets[offsets.length - 1] as number) + 1;
-      await markerWritten(ownMarker);
+      // The commit marker takes the offset after the records and is no event: the index has
+      // read past it. Only this writer could write up to there (a writer that takes over writes
+      // beyond), and without this a read after the append waited for the tail consumer to fetch
+      // the whole transaction back, which serialised ingest's batches.
+      const marker = (offsets[offsets.length - 1] as number) + 1;
+      index.advance(marker);
+      await markerWritten(marker);
     }
     const results = slots.map((slot) =>
       slot instanceof AppError

@@ -24,7 +24,7 @@ import type { LinkTokenCodec, SnapshotRoutes } from '../api/types.ts';
 import type { Adapters } from '../shared/adapters.ts';
 import type { redisClient } from '../../infra/redis/client.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
-import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
+import { openAdapters, openApiKeyStore, openRateLimitRedis, openReleaseStore } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { guarded, watchDependencies } from '../shared/dependencies.ts';
 import { Health, type HealthReport } from '../shared/health.ts';
@@ -133,9 +133,9 @@ export async function runApiWorker(config: Config, logger: Logger, clock: Clock,
   const { apiKeys } = await openApiKeyStore(config);
   const checks = (adapters.dependencies ?? []).filter((d) => d.name === 'mongodb' || d.name === 'opensearch');
   if (releasesDependency) checks.push(releasesDependency);
-  const redisModule = config.redisUrl ? await import('../../infra/redis/client.ts') : undefined;
-  const redis = redisModule && config.redisUrl ? redisModule.redisClient(config.redisUrl) : undefined;
-  if (redisModule && redis) checks.push({ name: 'redis', critical: false, check: () => redisModule.checkRedis(redis) });
+  const rateLimitRedis = await openRateLimitRedis(config);
+  const redis = rateLimitRedis?.redis;
+  if (rateLimitRedis) checks.push(rateLimitRedis.dependency);
   const dependencies = watchDependencies(health, checks, logger);
   const own = new Set(checks.map((c) => c.name));
 

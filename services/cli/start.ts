@@ -19,7 +19,7 @@ import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
 import { moveLegacyApiKeys } from '../api/keys.ts';
-import { openAdapters, openApiKeyStore, openReleaseStore } from '../shared/adapters.ts';
+import { openAdapters, openApiKeyStore, openRateLimitRedis, openReleaseStore } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { LeaseKeeper, SCHEDULER_LEASE } from '../shared/lease.ts';
@@ -70,15 +70,14 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   const health = new Health(() => clock.now());
   let ready = false;
   // Several API processes share rate-limit counters through Redis; one process may count in memory.
-  // Imported only when used: ioredis is a tenth of a second of module loading before the load starts.
-  const redisModule = config.redisUrl && roles.has('api') ? await import('../../infra/redis/client.ts') : undefined;
-  const redis = redisModule && config.redisUrl ? redisModule.redisClient(config.redisUrl) : undefined;
+  const rateLimitRedis = roles.has('api') ? await openRateLimitRedis(config) : null;
+  const redis = rateLimitRedis?.redis;
   const { releases, engine: releasesEngine, dependency: releasesDependency, close: closeReleases } = await openReleaseStore(config);
   logger.info({ releases: releasesEngine }, 'release store');
   // Each server behind a breaker, checked every second: /readyz names the ones that are down.
   const checks: DependencyCheck[] = [...(adapters.dependencies ?? [])];
   if (releasesDependency) checks.push(releasesDependency);
-  if (redisModule && redis) checks.push({ name: 'redis', critical: false, check: () => redisModule.checkRedis(redis) });
+  if (rateLimitRedis) checks.push(rateLimitRedis.dependency);
   const dependencies = watchDependencies(health, checks, logger);
   const { apiKeys } = await openApiKeyStore(config);
   const movedKeys = await moveLegacyApiKeys(adapters.readStore, apiKeys);

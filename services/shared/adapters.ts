@@ -4,6 +4,7 @@
  * when selected, so an embedded run never loads a driver it does not use.
  */
 import { join } from 'node:path';
+import type { redisClient } from '../../infra/redis/client.ts';
 import type { ApiKeyStore, EventStore, ObservationBus, ReadStore, ReleaseStore, SearchIndex } from '../../contracts/ports.ts';
 import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
@@ -95,6 +96,21 @@ export async function openApiKeyStore(config: Config): Promise<{ apiKeys: ApiKey
     return { apiKeys: await mongoApiKeyStore({ url: config.mongodbUrl, database: config.mongodbDb }), engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}` };
   }
   return { apiKeys: lmdbApiKeyStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
+}
+
+/**
+ * The Redis client of the rate-limit counters shared by the API processes (`REDIS_URL`) and its
+ * health check, or null: each process then counts in memory. Imported only when used: ioredis is
+ * a tenth of a second of module loading before the load starts.
+ */
+export async function openRateLimitRedis(
+  config: Config,
+): Promise<{ redis: ReturnType<typeof redisClient>; dependency: DependencyCheck } | null> {
+  if (config.redisUrl === null) return null;
+  const { redisClient: connect, checkRedis } = await import('../../infra/redis/client.ts');
+  const redis = connect(config.redisUrl);
+  // Not critical: while it is down the counters fail open to memory (services/api/rateLimit.ts).
+  return { redis, dependency: { name: 'redis', critical: false, check: () => checkRedis(redis) } };
 }
 
 /**
