@@ -17,6 +17,7 @@ import { cachedLinkTokens } from './linkTokenCache.ts';
 import { createMetrics } from './metrics.ts';
 import { buildOpenApi } from './openapi.ts';
 import { parseParams, type ParsedParams } from './params.ts';
+import { isReady, probeRoutes } from './probes.ts';
 import { withHotPath, type LeanRoute } from './hotPath.ts';
 import { ExpiringMap, MemoryLimiter, rateLimiter } from './rateLimit.ts';
 import { renderJson, renderTimed, ResponseCache, sendable, type KeptBody } from './responseCache.ts';
@@ -36,15 +37,6 @@ function chain(middleware: Koa.Middleware[]): Koa.Middleware {
 }
 
 export const DEFAULT_IMAGE_BASE = 'https://images.marquee.example';
-
-async function isReady(deps: ApiDeps): Promise<boolean> {
-  if (!deps.ready) return true;
-  try {
-    return (await deps.ready()) === true;
-  } catch {
-    return false;
-  }
-}
 
 export interface ApiApp extends Koa {
   /** The rate limiter's in-memory store (absent with Redis); exposed for tests and metrics. */
@@ -158,7 +150,7 @@ export function createApp(deps: ApiDeps): ApiApp {
     router.get(e.path, async (ctx) => {
       const started = performance.now();
       requireKey(ctx, e.auth);
-      if (e.needsCatalog && !(await isReady(deps))) {
+      if (e.needsCatalog && !(await isReady(deps.ready))) {
         throw new AppError('unavailable', 'The catalog is still being built.');
       }
       const params = parseParams(e.params, ctx.query, ctx.params as Record<string, string | undefined>);
@@ -203,30 +195,7 @@ export function createApp(deps: ApiDeps): ApiApp {
       },
     });
   }
-  router.get('/healthz', (ctx) => {
-    ctx.body = { status: 'ok' };
-  });
-  router.get('/readyz', async (ctx) => {
-    if (!(await isReady(deps))) throw new AppError('unavailable', 'Not ready: the catalog is still being built.');
-    // Every critical loop and dependency of the process must be running; the answer names those that are not.
-    const failing = deps.health?.failing() ?? [];
-    // An operator's probe, not a client's answer: unlike other 5xx bodies it names what is down.
-    if (failing.length > 0) {
-      ctx.status = 503;
-      ctx.set('Retry-After', '5');
-      ctx.body = {
-        error: `Not ready: ${failing.map((c) => `${c.name} is ${c.state.replace('_', ' ')}`).join(', ')}.`,
-        code: 'unavailable',
-        details: { components: failing.map(({ name, state, lastError }) => ({ name, state, last_error: lastError })) },
-      };
-      return;
-    }
-    ctx.body = { status: 'ready', components: deps.health?.report(true).components.map(({ name, state }) => ({ name, state })) ?? [] };
-  });
-  router.get('/metrics', async (ctx) => {
-    ctx.type = metrics.registry.contentType;
-    ctx.body = await metrics.registry.metrics();
-  });
+  probeRoutes(router, { ...(deps.health ? { health: deps.health } : {}), ...(deps.ready ? { ready: deps.ready } : {}), registry: metrics.registry });
 
   app.use(metrics.middleware);
   app.use(errorMiddleware(deps.logger));

@@ -1,6 +1,7 @@
 /** Starts the API on a port: `startApi({ port, ...deps })` -> `{ url, close() }`. */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type Koa from 'koa';
 import { createApp } from './app.ts';
 import type { ApiDeps } from './types.ts';
 
@@ -19,7 +20,11 @@ export interface RunningApi {
 
 export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   const { port = 0, host = '127.0.0.1', ...deps } = options;
-  const app = createApp(deps);
+  return listen(createApp(deps), port, host);
+}
+
+/** Serves `app` on `host:port` (0 picks a free port) until `close()`. */
+export async function listen(app: Koa, port: number, host: string): Promise<RunningApi> {
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, host, () => resolve(s));
     s.once('error', reject);

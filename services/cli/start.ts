@@ -19,6 +19,8 @@ import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
 import { moveLegacyApiKeys } from '../api/keys.ts';
+import { startOpsServer } from '../api/opsServer.ts';
+import { registerIngestMetrics } from '../ingest/metrics.ts';
 import { openAdapters, openApiKeyStore, openRateLimitRedis, openReleaseStore } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
@@ -87,6 +89,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   // FerretDB, whose position guard is no compare-and-set across writers (lease.ts).
   let projectorLeaseOf: LeaseKeeper | null = null;
   const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock), guard: () => projectorLeaseOf?.check() });
+  // Ingest's counts in /metrics, in the processes that ingest (also on the ops server's port).
+  if (roles.has('ingest')) health.exportMetrics((registry) => registerIngestMetrics(registry, () => pipeline.ingest.totals()));
   const ctx: RoleContext = { config, logger, clock, adapters, health, pipeline };
   let api: ApiRole | null = null;
   if (roles.has('api') && config.apiWorkers > 1) {
@@ -105,6 +109,9 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     });
   }
   const healthReport = publishHealth(health, adapters.readStore, logger, { ready: () => ready });
+  // Probes and metrics of a process that has no API port, answered while it loads too.
+  const ops = config.opsPort === null ? null : await startOpsServer({ port: config.opsPort, host: config.host, health, ready: () => ready, logger });
+  if (ops) logger.info(`ops server on ${ops.url} (GET /healthz, /readyz, /metrics)`);
   if (api) logger.info(`API listening on ${api.api.url}${config.apiWorkers > 1 ? ` in ${config.apiWorkers} worker processes` : ''} (GET /readyz answers 503 until the catalog is loaded)`);
 
   projectorLeaseOf = roles.has('projector') ? projectorLease(ctx) : null;
@@ -125,6 +132,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await projectorLeaseOf?.release().catch((err: unknown) => logger.warn({ err }, 'could not release the projector lease'));
     await healthReport.stop();
     await api?.stop();
+    await ops?.close();
     await dependencies.stop();
     redis?.disconnect();
     closeReleases();

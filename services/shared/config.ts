@@ -22,6 +22,12 @@ export interface Config {
    * laptop must not answer the whole network; set `0.0.0.0` behind a load balancer or in a container.
    */
   host: string;
+  /**
+   * Port of this process's ops server (`/healthz`, `/readyz`, `/metrics`, on `HOST`), for the
+   * processes that serve no API: `OPS_PORT`, default none (a process with the API role answers
+   * them on `PORT`). Several processes on one host need one port each.
+   */
+  opsPort: number | null;
   /** The roles this process runs (`marquee start --roles`); the CLI sets it, the environment does not. Default all. */
   roles: Role[];
   /** Where the embedded engines keep their files. `DATA_DIR`, default `./data`. */
@@ -140,6 +146,12 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
+function port1to65535(value: string, name: string): number {
+  const n = int(value.trim(), 0, name);
+  if (n < 1 || n > 65_535) throw new Error(`${name} must be a port between 1 and 65535, got "${value}"`);
+  return n;
+}
+
 function url(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
@@ -155,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiWorkers: Math.max(1, apiWorkers),
     isApiWorker: env.MARQUEE_API_WORKER === '1',
     host: env.HOST?.trim() || '127.0.0.1',
+    opsPort: env.OPS_PORT?.trim() ? port1to65535(env.OPS_PORT, 'OPS_PORT') : null,
     roles: [...ROLES],
     dataDir: resolve(env.DATA_DIR ?? './data'),
     kafkaBrokers: brokers === null ? null : brokers.split(',').map((b) => b.trim()).filter(Boolean),

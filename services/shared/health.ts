@@ -7,7 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { ReadStore } from '../../contracts/ports.ts';
 import type { Logger } from './logger.ts';
 
@@ -46,7 +46,9 @@ export interface HealthReport {
 
 export class Health {
   private readonly components = new Map<string, ComponentStatus>();
-  private gauge: Gauge<'component' | 'state'> | null = null;
+  /** The registries exporting this process's metrics (the API's, the ops server's) and what else each exports. */
+  private readonly registries: Registry[] = [];
+  private readonly exporters: Array<(registry: Registry) => void> = [];
 
   constructor(
     private readonly now: () => Date = () => new Date(),
@@ -65,7 +67,6 @@ export class Health {
       restarts: 0,
       critical: options.critical ?? true,
     });
-    this.updateGauge(name);
   }
 
   /** Moves a component to `state`; `error` (when given) becomes its last error. */
@@ -77,7 +78,6 @@ export class Health {
       c.since = this.now().toISOString();
     }
     if (error !== undefined) c.lastError = describe(error);
-    this.updateGauge(name);
   }
 
   /** Merges counts or lag into a component's detail. */
@@ -109,21 +109,46 @@ export class Health {
     };
   }
 
-  /** Exports `marquee_component_state{component,state}` (1 for the current state, 0 for the others). */
+  /**
+   * Exports `marquee_component_state{component,state}` (1 for the current state, 0 for the
+   * others), `marquee_component_restarts_total{component}`, and what `exportMetrics` added,
+   * into `registry`. Read at each scrape, so any number of registries (the API's, the ops
+   * server's) show the same.
+   */
   registerMetrics(registry: Registry): void {
-    this.gauge = new Gauge({
+    const components = this.components;
+    new Gauge({
       name: 'marquee_component_state',
       help: 'State of each background loop and dependency of this process: 1 for its current state.',
       labelNames: ['component', 'state'] as const,
       registers: [registry],
+      collect() {
+        for (const c of components.values()) {
+          for (const state of COMPONENT_STATES) this.labels(c.name, state).set(state === c.state ? 1 : 0);
+        }
+      },
     });
-    for (const name of this.components.keys()) this.updateGauge(name);
+    new Counter({
+      name: 'marquee_component_restarts_total',
+      help: 'Restarts of each supervised loop of this process after a failure: a count that keeps growing is a crash loop.',
+      labelNames: ['component'] as const,
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const c of components.values()) if (c.kind === 'loop') this.labels(c.name).inc(c.restarts);
+      },
+    });
+    this.registries.push(registry);
+    for (const exporter of this.exporters) exporter(registry);
   }
 
-  private updateGauge(name: string): void {
-    const c = this.components.get(name);
-    if (!this.gauge || !c) return;
-    for (const state of COMPONENT_STATES) this.gauge.labels(name, state).set(state === c.state ? 1 : 0);
+  /**
+   * Adds metrics of a part of the process (ingest's counts) to every registry that exports this
+   * process's health, now and later: the part need not know which servers expose them.
+   */
+  exportMetrics(exporter: (registry: Registry) => void): void {
+    this.exporters.push(exporter);
+    for (const registry of this.registries) exporter(registry);
   }
 }
 

@@ -70,7 +70,9 @@ function topology(title: string, servers: NodeJS.ProcessEnv | null): void {
 
       const ports = [await freePort(), await freePort()];
       const apis = ports.map((port, i) => start(`api${i + 1}`, 'api', { PORT: String(port) }));
-      start('ingest1', 'ingest');
+      // The ingest process serves no API: its probes and counts are on its ops port.
+      const opsPort = await freePort();
+      start('ingest1', 'ingest', { OPS_PORT: String(opsPort) });
       const projectors = [start('projector1', 'projector'), start('projector2', 'projector')];
       const schedulers = [start('scheduler1', 'scheduler'), start('scheduler2', 'scheduler')];
       for (const port of ports) {
@@ -92,6 +94,14 @@ function topology(title: string, servers: NodeJS.ProcessEnv | null): void {
       const published = await crawl(1, true);
       assert.equal(published.code, 0, published.stderr);
       await until('ingest appending day 1', async () => (await opened.eventStore.headPosition()) > headBefore, 60_000, procs);
+      const ops = `http://127.0.0.1:${opsPort}`;
+      await until('ingest ready on its ops port', async () => (await fetch(`${ops}/readyz`)).status === 200, 60_000, procs);
+      const appended = await until('ingest counting its appends on its ops port', async () => {
+        const text = await (await fetch(`${ops}/metrics`)).text();
+        const n = Number(/^marquee_ingest_events_appended_total (\d+)$/m.exec(text)?.[1] ?? 0);
+        return n > 0 && /^marquee_component_state\{component="ingest",state="running"\} 1$/m.test(text) ? n : undefined;
+      }, 60_000, procs);
+      assert.ok(appended > 0);
       active.child.kill('SIGKILL');
       const killedAt = Date.now();
       const next = await crawl(2, true);

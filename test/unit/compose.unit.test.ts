@@ -63,6 +63,18 @@ describe('docker-compose.yml', () => {
     }
   });
 
+  it('checks the readiness of every role process: the API on its port, the others on their ops port', () => {
+    for (const [name, s] of marquee.filter(([, s]) => rolesOf(s).length > 0)) {
+      const probe = (s.healthcheck?.test ?? []).join(' ');
+      const port = rolesOf(s).includes('api') ? s.environment?.PORT : s.environment?.OPS_PORT;
+      assert.ok(port, `${name}: ${rolesOf(s).includes('api') ? 'PORT' : 'OPS_PORT'} set`);
+      assert.match(probe, new RegExp(`127\\.0\\.0\\.1:${port}/readyz`), `${name} checks /readyz on port ${port}`);
+      // Every other variable as the API processes have it: the ops env only adds OPS_PORT.
+      const { OPS_PORT: _ops, ...rest } = s.environment ?? {};
+      assert.deepEqual(rest, compose.services.api1?.environment, `${name}: the shared environment`);
+    }
+  });
+
   it('declares every dependency and volume it uses, and documents every variable', () => {
     const table = readFileSync(`${root}docs/operations.md`, 'utf8');
     for (const [name, s] of services) {

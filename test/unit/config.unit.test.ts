@@ -29,3 +29,11 @@ describe('loadConfig: INGEST_GROUP', () => {
     assert.equal(loadConfig({ KAFKA_TOPIC_PREFIX: 'staging.', INGEST_GROUP: 'mine' }).ingestGroup, 'mine');
   });
 });
+
+describe('loadConfig: OPS_PORT', () => {
+  it('is off unless set, and refuses what is not a port', () => {
+    assert.equal(loadConfig({}).opsPort, null);
+    assert.equal(loadConfig({ OPS_PORT: ' 9464 ' }).opsPort, 9464);
+    for (const bad of ['0', '65536', 'http', '-1', '9464.5']) assert.throws(() => loadConfig({ OPS_PORT: bad }), /OPS_PORT/, bad);
+  });
+});
