@@ -27,7 +27,7 @@ import { guarded, watchDependencies, type DependencyCheck } from '../shared/depe
 import { LeaseKeeper, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { startApiRole, type ApiRole } from '../roles/api.ts';
 import { pause, type RoleContext, type RoleHandle } from '../roles/context.ts';
-import { projectorLease, startProjectorRole } from '../roles/projector.ts';
+import { projectorLease, registerProjectionMetrics, startProjectorRole } from '../roles/projector.ts';
 import { Health, publishHealth } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { forkApiWorkers, isApiWorker, runApiWorker } from './apiWorkers.ts';
@@ -89,8 +89,9 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   // FerretDB, whose position guard is no compare-and-set across writers (lease.ts).
   let projectorLeaseOf: LeaseKeeper | null = null;
   const pipeline = createPipeline(adapters, logger, { health, ...ingestSettings(config, clock), guard: () => projectorLeaseOf?.check() });
-  // Ingest's counts in /metrics, in the processes that ingest (also on the ops server's port).
+  // Ingest's counts and the read models' lag in /metrics, in the processes of those roles (also on the ops port).
   if (roles.has('ingest')) health.exportMetrics((registry) => registerIngestMetrics(registry, () => pipeline.ingest.totals()));
+  if (roles.has('projector')) health.exportMetrics((registry) => registerProjectionMetrics(registry, adapters));
   const ctx: RoleContext = { config, logger, clock, adapters, health, pipeline };
   let api: ApiRole | null = null;
   if (roles.has('api') && config.apiWorkers > 1) {

@@ -11,11 +11,13 @@
  * one read of the log (projections/group.ts), which is what makes a projector fast, and one
  * active process keeps up with the log; a second one is there to take over, not to share.
  */
+import { Gauge, type Registry } from 'prom-client';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { ProjectionGroup } from '../../projections/group.ts';
 import { projectionsHealth } from '../cli/pipeline.ts';
 import { supervise } from '../shared/health.ts';
 import { LeaseKeeper, PROJECTOR_LEASE } from '../shared/lease.ts';
+import { resolveCollection } from '../shared/readModels.ts';
 import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
 import { pause, type RoleContext, type RoleHandle } from './context.ts';
 
@@ -24,6 +26,39 @@ export interface ProjectorOptions {
   leaseMs?: number;
   /** How often a standby tries to take the lease. Default 1000 ms. */
   standbyPollMs?: number;
+}
+
+/** How long a scrape waits for the head and the checkpoints before it leaves the lag out. */
+const LAG_SCRAPE_MS = 1000;
+
+/**
+ * `marquee_projection_lag{projection}`: the log's head minus each read model's checkpoint, read
+ * from the stores at each scrape (as `marquee status` reads them), so any projector process,
+ * active or standing by, tells how stale the read models are: the alert that matters in a
+ * CQRS system. In the event store's positions: events on LMDB, offsets on the Kafka event log,
+ * bytes of log on EventStoreDB. A scrape whose reads fail or take over a second shows no lag
+ * rather than an old one (alert on its absence too).
+ */
+export function registerProjectionMetrics(registry: Registry, adapters: Pick<RoleContext['adapters'], 'eventStore' | 'readStore'>): void {
+  const { eventStore, readStore } = adapters;
+  const read = async () => {
+    const collections = await Promise.all(ALL_PROJECTIONS.map((p) => resolveCollection(readStore, p)));
+    const [head, checkpoints] = await Promise.all([eventStore.headPosition(), readStore.getCheckpoints(collections)]);
+    return ALL_PROJECTIONS.map((p, i) => [p.name, Math.max(0, head - (checkpoints[i] ?? 0))] as const);
+  };
+  new Gauge({
+    name: 'marquee_projection_lag',
+    help: 'Event-log head minus the checkpoint of each read model, in the event store positions (events on LMDB, offsets on Kafka, bytes on EventStoreDB).',
+    labelNames: ['projection'] as const,
+    registers: [registry],
+    async collect() {
+      this.reset();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LAG_SCRAPE_MS)));
+      const lags = await Promise.race([read().catch(() => null), late]).finally(() => clearTimeout(timer));
+      for (const [name, lag] of lags ?? []) this.labels(name).set(lag);
+    },
+  });
 }
 
 /** The projector lease of this process (`start` takes it before a load that projects, too). */

@@ -73,7 +73,8 @@ function topology(title: string, servers: NodeJS.ProcessEnv | null): void {
       // The ingest process serves no API: its probes and counts are on its ops port.
       const opsPort = await freePort();
       start('ingest1', 'ingest', { OPS_PORT: String(opsPort) });
-      const projectors = [start('projector1', 'projector'), start('projector2', 'projector')];
+      const projectorOps = [await freePort(), await freePort()];
+      const projectors = projectorOps.map((port, i) => start(`projector${i + 1}`, 'projector', { OPS_PORT: String(port) }));
       const schedulers = [start('scheduler1', 'scheduler'), start('scheduler2', 'scheduler')];
       for (const port of ports) {
         await until(`API on ${port} ready`, async () => (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200, 120_000, procs);
@@ -126,6 +127,12 @@ function topology(title: string, servers: NodeJS.ProcessEnv | null): void {
       }, 120_000, procs);
       const head = await opened.eventStore.headPosition();
       await until('projections caught up', async () => (await projectionsPosition(opened.readStore)) >= head, 120_000, procs);
+      // The new active projector tells the same on its ops port: no read model behind the log.
+      const standbyOps = `http://127.0.0.1:${projectorOps[projectors.indexOf(standby)]}`;
+      await until('no projection lag on the active projector\'s ops port', async () => {
+        const lags = [...(await (await fetch(`${standbyOps}/metrics`)).text()).matchAll(/^marquee_projection_lag\{projection="[^"]+"\} (\d+)$/gm)];
+        return lags.length === ALL_PROJECTIONS.length && lags.every((m) => m[1] === '0');
+      }, 60_000, procs);
       assert.ok(ALL_PROJECTIONS.length > 5);
 
       // The daily ranking ran once across both schedulers, after the projections it reads.
