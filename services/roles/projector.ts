@@ -46,6 +46,14 @@ export function registerProjectionMetrics(registry: Registry, adapters: Pick<Rol
     const [head, checkpoints] = await Promise.all([eventStore.headPosition(), readStore.getCheckpoints(collections)]);
     return ALL_PROJECTIONS.map((p, i) => [p.name, Math.max(0, head - (checkpoints[i] ?? 0))] as const);
   };
+  // /metrics needs no key (and is on the API's port in a process of every role): scrapes share
+  // one read, in flight or at most LAG_SCRAPE_MS old, so a client asking in a loop costs the
+  // stores one read a second, not one per request.
+  let last: { at: number; lags: Promise<ReadonlyArray<readonly [string, number]> | null> } | null = null;
+  const shared = () => {
+    if (last === null || Date.now() - last.at >= LAG_SCRAPE_MS) last = { at: Date.now(), lags: read().catch(() => null) };
+    return last.lags;
+  };
   new Gauge({
     name: 'marquee_projection_lag',
     help: 'Event-log head minus the checkpoint of each read model, in the event store positions (events on LMDB, offsets on Kafka, bytes on EventStoreDB).',
@@ -55,7 +63,7 @@ export function registerProjectionMetrics(registry: Registry, adapters: Pick<Rol
       this.reset();
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), LAG_SCRAPE_MS)));
-      const lags = await Promise.race([read().catch(() => null), late]).finally(() => clearTimeout(timer));
+      const lags = await Promise.race([shared(), late]).finally(() => clearTimeout(timer));
       for (const [name, lag] of lags ?? []) this.labels(name).set(lag);
     },
   });

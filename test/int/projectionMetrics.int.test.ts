@@ -34,7 +34,7 @@ describe('projection lag in /metrics (LMDB)', function () {
     return Object.fromEntries([...text.matchAll(/^marquee_projection_lag\{projection="([^"]+)"\} (\d+)$/gm)].map((m) => [m[1], Number(m[2])]));
   };
 
-  it('is the head minus each checkpoint at each scrape, and falls to 0 once the projections fold the log', async () => {
+  it('is the head minus each checkpoint, read again a second later, and falls to 0 once the projections fold the log', async () => {
     const registry = new Registry();
     registerProjectionMetrics(registry, adapters);
     for (const { stream, events } of fixtureStreams()) await adapters.eventStore.append(stream, events, 'no_stream');
@@ -45,7 +45,22 @@ describe('projection lag in /metrics (LMDB)', function () {
     for (const lag of Object.values(before)) assert.equal(lag, head);
 
     await createPipeline(adapters, silentLogger).projections.catchUp();
+    // Scrapes within a second share one read (the next test).
+    await new Promise((r) => setTimeout(r, 1050));
     for (const lag of Object.values(await lags(registry))) assert.equal(lag, 0);
+  });
+
+  it('reads the stores once for the scrapes of one second, however many there are', async () => {
+    let reads = 0;
+    const counted = { ...adapters, eventStore: { ...adapters.eventStore, headPosition: () => ((reads += 1), adapters.eventStore.headPosition()) } };
+    const registry = new Registry();
+    registerProjectionMetrics(registry, counted);
+    await Promise.all(Array.from({ length: 50 }, () => registry.metrics()));
+    for (let i = 0; i < 20; i += 1) await registry.metrics();
+    assert.equal(reads, 1);
+    await new Promise((r) => setTimeout(r, 1050));
+    await registry.metrics();
+    assert.equal(reads, 2);
   });
 
   it('leaves the lag out of a scrape whose reads fail, instead of failing the scrape or showing an old value', async () => {
