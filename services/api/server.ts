@@ -2,6 +2,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
+import { AppError } from '../../contracts/errors.ts';
 import { createApp } from './app.ts';
 import type { ApiDeps } from './types.ts';
 
@@ -27,7 +28,7 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
 export async function listen(app: Koa, port: number, host: string): Promise<RunningApi> {
   const server = await new Promise<Server>((resolve, reject) => {
     const s = app.listen(port, host, () => resolve(s));
-    s.once('error', reject);
+    s.once('error', (err) => reject(listenError(err, port, host)));
   });
   const { port: bound } = server.address() as AddressInfo;
   return {
@@ -40,4 +41,16 @@ export async function listen(app: Koa, port: number, host: string): Promise<Runn
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * A port that cannot be taken, said to the person starting the process (main.ts prints an
+ * AppError's message, not a stack): which port, why, and the setting that changes it.
+ */
+function listenError(err: NodeJS.ErrnoException, port: number, host: string): Error {
+  const where = `${host}:${port}`;
+  if (err.code === 'EADDRINUSE') return new AppError('unavailable', `${where} is already in use (another Marquee, or another server?): stop it, or choose another port (PORT for the API, OPS_PORT for the ops server)`, { cause: err });
+  if (err.code === 'EACCES') return new AppError('forbidden', `not allowed to listen on ${where} (ports below 1024 need privileges): choose another port (PORT, OPS_PORT)`, { cause: err });
+  if (err.code === 'EADDRNOTAVAIL') return new AppError('unavailable', `${host} is not an address of this machine: set HOST to one of its interfaces, or 0.0.0.0 for all`, { cause: err });
+  return err;
 }

@@ -3,6 +3,7 @@
  * server of their own, with ingest's counts when the process ingests.
  */
 import assert from 'node:assert/strict';
+import { isAppError } from '../../contracts/errors.ts';
 import { startOpsServer } from '../../services/api/opsServer.ts';
 import type { RunningApi } from '../../services/api/server.ts';
 import { emptyStats } from '../../services/ingest/ingest.ts';
@@ -65,6 +66,15 @@ describe('ops server (OPS_PORT)', () => {
     // Counts read at each scrape.
     totals.observations = 121;
     assert.match(await (await fetch(`${ops.url}/metrics`)).text(), /^marquee_ingest_observations_total 121$/m);
+  });
+
+  it('says which port is taken and what sets it, not a stack (main.ts prints an AppError as one line)', async () => {
+    const port = Number(new URL(ops.url).port);
+    await assert.rejects(startOpsServer({ port, host: '127.0.0.1', health, ready: () => true }), (err: unknown) => {
+      assert.ok(isAppError(err));
+      assert.equal(err.message, `127.0.0.1:${port} is already in use (another Marquee, or another server?): stop it, or choose another port (PORT for the API, OPS_PORT for the ops server)`);
+      return true;
+    });
   });
 
   it('answers nothing else: 404 and 405 in the JSON error shape of the API', async () => {
