@@ -118,10 +118,10 @@ export type EventStoreEngine = 'lmdb' | 'kafka' | 'eventstoredb';
 function eventStoreEngine(value: string | undefined, brokers: string | null, eventStoreUrl: string | null): EventStoreEngine {
   const engine = value === undefined || value.trim() === '' ? (eventStoreUrl ? 'eventstoredb' : 'lmdb') : value.trim();
   if (engine !== 'lmdb' && engine !== 'kafka' && engine !== 'eventstoredb') {
-    throw new Error(`EVENT_STORE must be lmdb, kafka or eventstoredb, got "${value}"`);
+    throw configError(`EVENT_STORE must be lmdb, kafka or eventstoredb, got "${value}"`);
   }
-  if (engine === 'kafka' && brokers === null) throw new Error('EVENT_STORE=kafka needs KAFKA_BROKERS');
-  if (engine === 'eventstoredb' && eventStoreUrl === null) throw new Error('EVENT_STORE=eventstoredb needs EVENTSTORE_URL');
+  if (engine === 'kafka' && brokers === null) throw configError('EVENT_STORE=kafka needs KAFKA_BROKERS');
+  if (engine === 'eventstoredb' && eventStoreUrl === null) throw configError('EVENT_STORE=eventstoredb needs EVENTSTORE_URL');
   return engine;
 }
 
@@ -139,16 +139,24 @@ export function parseRoles(value: string | undefined): Role[] {
   return [...new Set(roles)] as Role[];
 }
 
+/**
+ * A setting that cannot be used: refused at start, said in one line naming the variable
+ * (main.ts prints an AppError's message, not a stack).
+ */
+function configError(message: string): AppError {
+  return new AppError('invalid_parameter', message);
+}
+
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0) throw configError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
 }
 
 function port1to65535(value: string, name: string): number {
   const n = int(value.trim(), 0, name);
-  if (n < 1 || n > 65_535) throw new Error(`${name} must be a port between 1 and 65535, got "${value}"`);
+  if (n < 1 || n > 65_535) throw configError(`${name} must be a port between 1 and 65535, got "${value}"`);
   return n;
 }
 
@@ -157,7 +165,8 @@ function url(value: string | undefined): string | null {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = int(env.PORT, 8080, 'PORT');
+  // 0 takes a free port (tests); above 65535 is no port, refused here rather than at listen.
+  const port = env.PORT?.trim() === '0' ? 0 : env.PORT?.trim() ? port1to65535(env.PORT, 'PORT') : 8080;
   const brokers = url(env.KAFKA_BROKERS);
   const eventStoreUrl = url(env.EVENTSTORE_URL);
   const kafkaTopicPrefix = env.KAFKA_TOPIC_PREFIX || 'marquee.';
@@ -207,7 +216,7 @@ function releasesS3(env: NodeJS.ProcessEnv): Config['releasesS3'] {
   const secretAccessKey = url(env.RELEASES_S3_SECRET_KEY);
   // Half a key pair would silently fall back to other credentials: refuse it at start.
   if ((accessKeyId === null) !== (secretAccessKey === null)) {
-    throw new Error('RELEASES_S3_ACCESS_KEY and RELEASES_S3_SECRET_KEY must be set together');
+    throw configError('RELEASES_S3_ACCESS_KEY and RELEASES_S3_SECRET_KEY must be set together');
   }
   return {
     url: endpoint,

@@ -1,5 +1,6 @@
 /** The event store engine is chosen once, in the configuration, and refused without its server. */
 import assert from 'node:assert/strict';
+import { isAppError } from '../../contracts/errors.ts';
 import { loadConfig } from '../../services/shared/config.ts';
 
 describe('loadConfig: EVENT_STORE', () => {
@@ -35,5 +36,20 @@ describe('loadConfig: OPS_PORT', () => {
     assert.equal(loadConfig({}).opsPort, null);
     assert.equal(loadConfig({ OPS_PORT: ' 9464 ' }).opsPort, 9464);
     for (const bad of ['0', '65536', 'http', '-1', '9464.5']) assert.throws(() => loadConfig({ OPS_PORT: bad }), /OPS_PORT/, bad);
+  });
+});
+
+describe('loadConfig: a setting that cannot be used', () => {
+  it('is refused at start as one line naming the variable (an AppError, which main.ts prints without a stack)', () => {
+    for (const [env, message] of [
+      [{ PORT: 'abc' }, /^PORT must be a non-negative integer, got "abc"$/],
+      [{ PORT: '99999' }, /^PORT must be a port between 1 and 65535, got "99999"$/],
+      [{ EVENT_STORE: 'kafka' }, /^EVENT_STORE=kafka needs KAFKA_BROKERS$/],
+      [{ RELEASES_S3_URL: 'http://s3.example', RELEASES_S3_ACCESS_KEY: 'a' }, /must be set together/],
+    ] as const) {
+      assert.throws(() => loadConfig(env), (err: unknown) => isAppError(err) && message.test(err.message), JSON.stringify(env));
+    }
+    assert.equal(loadConfig({ PORT: '0' }).port, 0);
+    assert.equal(loadConfig({}).port, 8080);
   });
 });
