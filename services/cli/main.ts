@@ -90,5 +90,7 @@ main(process.argv.slice(2)).then(
       console.error(err);
     }
     process.exitCode = 1;
+    // As after a stop: a handle a driver forgot must not keep a failed command alive.
+    setTimeout(() => process.exit(1), 5000).unref();
   },
 );

@@ -121,7 +121,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   let projector: RoleHandle | undefined;
   let scheduler: { stop(): Promise<void> } | undefined;
   let loading: Promise<void> = Promise.resolve();
-  const stopping = shutdownOn(logger, async () => {
+  const closeAll = async () => {
     // Stop producing work first, let the step in flight finish, then close the engines.
     abort.abort();
     await scheduler?.stop();
@@ -139,7 +139,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     closeReleases();
     await apiKeys.close();
     await adapters.close();
-  });
+  };
+  const stopping = shutdownOn(logger, closeAll);
 
   let indexFilled = false;
   loading = (async () => {
@@ -176,7 +177,12 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     await loading;
     if (!abort.signal.aborted) await api?.feedSearch(indexFilled);
   } catch (err) {
-    if (!abort.signal.aborted) throw err;
+    if (!abort.signal.aborted) {
+      // A start that failed (a server that never answered, say) ends: its servers, loops and
+      // clients are closed, or a driver retrying its connection keeps the process up, saying nothing more.
+      await closeAll().catch((closeErr: unknown) => logger.warn({ err: closeErr }, 'closing after a failed start'));
+      throw err;
+    }
   }
   if (stopping.requested) {
     await stopping.promise;

@@ -147,4 +147,21 @@ describe('marquee start (e2e)', function () {
       rmSync(fresh, { recursive: true, force: true });
     }
   });
+
+  it('ends a start whose server never answers, with one line saying why, instead of retrying forever in silence', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'marquee-nobroker-'));
+    // A port nothing listens on: a broker that is down.
+    const closed = await freePort();
+    try {
+      const started = Date.now();
+      const run = await marquee(['start', '--sample'], { ...env, DATA_DIR: fresh, PORT: String(await freePort()), KAFKA_BROKERS: `127.0.0.1:${closed}` });
+      const took = Date.now() - started;
+      assert.equal(run.code, 1, run.stderr.slice(-2000));
+      assert.match(run.stderr, new RegExp(`^marquee: Kafka: .*ECONNREFUSED 127\\.0\\.0\\.1:${closed}$`, 'm'));
+      // kafkajs gives up its first connection after about 10 s of retries; the exit follows at once.
+      assert.ok(took < 30_000, `exited after ${took} ms`);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
 });
