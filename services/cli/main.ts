@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { isAppError } from '../../contracts/errors.ts';
 import { systemClock } from '../../contracts/ports.ts';
 import { loadConfig, parseRoles } from '../shared/config.ts';
+import { ensureDataDir } from '../shared/dataDir.ts';
 import { createLogger } from '../shared/logger.ts';
 import { commands, UsageError } from './commands.ts';
 import { startCommand } from './start.ts';
@@ -53,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, json: config.logJson });
+  ensureDataDir(config.dataDir);
   if (command === 'start') {
     const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false }, roles: { type: 'string' } } }));
     const roles = usage(() => parseRoles(values.roles));
@@ -66,7 +68,9 @@ async function main(argv: string[]): Promise<number> {
     console.error(`marquee: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
-  return run({ args: rest, config, logger, clock: systemClock, parse: parseArgs });
+  // A command's unknown option or missing value is a usage error: one line, not a stack.
+  const parse = ((options) => usage(() => parseArgs(options))) as typeof parseArgs;
+  return run({ args: rest, config, logger, clock: systemClock, parse });
 }
 
 /** An argument parser's error (unknown option...) reported as a usage error: one line, not a stack. */

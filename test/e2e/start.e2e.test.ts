@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
@@ -162,6 +162,27 @@ describe('marquee start (e2e)', function () {
       assert.ok(took < 30_000, `exited after ${took} ms`);
     } finally {
       rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('marquee: what a person typed wrong (e2e)', function () {
+  this.timeout(60_000);
+  it('says an unknown option, a bad setting and an unusable DATA_DIR in one line each, exit 1, no stack', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'marquee-typo-')), 'file');
+    writeFileSync(file, 'not a directory');
+    try {
+      for (const [args, env, line] of [
+        [['crawl', '--titels', '5'], {}, "marquee: Unknown option '--titels'"],
+        [['status'], { PORT: 'eighty' }, 'marquee: PORT must be a non-negative integer, got "eighty"'],
+        [['status'], { DATA_DIR: file }, `marquee: DATA_DIR ${file} cannot be used: ${file} is a file, not a directory`],
+      ] as const) {
+        const run = await marquee([...args], embeddedEnv({ DATA_DIR: join(file, '..', 'data'), ...env }));
+        assert.equal(run.code, 1, run.stderr);
+        assert.equal(run.stderr.trim(), line);
+      }
+    } finally {
+      rmSync(join(file, '..'), { recursive: true, force: true });
     }
   });
 });
