@@ -1,10 +1,12 @@
 /**
  * A write-phase thread of bench/_snapshotWrite.ts, as a release build thread writes
- * (services/snapshot/buildThreads.ts): told to, it reads a file's rows back into memory (not
- * timed), then, told again, writes them with our writer, encoding on this thread.
+ * (services/snapshot/buildThreads.ts, buildWorkerMain.ts): told to, it reads the rows of the
+ * tasks it may be handed back into memory (not timed); then, told a task at a time, writes
+ * that task's files with our writer, encoding on this thread (the media pass on a helper
+ * thread, as the build's), and says how long it took.
  */
-import { createWriteStream, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { createWriteStream, readFileSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { parentPort } from 'node:worker_threads';
@@ -12,12 +14,14 @@ import { tableFromIPC, type Vector } from 'apache-arrow';
 import { readParquet } from 'parquet-wasm';
 import { METADATA_FILES, PER_COUNTRY_FILES, TRANSLATIONS_FILE, type SnapshotFileSchema } from '../contracts/snapshotSchema.ts';
 import type { SnapshotRow, SnapshotValue } from '../services/snapshot/arrowSchema.ts';
-import { writeParquetRows } from '../services/snapshot/parquet.ts';
-import { encodeOnThisThread } from '../services/snapshot/parquetPool.ts';
+import { openParquetWriter } from '../services/snapshot/parquet.ts';
+import { encodeOnHelper, encodeOnThisThread } from '../services/snapshot/parquetPool.ts';
+import type { FromWriteThread, ToWriteThread, WriteTask } from './_snapshotWrite.ts';
 
 if (parentPort === null) throw new Error('_snapshotWriteThread.ts must run in a worker thread');
 const port = parentPort;
 await encodeOnThisThread();
+const post = (msg: FromWriteThread): void => port.postMessage(msg);
 
 function schemaOf(file: string): SnapshotFileSchema {
   const name = basename(file);
@@ -52,21 +56,74 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
   return rows.map((row) => Object.fromEntries(def.columns.map((c) => [c.name, row[c.name]])));
 }
 
-let rows: SnapshotRow[] | null = null;
-let def: SnapshotFileSchema | null = null;
-port.on('message', async (msg: { read: string } | { write: string } | { close: true }) => {
+/** Every file's rows, read once: a task's files may be handed to either thread. */
+const loaded = new Map<string, SnapshotRow[]>();
+
+/**
+ * Writes the files of one group together, as one pass of the build feeds them: a step per row
+ * of the first file (the pass's document, about), each file given its share of rows at each
+ * step, and the chunks that filled up awaited once the step is over (metadata.ts `partWriter`).
+ */
+async function writeGroup(group: readonly string[], outDir: string, prefix: string): Promise<{ rows: number; bytes: number }> {
+  const parts = group.map((file) => {
+    const target = join(outDir, `${prefix}-${basename(file)}`);
+    const writer = openParquetWriter(schemaOf(file), async (bytes) => {
+      await pipeline(Readable.from(bytes), createWriteStream(target));
+    });
+    return { rows: loaded.get(file) as SnapshotRow[], writer, target };
+  });
+  const steps = Math.max(1, parts[0]?.rows.length ?? 0);
+  const pending: Array<Promise<void>> = [];
+  for (let i = 0; i < steps; i++) {
+    for (const { rows, writer } of parts) {
+      const from = Math.floor((i * rows.length) / steps);
+      const to = Math.floor(((i + 1) * rows.length) / steps);
+      const wait = to - from === 1 ? writer.append(rows[from] as SnapshotRow) : to > from ? writer.appendAll(rows.slice(from, to)) : undefined;
+      if (wait !== undefined) pending.push(wait);
+    }
+    if (pending.length > 0) await Promise.all(pending.splice(0));
+  }
+  let rows = 0;
+  let bytes = 0;
+  for (const part of parts) {
+    rows += (await part.writer.close()).rows;
+    bytes += statSync(part.target).size;
+  }
+  return { rows, bytes };
+}
+
+async function writeTask(task: WriteTask, outDir: string): Promise<{ rows: number; bytes: number }> {
+  const prefix = task.name.replace(/[^a-zA-Z0-9-]/g, '_');
+  const body = async (): Promise<{ rows: number; bytes: number }> => {
+    let rows = 0;
+    let bytes = 0;
+    for (const group of task.groups) {
+      const wrote = await writeGroup(group, outDir, prefix);
+      rows += wrote.rows;
+      bytes += wrote.bytes;
+    }
+    return { rows, bytes };
+  };
+  return task.helper ? encodeOnHelper(body) : body();
+}
+
+port.on('message', async (msg: ToWriteThread) => {
   if ('close' in msg) process.exit(0);
   if ('read' in msg) {
-    def = schemaOf(msg.read);
-    rows = readRows(msg.read, def);
-    port.postMessage({ rows: rows.length });
+    let rows = 0;
+    for (const file of msg.read.flatMap((task) => task.groups.flat())) {
+      if (!loaded.has(file)) loaded.set(file, readRows(file, schemaOf(file)));
+      rows += loaded.get(file)?.length ?? 0;
+    }
+    // The garbage of reading collected before the writes are timed (with node --expose-gc).
+    (globalThis as { gc?: () => void }).gc?.();
+    post({ read: rows, heapMb: Math.round(process.memoryUsage().heapUsed / 1048576) });
     return;
   }
   const started = performance.now();
-  await writeParquetRows(def as SnapshotFileSchema, rows as SnapshotRow[], async (stream) => {
-    await pipeline(Readable.from(stream), createWriteStream(msg.write));
-  });
-  rows = null;
-  port.postMessage({ ms: performance.now() - started });
+  const cpuBefore = process.threadCpuUsage();
+  const { rows, bytes } = await writeTask(msg.write, msg.outDir);
+  const cpu = process.threadCpuUsage(cpuBefore);
+  post({ wrote: msg.write.name, ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000, rows, bytes });
 });
-port.postMessage({ ready: true });
+post({ ready: true });

@@ -55,9 +55,17 @@ function collect(data: Data, nodes: FieldNode[], buffers: Uint8Array[]): void {
   }
 }
 
-/** Writes the IPC streams of one file's batches: `encode` turns a batch's columns into bytes. */
+/**
+ * Writes the IPC streams of one file's batches: `encode` turns a batch's columns into bytes.
+ * The bytes are those of one buffer kept from batch to batch, valid until the next `encode`,
+ * unless they were transferred to another thread (which detaches the buffer, and the next
+ * batch gets a fresh one): a file encoded on its own thread is read into wasm memory at once
+ * (parquetEncoder.ts), and a fresh zeroed buffer for each batch of a large file cost as much
+ * as copying the columns into it.
+ */
 export function ipcStreamWriter(schema: Schema): { encode(length: number, columns: readonly Data[]): Uint8Array } {
   const schemaMessage = framed(Message.encode(Message.from(schema)));
+  let kept = new Uint8Array(0);
   return {
     encode(length, columns) {
       const nodes: FieldNode[] = [];
@@ -72,14 +80,23 @@ export function ipcStreamWriter(schema: Schema): { encode(length: number, column
         bodyLength += padded;
       }
       const header = framed(Message.encode(Message.from(new RecordBatchHeader(length, nodes, regions, null), bodyLength)));
-      // One allocation, zeroed, so that the padding bytes are zeros as tableToIPC's.
-      const out = new Uint8Array(schemaMessage.byteLength + header.byteLength + bodyLength + EOS.byteLength);
+      const size = schemaMessage.byteLength + header.byteLength + bodyLength + EOS.byteLength;
+      // A buffer fresh from the allocator is zeroed; a kept one is zeroed between the buffers
+      // below, so the padding bytes are zeros either way, as tableToIPC's.
+      const fresh = kept.byteLength < size;
+      // Exactly the size needed after a transfer (so the next is transferred whole, not copied:
+      // parquetPool.ts), twice that when a kept buffer grows, so the batches settle on one.
+      if (fresh) kept = new Uint8Array(kept.byteLength === 0 ? size : size * 2);
+      const out = kept.subarray(0, size);
       out.set(schemaMessage, 0);
       out.set(header, schemaMessage.byteLength);
       let at = schemaMessage.byteLength + header.byteLength;
       for (const buffer of buffers) {
         out.set(buffer, at);
-        at += pad8(buffer.byteLength);
+        at += buffer.byteLength;
+        const next = pad8(at);
+        if (!fresh) out.fill(0, at, next);
+        at = next;
       }
       out.set(EOS, at);
       return out;

@@ -60,21 +60,34 @@ function grown<T extends Int16Array | Int32Array | Float64Array | Uint8Array>(ar
 /**
  * Validity bits of a chunk (Arrow: bit set = present), handed over only when the chunk has a
  * null: Arrow's bitmap of `n` values is (n + 7) >> 3 bytes with the padding bits clear.
+ * The bits are written only from a chunk's first null on (the values before it are present):
+ * most chunks have none, and setting a bit per value was a tenth of pushing a value.
  */
 class Validity {
   bits = new Uint8Array(INITIAL_VALUES >> 3);
   nulls = 0;
 
   set(i: number, present: boolean): void {
-    if (i >> 3 >= this.bits.length) this.bits = grown(this.bits, this.bits.length * 2);
-    if (present) this.bits[i >> 3]! |= 1 << (i & 7);
-    else this.nulls += 1;
+    if (present) {
+      if (this.nulls === 0) return;
+      if (i >> 3 >= this.bits.length) this.bits = grown(this.bits, this.bits.length * 2);
+      this.bits[i >> 3]! |= 1 << (i & 7);
+      return;
+    }
+    if (i >> 3 >= this.bits.length) this.bits = grown(this.bits, Math.max(this.bits.length * 2, (i >> 3) + 1));
+    // The chunk's first null: every value before it is present.
+    if (this.nulls === 0) {
+      this.bits.fill(0xff, 0, i >> 3);
+      this.bits[i >> 3] = (1 << (i & 7)) - 1;
+    }
+    this.nulls += 1;
   }
 
   /** The bitmap of the chunk's `n` values (or undefined without nulls); then clears it for the next. */
   take(n: number): { nullCount: number; nullBitmap: Uint8Array | undefined } {
+    if (this.nulls === 0) return { nullCount: 0, nullBitmap: undefined };
     const used = (n + 7) >> 3;
-    const out = { nullCount: this.nulls, nullBitmap: this.nulls === 0 ? undefined : this.bits.slice(0, used) };
+    const out = { nullCount: this.nulls, nullBitmap: this.bits.slice(0, used) };
     this.bits.fill(0, 0, used);
     this.nulls = 0;
     return out;

@@ -96,6 +96,22 @@ describe('snapshot Arrow columns', () => {
     assert.deepEqual(Buffer.from(maker.takeIPC()), Buffer.from(tableToIPC(arrowTableMaker(required).make(rows), 'stream')));
   });
 
+  it('mark the nulls of a chunk whose first null comes after thousands of present values', () => {
+    // The validity bits are written from a chunk's first null on (columns.ts): here past the
+    // bitmap's initial room, and in the middle of a byte.
+    const rows = fullRows(3000);
+    for (const i of [2501, 2502, 2999]) rows[i] = { ...(SPARSE[0] as SnapshotRow) };
+    const maker = arrowTableMaker(EVERY_TYPE);
+    for (const row of rows) maker.append(row);
+    const ipc = Buffer.from(maker.takeIPC());
+    assert.deepEqual(ipc, Buffer.from(tableToIPC(arrowTableMaker(EVERY_TYPE).make(rows), 'stream')));
+    const table = tableFromIPC(ipc);
+    for (const name of ['text', 'small', 'count', 'score', 'flag', 'day', 'tags']) {
+      const nulls = Array.from({ length: table.numRows }, (_, i) => i).filter((i) => table.getChild(name)?.get(i) === null);
+      assert.deepEqual(nulls, [2501, 2502, 2999], name);
+    }
+  });
+
   it('refuse a wrong value and drop the pending chunk, so the next chunk is whole', () => {
     const maker = arrowTableMaker(EVERY_TYPE);
     maker.append(SPARSE[1] as SnapshotRow);
