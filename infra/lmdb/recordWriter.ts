@@ -4,13 +4,13 @@
  * `sharedStructuresKey` and `maxSharedStructures: 500`). msgpackr's own encoder walks a trie of
  * key names per object and dispatches on every value's type; a writer that knows the shape
  * writes field by field instead, after checking each object has exactly the expected keys in
- * the expected order. The offer-event encoder (offerEventEncoder.ts) and the read-model encoder
+ * the expected order. The event encoder (eventEncoder.ts) and the read-model encoder
  * (readModelEncoder.ts) are built from these.
  *
  * Since the bytes are msgpackr's, nothing about the stored format changes and every reader, old
  * or new, decodes them alike. Any value the writer does not write exactly as msgpackr would — an
- * unexpected key or type, a shape not shared yet, a short non-ASCII string — makes `attempt`
- * return null, and the store's own encoder writes the value.
+ * unexpected key or type, a shape not shared yet — makes `attempt` return null, and the store's
+ * own encoder writes the value.
  */
 
 /** msgpackr's shared record structures: key lists by record id - 0x40. */
@@ -109,21 +109,10 @@ export function recordWriter<S extends string>(
     const header = n < 0x20 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
     let at = pos + header;
     if (n < 0x40) {
-      // msgpackr writes a short string with its own loop, which differs from utf8Write on a lone
-      // surrogate: past ASCII, leave the value to msgpackr. From 16 characters on, one native
-      // write costs less than the loop; it wrote ASCII exactly when it wrote n bytes.
-      if (n >= 16) {
-        const written = buf.write(s, at);
-        if (written !== n) throw UNSUPPORTED;
-        at += n;
-      } else {
-        const b = buf;
-        for (let i = 0; i < n; i += 1) {
-          const c = s.charCodeAt(i);
-          if (c >= 0x80) throw UNSUPPORTED;
-          b[at++] = c;
-        }
-      }
+      // From 16 characters on, one native write costs less than msgpackr's loop; it wrote what
+      // the loop writes when it wrote ASCII, which is exactly when it wrote n bytes.
+      if (n >= 16 && buf.write(s, at) === n) at += n;
+      else at = shortString(s, at);
     } else at += buf.write(s, at);
     const length = at - pos - header;
     // The smallest header for the byte length, the bytes moved when it is larger than guessed.
@@ -145,6 +134,37 @@ export function recordWriter<S extends string>(
       pos += 4;
     }
     pos += length;
+  }
+
+  /**
+   * A string under 64 characters as msgpackr writes it, with its own loop rather than utf8Write
+   * (they differ on a lone surrogate, which the loop writes as three bytes of its own where
+   * utf8Write writes U+FFFD): titles and overviews in other scripts (translations) are written
+   * here too. Returns the position after its bytes.
+   */
+  function shortString(s: string, at: number): number {
+    const b = buf;
+    const n = s.length;
+    for (let i = 0; i < n; i += 1) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) {
+        b[at++] = c;
+      } else if (c < 0x800) {
+        b[at++] = (c >> 6) | 0xc0;
+        b[at++] = (c & 0x3f) | 0x80;
+      } else {
+        const next = s.charCodeAt(i + 1);
+        if ((c & 0xfc00) === 0xd800 && (next & 0xfc00) === 0xdc00) {
+          c = 0x10000 + ((c & 0x03ff) << 10) + (next & 0x03ff);
+          i += 1;
+          b[at++] = (c >> 18) | 0xf0;
+          b[at++] = ((c >> 12) & 0x3f) | 0x80;
+        } else b[at++] = (c >> 12) | 0xe0;
+        b[at++] = ((c >> 6) & 0x3f) | 0x80;
+        b[at++] = (c & 0x3f) | 0x80;
+      }
+    }
+    return at;
   }
 
   /** Unsigned 32-bit integers as msgpackr writes them with records on (0x40-0x7f are record ids). */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Packr } from 'msgpackr';
-import { offerEventEncoder, type SharedStructures } from '../../infra/lmdb/offerEventEncoder.ts';
+import { eventEncoder, type SharedStructures } from '../../infra/lmdb/eventEncoder.ts';
 
 // The event store's encoder: msgpackr records with shared structures (infra/lmdb/eventStore.ts).
 function storePackr(): Packr {
@@ -8,7 +8,7 @@ function storePackr(): Packr {
 }
 
 function encoderOf(packr: Packr) {
-  return offerEventEncoder(() => (packr as unknown as { structures: SharedStructures }).structures);
+  return eventEncoder(() => (packr as unknown as { structures: SharedStructures }).structures);
 }
 
 const offer = (over: Record<string, unknown> = {}) => ({
@@ -43,12 +43,29 @@ function stored(type: string, data: unknown, over: Record<string, unknown> = {})
   };
 }
 
+const translated = (translation: Record<string, unknown>, over: Record<string, unknown> = {}) =>
+  stored('MediaTranslationChanged', { mediaId: 'mv00001000', language: 'ja', translation }, { streamId: 'media-mv00001000', ...over });
+
+const translation = (over: Record<string, unknown> = {}) => ({
+  title: '静かな港', overview: 'Ein Hafen, still und grau: le port silencieux.', tagline: null, poster: '/posters/{size}/a1.jpg', backdrop: null, ...over,
+});
+
+const episode = (n: number, over: Record<string, unknown> = {}) => ({
+  episodeNumber: n, title: `Episode ${n}`, overview: null, backdrop: '/backdrops/{size}/e.jpg', airDate: '2024-01-02', ...over,
+});
+
+const seasonChanged = (season: Record<string, unknown>) => stored('SeasonChanged', { mediaId: 'tv00000042', season }, { streamId: 'media-tv00000042' });
+
+const season = (over: Record<string, unknown> = {}) => ({
+  seasonNumber: 1, title: 'Season 1', overview: 'The first one.', poster: null, airDate: '2024-01-01', episodes: [episode(1), episode(2)], ...over,
+});
+
 const added = (o: unknown, over: Record<string, unknown> = {}) => stored('OfferAdded', { mediaId: 'mv00001000', country: 'IT', offer: o }, over);
 
 /** Strings of every length around msgpack's header sizes and the 64-character loop limit. */
 const lengths = [0, 1, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
 
-describe('offerEventEncoder', () => {
+describe('eventEncoder', () => {
   it('writes the offer events byte for byte as the store encoder does, and leaves the rest to it', () => {
     const packr = storePackr();
     const encoder = encoderOf(packr);
@@ -58,7 +75,7 @@ describe('offerEventEncoder', () => {
       stored('OfferRemoved', { mediaId: 'mv1', country: 'US', offer: offerKey() }),
       ...lengths.map((n) => added(offer({ webUrl: 'x'.repeat(n) }))),
       ...lengths.map((n) => added(offer({ providerId: 'p'.repeat(n) }), { streamId: 's'.repeat(n) })),
-      // Past ASCII: long strings (utf8Write in both), and short ones (left to msgpackr).
+      // Past ASCII: long strings (utf8Write in both), and short ones (msgpackr's own loop).
       added(offer({ webUrl: `https://ex.example/${'é'.repeat(40)}` })),
       added(offer({ webUrl: `https://ex.example/${'€'.repeat(30)}🎬${'ü'.repeat(90)}` })),
       added(offer({ webUrl: `https://ex.example/${'a'.repeat(70)}\ud800` })),
@@ -82,6 +99,27 @@ describe('offerEventEncoder', () => {
       stored('OfferAdded', { mediaId: 'mv1', country: 'IT', offer: offer() }, { metadata: {} }),
       stored('OfferAdded', { mediaId: 'mv1', country: 'IT', offer: offer() }, { metadata: { observationId: 'o', observedAt: 'a', producer: undefined } }),
       stored('OfferRemoved', { mediaId: 'mv1', country: 'US', offer: offer() }),
+      // Translations: strings in every script, short (msgpackr's own loop) and long (utf8Write),
+      // a lone surrogate in either, a pair, nulls; and shapes that are not the decider's.
+      translated(translation()),
+      translated(translation({ title: null, overview: null, poster: null })),
+      ...lengths.map((n) => translated(translation({ overview: 'ü'.repeat(n), title: '港'.repeat(Math.min(n, 63)) }))),
+      ...['é', '€', '港', '🎬', 'x\ud800', '\udc00y', 'a\ud800\ud800', `${'é'.repeat(62)}\ud83c`].map((t) => translated(translation({ title: t, tagline: `${t}${'a'.repeat(20)}` }))),
+      translated(translation({ overview: `${'a'.repeat(70)}\ud800` })),
+      translated({ ...translation(), extra: 1 }),
+      translated((({ title, ...rest }) => ({ ...rest, title }))(translation())),
+      translated(translation({ title: 3 })),
+      stored('MediaTranslationChanged', { language: 'ja', mediaId: 'mv1', translation: translation() }),
+      // Seasons: no episodes, 15 and 16 of them, season and episode numbers past one byte.
+      seasonChanged(season()),
+      seasonChanged(season({ episodes: [] })),
+      seasonChanged(season({ episodes: Array.from({ length: 15 }, (_, i) => episode(i + 1)) })),
+      seasonChanged(season({ seasonNumber: 0, episodes: Array.from({ length: 16 }, (_, i) => episode(i + 60)) })),
+      seasonChanged(season({ seasonNumber: 2024, title: 'Staffel 2024 – Ära', episodes: [episode(300, { title: 'Épisode' })] })),
+      seasonChanged(season({ episodes: [episode(1, { episodeNumber: -1 })] })),
+      seasonChanged(season({ episodes: [{ ...episode(1), extra: true }] })),
+      seasonChanged(season({ episodes: null })),
+      seasonChanged({ ...season(), extra: 1 }),
       // Other types: always msgpackr's.
       stored('GenreDefined', { genre: { id: 12, slug: 'adventure', name: 'Adventure' } }),
     ];
@@ -97,11 +135,15 @@ describe('offerEventEncoder', () => {
         assert.deepEqual(packr.unpack(fast), packr.unpack(reference));
       }
     }
-    // What the decider writes is written here (not everything left to msgpackr).
-    assert.ok(written >= 60, `only ${written} events written by the offer encoder`);
+    // What the deciders write is written here (not everything left to msgpackr).
+    assert.ok(written >= 110, `only ${written} events written by the event encoder`);
     assert.equal(encoder.encode(added(offer())) !== null, true);
     assert.equal(encoder.encode(added(offer({ platforms: ['web', 3] }))), null);
     assert.equal(encoder.encode(stored('GenreDefined', { genre: { id: 1, slug: 'a', name: 'A' } })), null);
+    for (const event of [added(offer({ providerId: 'canal+ é' })), translated(translation()), seasonChanged(season())]) {
+      assert.notEqual(encoder.encode(event), null, (event as { type: string }).type);
+    }
+    assert.equal(encoder.encode(translated({ ...translation(), extra: 1 })), null);
   });
 
   it('leaves every event to msgpackr until the store has shared the structures', () => {
