@@ -1,7 +1,7 @@
 /**
  * A faster writer of the bytes msgpackr writes for the events ingest appends most: the offer
- * events (83% of a sample day's events) and a title's translations and seasons (more than half
- * of a first crawl of a synthetic catalog: eight translations per title). The event store's
+ * events (83% of a sample day's events) and a title's registration, translations and seasons
+ * (more than half of a first crawl of a synthetic catalog: eight translations per title). The event store's
  * msgpackr encoder (shared record structures) spent more main-thread CPU per event than anything
  * else in ingest: it walks a trie of key names per object and dispatches on every value's type.
  * These events have fixed shapes (the availability and media deciders build them), so this
@@ -22,6 +22,18 @@ const STORED = ['type', 'data', 'metadata', 'streamId', 'revision', 'recordedAt'
 const METADATA = ['observationId', 'observedAt', 'producer'] as const;
 const OFFER_DATA = ['mediaId', 'country', 'offer'] as const;
 const CHANGED_DATA = ['mediaId', 'country', 'offer', 'changedFields'] as const;
+const REGISTERED_DATA = ['mediaId', 'kind', 'sourceId', 'slug', 'details'] as const;
+const DETAILS_DATA = ['mediaId', 'details', 'changedFields'] as const;
+const DETAILS = [
+  'title', 'originalTitle', 'year', 'releaseDate', 'tagline', 'overview', 'classification', 'poster', 'backdrop', 'popularity',
+  'tmdbRating', 'voteCount', 'runtime', 'inProduction', 'lastAirDate', 'genreIds', 'ratings', 'externalIds', 'videos',
+  'contentRatings', 'cast',
+] as const;
+const RATING = ['source', 'rating'] as const;
+/** An external id and a video: the same keys, so the same shared structure. */
+const SOURCE_ID = ['source', 'id'] as const;
+const CONTENT_RATING = ['country', 'rating'] as const;
+const CAST_MEMBER = ['personId', 'name', 'role', 'character', 'order'] as const;
 const TRANSLATION_DATA = ['mediaId', 'language', 'translation'] as const;
 const TRANSLATION = ['title', 'overview', 'tagline', 'poster', 'backdrop'] as const;
 const SEASON_DATA = ['mediaId', 'season'] as const;
@@ -31,7 +43,10 @@ export const OFFER_KEY = ['providerId', 'addonProviderId', 'seasonNumber', 'epis
 export const OFFER = [
   ...OFFER_KEY, 'priceTypes', 'formats', 'audioLanguages', 'subtitleLanguages', 'availableFrom', 'availableTo', 'platforms',
 ] as const;
-const SHAPES = { STORED, METADATA, OFFER_DATA, CHANGED_DATA, OFFER_KEY, OFFER, TRANSLATION_DATA, TRANSLATION, SEASON_DATA, SEASON, EPISODE };
+const SHAPES = {
+  STORED, METADATA, OFFER_DATA, CHANGED_DATA, OFFER_KEY, OFFER, REGISTERED_DATA, DETAILS_DATA, DETAILS, RATING, SOURCE_ID,
+  CONTENT_RATING, CAST_MEMBER, TRANSLATION_DATA, TRANSLATION, SEASON_DATA, SEASON, EPISODE,
+};
 
 /**
  * The values of an offer (`full`: OFFER) or of its key (OFFER_KEY), after its record id, in the
@@ -59,7 +74,9 @@ export interface EventEncoder {
 }
 
 /** The event types written here; encode() leaves every other one to msgpackr. */
-const WRITTEN = new Set(['OfferAdded', 'OfferChanged', 'OfferRemoved', 'MediaTranslationChanged', 'SeasonChanged']);
+const WRITTEN = new Set([
+  'OfferAdded', 'OfferChanged', 'OfferRemoved', 'MediaRegistered', 'MediaDetailsChanged', 'MediaTranslationChanged', 'SeasonChanged',
+]);
 
 /** `structures()` returns the store encoder's structures as they are now (see recordWriter). */
 export function eventEncoder(structures: () => SharedStructures | undefined): EventEncoder {
@@ -75,6 +92,91 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
     w.open(offer, full ? 'OFFER' : 'OFFER_KEY');
     offerFields(w, offer, full);
     if (type === 'OfferChanged') w.strings(data['changedFields']);
+  }
+
+  // Each list field by field, with the names written out (see below).
+  function ratings(v: unknown): void {
+    w.array(v);
+    for (let i = 0; i < v.length; i += 1) {
+      const item = v[i];
+      w.open(item, 'RATING');
+      w.strOrNull(item['source']);
+      w.numOrNull(item['rating']);
+    }
+  }
+
+  /** External ids and videos. */
+  function sourceIds(v: unknown): void {
+    w.array(v);
+    for (let i = 0; i < v.length; i += 1) {
+      const item = v[i];
+      w.open(item, 'SOURCE_ID');
+      w.strOrNull(item['source']);
+      w.strOrNull(item['id']);
+    }
+  }
+
+  function contentRatings(v: unknown): void {
+    w.array(v);
+    for (let i = 0; i < v.length; i += 1) {
+      const item = v[i];
+      w.open(item, 'CONTENT_RATING');
+      w.strOrNull(item['country']);
+      w.strOrNull(item['rating']);
+    }
+  }
+
+  function details(d: unknown): void {
+    w.open(d, 'DETAILS');
+    w.strOrNull(d['title']);
+    w.strOrNull(d['originalTitle']);
+    w.numOrNull(d['year']);
+    w.strOrNull(d['releaseDate']);
+    w.strOrNull(d['tagline']);
+    w.strOrNull(d['overview']);
+    w.strOrNull(d['classification']);
+    w.strOrNull(d['poster']);
+    w.strOrNull(d['backdrop']);
+    w.numOrNull(d['popularity']);
+    w.numOrNull(d['tmdbRating']);
+    w.numOrNull(d['voteCount']);
+    w.numOrNull(d['runtime']);
+    w.boolOrNull(d['inProduction']);
+    w.strOrNull(d['lastAirDate']);
+    const genreIds = d['genreIds'];
+    w.array(genreIds);
+    for (let i = 0; i < genreIds.length; i += 1) w.numOrNull(genreIds[i]);
+    ratings(d['ratings']);
+    sourceIds(d['externalIds']);
+    sourceIds(d['videos']);
+    contentRatings(d['contentRatings']);
+    const cast = d['cast'];
+    w.array(cast);
+    for (let i = 0; i < cast.length; i += 1) {
+      const member = cast[i];
+      w.open(member, 'CAST_MEMBER');
+      w.strOrNull(member['personId']);
+      w.strOrNull(member['name']);
+      w.strOrNull(member['role']);
+      w.strOrNull(member['character']);
+      w.numOrNull(member['order']);
+    }
+  }
+
+  function mediaData(type: string, data: unknown): void {
+    if (type === 'MediaRegistered') {
+      w.open(data, 'REGISTERED_DATA');
+      w.strOrNull(data['mediaId']);
+      w.strOrNull(data['kind']);
+      w.numOrNull(data['sourceId']);
+      w.strOrNull(data['slug']);
+      details(data['details']);
+      return;
+    }
+    w.open(data, 'DETAILS_DATA');
+    w.strOrNull(data['mediaId']);
+    details(data['details']);
+    w.strings(data['changedFields']);
   }
 
   // Field by field with the names written out: a loop over a shape's keys read each value by a
@@ -121,6 +223,7 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
     w.str(type);
     const data = stored['data'];
     if (type === 'MediaTranslationChanged') translationData(data);
+    else if (type === 'MediaRegistered' || type === 'MediaDetailsChanged') mediaData(type, data);
     else if (type === 'SeasonChanged') seasonData(data);
     else offerData(type, data);
     const metadata = stored['metadata'];

@@ -53,6 +53,9 @@ export interface RecordWriter<S extends string> {
   strOrNull(v: unknown): void;
   uint(v: unknown): void;
   uintOrNull(v: unknown): void;
+  /** A number (an integer in the fewest bytes, else a float64), or null. */
+  numOrNull(v: unknown): void;
+  boolOrNull(v: unknown): void;
   /** An array of strings, or null. */
   strings(v: unknown): void;
   /** The header of an array of `n` items (the caller writes them), after checking it is a plain array. */
@@ -186,6 +189,32 @@ export function recordWriter<S extends string>(
     }
   }
 
+  /** Any number as msgpackr writes it (no float32 option set): an integer in the fewest bytes, else a float64. */
+  function num(v: unknown): void {
+    if (typeof v !== 'number') throw UNSUPPORTED;
+    if (v >>> 0 === v) return uint(v);
+    room(9);
+    if (v >> 0 === v) {
+      if (v >= -0x20) buf[pos++] = 0x100 + v;
+      else if (v >= -0x80) {
+        buf[pos++] = 0xd0;
+        buf[pos++] = v + 0x100;
+      } else if (v >= -0x8000) {
+        buf[pos++] = 0xd1;
+        buf.writeInt16BE(v, pos);
+        pos += 2;
+      } else {
+        buf[pos++] = 0xd2;
+        buf.writeInt32BE(v, pos);
+        pos += 4;
+      }
+      return;
+    }
+    buf[pos++] = 0xcb;
+    buf.writeDoubleBE(v, pos);
+    pos += 8;
+  }
+
   function array(v: unknown): asserts v is unknown[] {
     if (!Array.isArray(v) || v.constructor !== Array || v.length >= 0x10000) throw UNSUPPORTED;
     room(3);
@@ -254,6 +283,15 @@ export function recordWriter<S extends string>(
     uintOrNull(v) {
       if (v === null) nil();
       else uint(v);
+    },
+    numOrNull(v) {
+      if (v === null) nil();
+      else num(v);
+    },
+    boolOrNull(v) {
+      if (v !== null && typeof v !== 'boolean') throw UNSUPPORTED;
+      room(1);
+      buf[pos++] = v === null ? 0xc0 : v ? 0xc3 : 0xc2;
     },
     strings(v) {
       if (v === null) return nil();

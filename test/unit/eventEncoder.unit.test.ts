@@ -60,6 +60,21 @@ const season = (over: Record<string, unknown> = {}) => ({
   seasonNumber: 1, title: 'Season 1', overview: 'The first one.', poster: null, airDate: '2024-01-01', episodes: [episode(1), episode(2)], ...over,
 });
 
+const details = (over: Record<string, unknown> = {}) => ({
+  title: 'The Silent Harbor', originalTitle: '静かな港', year: 2024, releaseDate: '2024-03-01', tagline: null,
+  overview: 'A harbor, silent and grey, where nothing ever happens until it does.'.repeat(3), classification: 'PG-13',
+  poster: '/posters/{size}/p.jpg', backdrop: null, popularity: 12.345, tmdbRating: 7.5, voteCount: 1234, runtime: 118,
+  inProduction: null, lastAirDate: null, genreIds: [12, 18, 10752],
+  ratings: [{ source: 'imdb', rating: 7.1 }, { source: 'tomato', rating: 88 }],
+  externalIds: [{ source: 'imdb', id: 'tt0000042' }], videos: [{ source: 'youtube', id: 'dQw4w9WgXcQ' }],
+  contentRatings: [{ country: 'DE', rating: '12' }],
+  cast: [{ personId: 'p1', name: 'Ana Ñúñez', role: 'actor', character: 'Harbor master', order: 0 }, { personId: 'p2', name: 'B', role: 'director', character: null, order: 70 }],
+  ...over,
+});
+
+const registered = (d: unknown) =>
+  stored('MediaRegistered', { mediaId: 'mv00001000', kind: 'movie', sourceId: 1000, slug: 'the-silent-harbor-2024', details: d }, { streamId: 'media-mv00001000' });
+
 const added = (o: unknown, over: Record<string, unknown> = {}) => stored('OfferAdded', { mediaId: 'mv00001000', country: 'IT', offer: o }, over);
 
 /** Strings of every length around msgpack's header sizes and the 64-character loop limit. */
@@ -120,6 +135,17 @@ describe('eventEncoder', () => {
       seasonChanged(season({ episodes: [{ ...episode(1), extra: true }] })),
       seasonChanged(season({ episodes: null })),
       seasonChanged({ ...season(), extra: 1 }),
+      // A title's details: numbers of every msgpack size (negative, past 32 bits, fractions), booleans, nulls, empty lists.
+      registered(details()),
+      ...[0, 63, 64, 255, 65536, 2 ** 32 - 1, 2 ** 32, 2 ** 53, -1, -32, -33, -128, -129, -32768, -32769, -(2 ** 31), -(2 ** 31) - 1, 0.5, -0.1, 1e-300, Number.NaN, Number.POSITIVE_INFINITY].map((n) =>
+        registered(details({ popularity: n, year: n, genreIds: [n], ratings: [{ source: 'x', rating: n }], cast: [] }))),
+      registered(details({ inProduction: true, tmdbRating: null, voteCount: null, runtime: null, year: null, popularity: null })),
+      registered(details({ inProduction: false, genreIds: [], ratings: [], externalIds: [], videos: [], contentRatings: [] })),
+      registered(details({ inProduction: 'yes' })),
+      registered(details({ genreIds: ['12'] })),
+      registered(details({ cast: [{ name: 'x', personId: 'p', role: 'actor', character: null, order: 1 }] })),
+      registered({ ...details(), extra: 1 }),
+      stored('MediaDetailsChanged', { mediaId: 'mv1', details: details({ runtime: 120 }), changedFields: ['runtime'] }),
       // Other types: always msgpackr's.
       stored('GenreDefined', { genre: { id: 12, slug: 'adventure', name: 'Adventure' } }),
     ];
@@ -136,11 +162,11 @@ describe('eventEncoder', () => {
       }
     }
     // What the deciders write is written here (not everything left to msgpackr).
-    assert.ok(written >= 110, `only ${written} events written by the event encoder`);
+    assert.ok(written >= 140, `only ${written} events written by the event encoder`);
     assert.equal(encoder.encode(added(offer())) !== null, true);
     assert.equal(encoder.encode(added(offer({ platforms: ['web', 3] }))), null);
     assert.equal(encoder.encode(stored('GenreDefined', { genre: { id: 1, slug: 'a', name: 'A' } })), null);
-    for (const event of [added(offer({ providerId: 'canal+ é' })), translated(translation()), seasonChanged(season())]) {
+    for (const event of [added(offer({ providerId: 'canal+ é' })), translated(translation()), seasonChanged(season()), registered(details())]) {
       assert.notEqual(encoder.encode(event), null, (event as { type: string }).type);
     }
     assert.equal(encoder.encode(translated({ ...translation(), extra: 1 })), null);
