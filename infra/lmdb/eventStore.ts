@@ -31,7 +31,7 @@ import {
 } from '../../contracts/ports.ts';
 import { closeLmdb, openLmdb } from './env.ts';
 import { lmdbError } from './errors.ts';
-import { offerEventEncoder, type SharedStructures } from './offerEventEncoder.ts';
+import { eventEncoder, type SharedStructures } from './eventEncoder.ts';
 import { pollingSubscription } from './pollingSubscription.ts';
 import { stillShared, structuresOf } from './recordWriter.ts';
 
@@ -67,10 +67,10 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     // few for documents with many nested record shapes.
     ...({ maxSharedStructures: 500 } as object),
   });
-  // Offer events (most of the log) written as msgpackr would write them, only faster; the
-  // structures are the store encoder's own, so the bytes are the same.
+  // The events ingest appends most (offers, translations, seasons) written as msgpackr would
+  // write them, only faster; the structures are the store encoder's own, so the bytes are the same.
   const structuresNow = structuresOf(events);
-  const offerEvents = offerEventEncoder(structuresNow);
+  const fastEvents = eventEncoder(structuresNow);
   const streams: Database<number, [string, number]> = root.openDB({ name: 'es:streams' });
   const heads: Database<number, string> = root.openDB({ name: 'es:heads' });
   const meta: Database<number, string> = root.openDB({ name: 'es:meta' });
@@ -112,7 +112,7 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     return toRecorded(position, stored);
   }
 
-  /** An event as stored, with its bytes when the offer encoder writes it (null: the store's encoder will). */
+  /** An event as stored, with its bytes when the event encoder writes it (null: the store's encoder will). */
   interface Prepared {
     stored: StoredEvent;
     bytes: Buffer | null;
@@ -131,7 +131,7 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
     const first = expected === 'no_stream' ? 0 : expected + 1;
     return request.events.map((event, i) => {
       const stored = storedEvent(event, request.stream, first + i, recordedAt);
-      const bytes = offerEvents.encode(stored);
+      const bytes = fastEvents.encode(stored);
       return { stored, bytes: bytes === null ? null : Buffer.from(bytes) };
     });
   }
@@ -163,7 +163,7 @@ export function lmdbEventStore(options: LmdbEventStoreOptions): EventStore {
         // A prepared event has this revision: the check above passed at the revision it expected.
         const made = ready?.[i];
         const stored = made?.stored ?? storedEvent(event, request.stream, revision, recordedAt);
-        const bytes = (structuresSame ? made?.bytes : null) ?? offerEvents.encode(stored);
+        const bytes = (structuresSame ? made?.bytes : null) ?? fastEvents.encode(stored);
         // lmdb stores an asBinary value's bytes as they are (its types only allow the value type).
         events.putSync(head, bytes === null ? stored : (asBinary(bytes) as unknown as StoredEvent));
       });

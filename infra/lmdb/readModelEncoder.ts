@@ -11,7 +11,7 @@
  * Anything else — another document, a key added or reordered, a shape not shared yet — returns
  * null, and the store's own encoder writes it.
  */
-import { OFFER, OFFER_KEY, offerFields } from './offerEventEncoder.ts';
+import { OFFER, OFFER_KEY, offerFields } from './eventEncoder.ts';
 import { recordWriter, type RecordWriter, type SharedStructures } from './recordWriter.ts';
 
 /** The read store's value: `{ doc, position }` (readStore.ts). */

@@ -4,13 +4,13 @@
  * `sharedStructuresKey` and `maxSharedStructures: 500`). msgpackr's own encoder walks a trie of
  * key names per object and dispatches on every value's type; a writer that knows the shape
  * writes field by field instead, after checking each object has exactly the expected keys in
- * the expected order. The offer-event encoder (offerEventEncoder.ts) and the read-model encoder
+ * the expected order. The event encoder (eventEncoder.ts) and the read-model encoder
  * (readModelEncoder.ts) are built from these.
  *
  * Since the bytes are msgpackr's, nothing about the stored format changes and every reader, old
  * or new, decodes them alike. Any value the writer does not write exactly as msgpackr would — an
- * unexpected key or type, a shape not shared yet, a short non-ASCII string — makes `attempt`
- * return null, and the store's own encoder writes the value.
+ * unexpected key or type, a shape not shared yet — makes `attempt` return null, and the store's
+ * own encoder writes the value.
  */
 
 /** msgpackr's shared record structures: key lists by record id - 0x40. */
@@ -53,6 +53,9 @@ export interface RecordWriter<S extends string> {
   strOrNull(v: unknown): void;
   uint(v: unknown): void;
   uintOrNull(v: unknown): void;
+  /** A number (an integer in the fewest bytes, else a float64), or null. */
+  numOrNull(v: unknown): void;
+  boolOrNull(v: unknown): void;
   /** An array of strings, or null. */
   strings(v: unknown): void;
   /** The header of an array of `n` items (the caller writes them), after checking it is a plain array. */
@@ -109,21 +112,10 @@ export function recordWriter<S extends string>(
     const header = n < 0x20 ? 1 : n < 0x100 ? 2 : n < 0x10000 ? 3 : 5;
     let at = pos + header;
     if (n < 0x40) {
-      // msgpackr writes a short string with its own loop, which differs from utf8Write on a lone
-      // surrogate: past ASCII, leave the value to msgpackr. From 16 characters on, one native
-      // write costs less than the loop; it wrote ASCII exactly when it wrote n bytes.
-      if (n >= 16) {
-        const written = buf.write(s, at);
-        if (written !== n) throw UNSUPPORTED;
-        at += n;
-      } else {
-        const b = buf;
-        for (let i = 0; i < n; i += 1) {
-          const c = s.charCodeAt(i);
-          if (c >= 0x80) throw UNSUPPORTED;
-          b[at++] = c;
-        }
-      }
+      // From 16 characters on, one native write costs less than msgpackr's loop; it wrote what
+      // the loop writes when it wrote ASCII, which is exactly when it wrote n bytes.
+      if (n >= 16 && buf.write(s, at) === n) at += n;
+      else at = shortString(s, at);
     } else at += buf.write(s, at);
     const length = at - pos - header;
     // The smallest header for the byte length, the bytes moved when it is larger than guessed.
@@ -147,6 +139,37 @@ export function recordWriter<S extends string>(
     pos += length;
   }
 
+  /**
+   * A string under 64 characters as msgpackr writes it, with its own loop rather than utf8Write
+   * (they differ on a lone surrogate, which the loop writes as three bytes of its own where
+   * utf8Write writes U+FFFD): titles and overviews in other scripts (translations) are written
+   * here too. Returns the position after its bytes.
+   */
+  function shortString(s: string, at: number): number {
+    const b = buf;
+    const n = s.length;
+    for (let i = 0; i < n; i += 1) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) {
+        b[at++] = c;
+      } else if (c < 0x800) {
+        b[at++] = (c >> 6) | 0xc0;
+        b[at++] = (c & 0x3f) | 0x80;
+      } else {
+        const next = s.charCodeAt(i + 1);
+        if ((c & 0xfc00) === 0xd800 && (next & 0xfc00) === 0xdc00) {
+          c = 0x10000 + ((c & 0x03ff) << 10) + (next & 0x03ff);
+          i += 1;
+          b[at++] = (c >> 18) | 0xf0;
+          b[at++] = ((c >> 12) & 0x3f) | 0x80;
+        } else b[at++] = (c >> 12) | 0xe0;
+        b[at++] = ((c >> 6) & 0x3f) | 0x80;
+        b[at++] = (c & 0x3f) | 0x80;
+      }
+    }
+    return at;
+  }
+
   /** Unsigned 32-bit integers as msgpackr writes them with records on (0x40-0x7f are record ids). */
   function uint(v: unknown): void {
     if (typeof v !== 'number' || v >>> 0 !== v) throw UNSUPPORTED;
@@ -164,6 +187,32 @@ export function recordWriter<S extends string>(
       buf.writeUInt32BE(v, pos);
       pos += 4;
     }
+  }
+
+  /** Any number as msgpackr writes it (no float32 option set): an integer in the fewest bytes, else a float64. */
+  function num(v: unknown): void {
+    if (typeof v !== 'number') throw UNSUPPORTED;
+    if (v >>> 0 === v) return uint(v);
+    room(9);
+    if (v >> 0 === v) {
+      if (v >= -0x20) buf[pos++] = 0x100 + v;
+      else if (v >= -0x80) {
+        buf[pos++] = 0xd0;
+        buf[pos++] = v + 0x100;
+      } else if (v >= -0x8000) {
+        buf[pos++] = 0xd1;
+        buf.writeInt16BE(v, pos);
+        pos += 2;
+      } else {
+        buf[pos++] = 0xd2;
+        buf.writeInt32BE(v, pos);
+        pos += 4;
+      }
+      return;
+    }
+    buf[pos++] = 0xcb;
+    buf.writeDoubleBE(v, pos);
+    pos += 8;
   }
 
   function array(v: unknown): asserts v is unknown[] {
@@ -234,6 +283,15 @@ export function recordWriter<S extends string>(
     uintOrNull(v) {
       if (v === null) nil();
       else uint(v);
+    },
+    numOrNull(v) {
+      if (v === null) nil();
+      else num(v);
+    },
+    boolOrNull(v) {
+      if (v !== null && typeof v !== 'boolean') throw UNSUPPORTED;
+      room(1);
+      buf[pos++] = v === null ? 0xc0 : v ? 0xc3 : 0xc2;
     },
     strings(v) {
       if (v === null) return nil();
