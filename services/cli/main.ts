@@ -54,7 +54,6 @@ async function main(argv: string[]): Promise<number> {
   }
   const config = loadConfig();
   const logger = createLogger({ level: config.logLevel, json: config.logJson });
-  ensureDataDir(config.dataDir);
   if (command === 'start') {
     const { values } = usage(() => parseArgs({ args: rest, options: { sample: { type: 'boolean', default: false }, roles: { type: 'string' } } }));
     const roles = usage(() => parseRoles(values.roles));
@@ -68,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(`marquee: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
+  ensureDataDir(config.dataDir);
   // A command's unknown option or missing value is a usage error: one line, not a stack.
   const parse = ((options) => usage(() => parseArgs(options))) as typeof parseArgs;
   return run({ args: rest, config, logger, clock: systemClock, parse });

@@ -23,6 +23,7 @@ import { startOpsServer } from '../api/opsServer.ts';
 import { registerIngestMetrics } from '../ingest/metrics.ts';
 import { openAdapters, openApiKeyStore, openRateLimitRedis, openReleaseStore } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
+import { ensureDataDir } from '../shared/dataDir.ts';
 import { guarded, watchDependencies, type DependencyCheck } from '../shared/dependencies.ts';
 import { LeaseKeeper, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { startApiRole, type ApiRole } from '../roles/api.ts';
@@ -52,6 +53,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   // Refused before anything is opened or loaded: one line naming what is missing.
   const unset = unsetSecrets(config);
   if (unset.length > 0 && !options.sample) throw missingSecret(...unset);
+  // Only then is DATA_DIR made: a start refused for its secrets writes nothing.
+  ensureDataDir(config.dataDir);
   if (unset.length > 0) {
     const keys = unset.map((v) => (v === 'LINK_TOKEN_KEYS' ? 'the link-token key shipped in the repository' : `a download-signing key kept in ${config.dataDir}`));
     logger.warn(`development keys in use (--sample): ${keys.join(' and ')}. Never in production: set ${unset.join(' and ')} and start without --sample`);
