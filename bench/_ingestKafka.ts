@@ -153,7 +153,7 @@ async function projectorFailover(options: KafkaIngestOptions, prefix: string): P
   const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-failover-'));
   // The lease lives in the read store: one LMDB directory both processes open (LMDB takes
   // several processes on one machine).
-  const env = { ...kafkaOnly(options, prefix), DATA_DIR: dir, MARQUEE_NO_REEXEC: '1', LOG_FORMAT: 'json', LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}`, DOWNLOAD_SIGNING_KEY: 'bench' };
+  const env = { ...kafkaOnly(options, prefix), DATA_DIR: dir, MARQUEE_NO_REEXEC: '1', LOG_FORMAT: 'json', LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}`, DOWNLOAD_SIGNING_KEY: 'bench'.repeat(8) };
   const procs = [0, 1].map(() => {
     const child = spawn(process.execPath, [join(root, 'bin/marquee.js'), 'start', '--roles', 'projector'], { env, cwd: root });
     const proc = { child, log: '' };

@@ -191,7 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
     goRateLimitPerMinute: int(env.GO_RATE_LIMIT_PER_MINUTE, 120, 'GO_RATE_LIMIT_PER_MINUTE'),
     linkTokenKeys: url(env.LINK_TOKEN_KEYS),
-    downloadSigningKey: url(env.DOWNLOAD_SIGNING_KEY),
+    downloadSigningKey: signingKey(url(env.DOWNLOAD_SIGNING_KEY)),
     imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',
     publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
     opensearchIndexPrefix: env.OPENSEARCH_INDEX_PREFIX || 'marquee-search',
@@ -207,6 +207,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     releasesS3: releasesS3(env),
     ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
   };
+}
+
+/** Shortest DOWNLOAD_SIGNING_KEY taken: an HMAC key anyone could guess signs URLs for anyone. */
+export const MIN_SIGNING_KEY_LENGTH = 32;
+
+function signingKey(value: string | null): string | null {
+  if (value !== null && value.length < MIN_SIGNING_KEY_LENGTH) {
+    throw configError(`DOWNLOAD_SIGNING_KEY is too short (${value.length} characters): it signs download URLs, so it must be at least ${MIN_SIGNING_KEY_LENGTH}; make one with \`openssl rand -hex 32\``);
+  }
+  return value;
 }
 
 function releasesS3(env: NodeJS.ProcessEnv): Config['releasesS3'] {

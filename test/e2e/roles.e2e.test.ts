@@ -47,7 +47,7 @@ function topology(title: string, servers: NodeJS.ProcessEnv | null): void {
         LOG_LEVEL: 'info',
         RATE_LIMIT_PER_MINUTE: '10000',
         LINK_TOKEN_KEYS: `1:${'ab'.repeat(32)}`,
-        DOWNLOAD_SIGNING_KEY: 'roles-e2e-signing-key',
+        DOWNLOAD_SIGNING_KEY: 'roles-e2e-signing-key-of-32-chars',
         // SIGKILL must reach the process itself, not the launcher that re-executes it.
         MARQUEE_NO_REEXEC: '1',
         ...(servers ?? {}),

@@ -41,7 +41,7 @@ const SECRETS = {
   LOG_LEVEL: 'info',
   RATE_LIMIT_PER_MINUTE: '100000',
   LINK_TOKEN_KEYS: `1:${'cd'.repeat(32)}`,
-  DOWNLOAD_SIGNING_KEY: 'topology-e2e-signing-key',
+  DOWNLOAD_SIGNING_KEY: 'topology-e2e-signing-key-32-chars',
   // SIGKILL must reach the process itself, not the launcher that re-executes it.
   MARQUEE_NO_REEXEC: '1',
 };

@@ -46,10 +46,12 @@ describe('loadConfig: a setting that cannot be used', () => {
       [{ PORT: '99999' }, /^PORT must be a port between 1 and 65535, got "99999"$/],
       [{ EVENT_STORE: 'kafka' }, /^EVENT_STORE=kafka needs KAFKA_BROKERS$/],
       [{ RELEASES_S3_URL: 'http://s3.example', RELEASES_S3_ACCESS_KEY: 'a' }, /must be set together/],
+      [{ DOWNLOAD_SIGNING_KEY: 'secret' }, /^DOWNLOAD_SIGNING_KEY is too short \(6 characters\): it signs download URLs, so it must be at least 32; make one with `openssl rand -hex 32`$/],
     ] as const) {
       assert.throws(() => loadConfig(env), (err: unknown) => isAppError(err) && message.test(err.message), JSON.stringify(env));
     }
     assert.equal(loadConfig({ PORT: '0' }).port, 0);
     assert.equal(loadConfig({}).port, 8080);
+    assert.equal(loadConfig({ DOWNLOAD_SIGNING_KEY: 'k'.repeat(32) }).downloadSigningKey, 'k'.repeat(32));
   });
 });
