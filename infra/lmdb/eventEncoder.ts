@@ -105,24 +105,14 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
     }
   }
 
-  /** External ids and videos. */
-  function sourceIds(v: unknown): void {
+  /** External ids and videos (SOURCE_ID), content ratings (CONTENT_RATING): records of two strings. */
+  function stringPairs(v: unknown, shape: 'SOURCE_ID' | 'CONTENT_RATING', first: string, second: string): void {
     w.array(v);
     for (let i = 0; i < v.length; i += 1) {
       const item = v[i];
-      w.open(item, 'SOURCE_ID');
-      w.strOrNull(item['source']);
-      w.strOrNull(item['id']);
-    }
-  }
-
-  function contentRatings(v: unknown): void {
-    w.array(v);
-    for (let i = 0; i < v.length; i += 1) {
-      const item = v[i];
-      w.open(item, 'CONTENT_RATING');
-      w.strOrNull(item['country']);
-      w.strOrNull(item['rating']);
+      w.open(item, shape);
+      w.strOrNull(item[first]);
+      w.strOrNull(item[second]);
     }
   }
 
@@ -147,9 +137,9 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
     w.array(genreIds);
     for (let i = 0; i < genreIds.length; i += 1) w.numOrNull(genreIds[i]);
     ratings(d['ratings']);
-    sourceIds(d['externalIds']);
-    sourceIds(d['videos']);
-    contentRatings(d['contentRatings']);
+    stringPairs(d['externalIds'], 'SOURCE_ID', 'source', 'id');
+    stringPairs(d['videos'], 'SOURCE_ID', 'source', 'id');
+    stringPairs(d['contentRatings'], 'CONTENT_RATING', 'country', 'rating');
     const cast = d['cast'];
     w.array(cast);
     for (let i = 0; i < cast.length; i += 1) {

@@ -15,8 +15,7 @@
  * The scheduler never folds them itself (that would make it a second writer of the projections).
  */
 import type { Clock, EventStore, ReadStore, ReleaseStore } from '../../contracts/ports.ts';
-import { ALL_PROJECTIONS } from '../../projections/index.ts';
-import { resolveCollection } from '../../projections/collections.ts';
+import { projectionCheckpoints } from '../shared/readModels.ts';
 import type { LinkTokens } from '../links/linkTokens.ts';
 import { rankDay } from '../ranking/job.ts';
 import { isoWeekLabel } from '../snapshot/week.ts';
@@ -50,8 +49,7 @@ export interface SchedulerOptions {
 
 /** The lowest checkpoint of the live read models: every event up to it is folded into all of them. */
 export async function projectionsPosition(readStore: ReadStore): Promise<number> {
-  const positions = await Promise.all(ALL_PROJECTIONS.map(async (p) => readStore.getCheckpoint(await resolveCollection(readStore, p))));
-  return Math.min(...positions);
+  return Math.min(...(await projectionCheckpoints(readStore)));
 }
 
 /** Waits until every projection has folded the log up to its head as read now. */

@@ -17,7 +17,7 @@ import { ProjectionGroup } from '../../projections/group.ts';
 import { projectionsHealth } from '../cli/pipeline.ts';
 import { supervise } from '../shared/health.ts';
 import { LeaseKeeper, PROJECTOR_LEASE } from '../shared/lease.ts';
-import { resolveCollection } from '../shared/readModels.ts';
+import { projectionCheckpoints } from '../shared/readModels.ts';
 import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
 import { pause, type RoleContext, type RoleHandle } from './context.ts';
 
@@ -42,8 +42,7 @@ const LAG_SCRAPE_MS = 1000;
 export function registerProjectionMetrics(registry: Registry, adapters: Pick<RoleContext['adapters'], 'eventStore' | 'readStore'>): void {
   const { eventStore, readStore } = adapters;
   const read = async () => {
-    const collections = await Promise.all(ALL_PROJECTIONS.map((p) => resolveCollection(readStore, p)));
-    const [head, checkpoints] = await Promise.all([eventStore.headPosition(), readStore.getCheckpoints(collections)]);
+    const [head, checkpoints] = await Promise.all([eventStore.headPosition(), projectionCheckpoints(readStore)]);
     return ALL_PROJECTIONS.map((p, i) => [p.name, Math.max(0, head - (checkpoints[i] ?? 0))] as const);
   };
   // /metrics needs no key (and is on the API's port in a process of every role): scrapes share
