@@ -17,7 +17,7 @@
 //
 // Usage:
 //
-//	ferretdb [-listen-addr 127.0.0.1:27017] [-postgresql-url URL | -sqlite-dir DIR] [-log-level info]
+//	ferretdb [-listen-addr 127.0.0.1:27017] [-postgresql-url URL | -sqlite-dir DIR] [-log-level info] [-pprof-addr 127.0.0.1:6060]
 //	ferretdb -ping 127.0.0.1:27017   # exit 0 if the server answers {ping: 1} with ok: 1
 //
 // The -ping mode is the health check of infra/local/servers.sh: it needs no
@@ -35,6 +35,8 @@ import (
 	"log/slog"
 	"math"
 	"net"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -50,7 +52,18 @@ func main() {
 	postgresURL := flag.String("postgresql-url", "", "PostgreSQL connection string; when set, the PostgreSQL backend is used instead of SQLite")
 	logLevel := flag.String("log-level", "info", "debug, info, warn or error")
 	pingAddr := flag.String("ping", "", "only ping the server at this address and exit")
+	pprofAddr := flag.String("pprof-addr", "", "serve Go's net/http/pprof on this address (off when empty)")
 	flag.Parse()
+
+	// Where FerretDB spends its CPU is what bounds a read-model load on it; a profile is
+	// `go tool pprof` of http://<pprof-addr>/debug/pprof/profile?seconds=60.
+	if *pprofAddr != "" {
+		go func() {
+			if err := http.ListenAndServe(*pprofAddr, nil); err != nil {
+				fmt.Fprintln(os.Stderr, "ferretdb: pprof:", err)
+			}
+		}()
+	}
 
 	if *pingAddr != "" {
 		if err := ping(*pingAddr); err != nil {
