@@ -16,11 +16,12 @@ FERRETDB_PG_PORT="${FERRETDB_PG_PORT:-27432}"
 FERRETDB_PG_BIN=/usr/lib/postgresql/15/bin
 FERRETDB_SRC="$LOCAL_DIR/ferretdb"
 
-# The binary's directory is keyed by a hash of the sources, so editing main.go, go.mod
-# or go.sum builds a new binary while an unchanged tree reuses the cached one.
+# The binary's directory is keyed by a hash of the sources, so editing main.go, go.mod,
+# go.sum or the patch builds a new binary while an unchanged tree reuses the cached one.
 ferretdb_bin() {
   local key
-  key="$(cat "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" | sha256sum | cut -c1-12)"
+  key="$(cat "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" \
+    "$FERRETDB_SRC/resource-track.patch" | sha256sum | cut -c1-12)"
   echo "$MARQUEE_CACHE/ferretdb-$key/ferretdb"
 }
 ferretdb_pidfile() { echo "$MARQUEE_SERVERS_DIR/ferretdb/ferretdb.pid"; }
@@ -28,7 +29,7 @@ ferretdb_logfile() { echo "$MARQUEE_SERVERS_DIR/ferretdb/ferretdb.log"; }
 
 ferretdb_install() {
   # psql comes with postgresql-15 (through its client package), the server the FerretDB uses.
-  ensure_commands psql runuser "$FERRETDB_PG_BIN/postgres"
+  ensure_commands psql runuser git "$FERRETDB_PG_BIN/postgres"
   local bin
   bin="$(ferretdb_bin)"
   [[ -x "$bin" ]] && return 0
@@ -38,9 +39,22 @@ ferretdb_install() {
   command -v go >/dev/null 2>&1 || go=/usr/local/go/bin/go
   [[ -x "$(command -v "$go")" ]] || die "ferretdb: the Go toolchain (go 1.24+) is needed to build FerretDB"
   log "ferretdb: building $(grep -o 'FerretDB/FerretDB v[0-9.]*' "$FERRETDB_SRC/go.mod") (first build takes about a minute)"
+  # FerretDB is built from a copy of its module with resource-track.patch applied (the patch
+  # says why), through a `replace` in a copy of go.mod; the committed go.mod stays as it is.
+  local work="$bin.build" mod
+  rm -rf "$work" && mkdir -p "$work" || die "ferretdb: cannot make $work"
+  mod="$(cd "$FERRETDB_SRC" && GOFLAGS=-mod=readonly "$go" mod download -json github.com/FerretDB/FerretDB |
+    sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -d "$mod" ]] || die "ferretdb: could not download the FerretDB module"
+  cp -r "$mod" "$work/FerretDB" && chmod -R u+w "$work/FerretDB" &&
+    (cd "$work/FerretDB" && git apply "$FERRETDB_SRC/resource-track.patch") ||
+    die "ferretdb: applying resource-track.patch failed"
+  cp "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" "$work/"
   # -mod=readonly: go.sum is committed, the build must not rewrite it.
-  (cd "$FERRETDB_SRC" && GOFLAGS=-mod=readonly CGO_ENABLED=0 "$go" build \
-    -trimpath -o "$bin.tmp" .) || die "ferretdb: go build failed"
+  (cd "$work" && "$go" mod edit -replace github.com/FerretDB/FerretDB=./FerretDB &&
+    GOFLAGS=-mod=readonly CGO_ENABLED=0 "$go" build -trimpath -o "$bin.tmp" .) ||
+    die "ferretdb: go build failed"
+  rm -rf "$work"
   mv "$bin.tmp" "$bin"
 }
 

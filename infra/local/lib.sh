@@ -38,6 +38,7 @@ declare -A APT_PACKAGE_OF=(
   [redis-cli]=redis-tools
   [kcat]=kafkacat # the kafkacat package pulls in kcat; kcat is the health check of Kafka
   [curl]=curl
+  [git]=git
   [unzip]=unzip
   [java]=openjdk-17-jre-headless
   [mvn]=maven
