@@ -58,8 +58,28 @@ ferretdb_install() {
   mv "$bin.tmp" "$bin"
 }
 
+# The ping is the same in every build: a server started from older sources (not yet rebuilt)
+# is pinged with its own binary, so `status` does not call it down.
 ferretdb_healthy() {
-  port_open "$FERRETDB_PORT" && "$(ferretdb_bin)" -ping "127.0.0.1:$FERRETDB_PORT" >/dev/null 2>&1
+  local bin
+  bin="$(ferretdb_bin)"
+  [[ -x "$bin" ]] || bin="$(ferretdb_running_bin)"
+  port_open "$FERRETDB_PORT" && [[ -x "$bin" ]] && "$bin" -ping "127.0.0.1:$FERRETDB_PORT" >/dev/null 2>&1
+}
+
+ferretdb_running_bin() {
+  local pid
+  pid="$(read_pid "$(ferretdb_pidfile)" || true)"
+  pid_alive "$pid" && readlink -f "/proc/$pid/exe"
+}
+
+# True when our FerretDB runs a binary built from other sources than the tree's (main.go,
+# go.mod, go.sum or the patch changed since it started): `up` then stops it and starts the
+# new build, instead of keeping the old one running.
+ferretdb_stale() {
+  local running
+  running="$(ferretdb_running_bin)" || return 1
+  [[ -n "$running" && "$running" != "$(readlink -f "$(ferretdb_bin)" 2>/dev/null || ferretdb_bin)" ]]
 }
 
 # PostgreSQL refuses to run as root: when servers.sh runs as root, the cluster belongs to

@@ -13,7 +13,8 @@
 #   servers.sh status [NAME...]  say which are healthy
 #   servers.sh env               print the export lines for the tests and the app
 #
-# `up` is idempotent: a server that is already healthy is left alone. Downloads and
+# `up` is idempotent: a server that is already healthy is left alone (a FerretDB built from
+# older sources is restarted from the current ones). Downloads and
 # builds are cached in ~/.cache/marquee, ~/.m2 and Go's caches; state (pid files, logs,
 # data) goes to $MARQUEE_SERVERS_DIR (default ~/.cache/marquee/run). See README.md.
 set -euo pipefail
@@ -40,6 +41,10 @@ check_names() {
 
 up_one() {
   local name="$1" t pid port_var port
+  if declare -F "${name}_stale" >/dev/null && "${name}_stale"; then
+    log "$name: running a build of older sources; restarting it with the current ones"
+    "${name}_stop"
+  fi
   if "${name}_healthy"; then
     echo "$name: already running"
     return 0
