@@ -207,7 +207,7 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
   const maxKeySize = (docs as unknown as { maxKeySize?: number }).maxKeySize ?? 1978;
 
   function stored<T>(prefixLength: number, key: Buffer, value: StoredValue): StoredDocument<T> {
-    return { key: key.toString('utf8', prefixLength), doc: value.doc as T, position: value.position };
+    return { key: keyText(key, prefixLength), doc: value.doc as T, position: value.position };
   }
 
   const store: ReadStore = {
@@ -450,6 +450,28 @@ function isDataKey(key: string): boolean {
     if (c < 0x41 || (c > 0x5a && c < 0x61) || c > 0x7a) return true;
   }
   return false;
+}
+
+/** Keys of at most this many bytes come from lmdb-js inside the JS heap (V8 keeps typed arrays up to 64 bytes there). */
+const SHORT_KEY = 64;
+
+/**
+ * The text of `key` from byte `from` on. A scan's keys come from lmdb-js as small typed arrays
+ * held inside the JS heap, and Buffer#toString must first move such an array's bytes into an
+ * ArrayBuffer of their own (malloc'd, later swept and freed): per document, that cost more
+ * than the rest of reading its key. An ASCII key (ids, countries, slugs) is read byte by byte
+ * instead; scanning the links of a 250,000-title catalog (549,437 documents) took 1.01 s of CPU
+ * rather than 1.36 s. Anything else is decoded as UTF-8, as before.
+ */
+function keyText(key: Buffer, from: number): string {
+  if (key.length > SHORT_KEY) return key.toString('utf8', from);
+  let text = '';
+  for (let i = from; i < key.length; i++) {
+    const byte = key[i] as number;
+    if (byte >= 0x80) return key.toString('utf8', from);
+    text += String.fromCharCode(byte);
+  }
+  return text;
 }
 
 /** The two-letter field names of stored documents; any other two-letter key is a language code. */

@@ -99,6 +99,14 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         assert.deepEqual(keysOf(await store.scan(col)), ordered);
       });
 
+      it('reads back the keys it scans, short and long, ASCII or not', async () => {
+        // Either side of 64 bytes with the collection's name (an adapter may read short keys
+        // another way), and non-ASCII at the start, the middle and the end.
+        const odd = ['x', 'a'.repeat(40), 'a'.repeat(50), 'a'.repeat(58), 'a'.repeat(70), 'DE:mv00000001', 'ümlaut', 'mid\u00e9dle', 'end\u{1F600}', 'a'.repeat(55) + 'é', '\u007f'];
+        await seed(odd);
+        assert.deepEqual(keysOf(await store.scan(col)), [...odd].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      });
+
       it('does not include documents of another collection whose name extends this one', async () => {
         await seed(['a']);
         await store.writeBatch(`${col}x`, [{ key: 'a', doc: 1, position: 1 }]);
