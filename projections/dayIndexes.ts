@@ -22,7 +22,23 @@ function withProvider(doc: DayIndexDoc | null, country: string, date: string, me
   if (kind === null) return doc;
   const base = doc ?? { country, date, mediaId, kind, providers: [] };
   if (base.providers.includes(offer.providerId)) return base;
-  return { ...base, providers: [...base.providers, offer.providerId].sort(compareStrings) };
+  return { ...base, providers: sortedWith(base.providers, offer.providerId) };
+}
+
+/**
+ * `[...providers, added].sort(compareStrings)`, by insertion: the same order (a stable sort of a
+ * consistent comparison), without the working copy Array.prototype.sort allocates on every call
+ * (a few providers each, but once for nearly every offer event of a first crawl).
+ */
+function sortedWith(providers: readonly string[], added: string): string[] {
+  const out = [...providers, added];
+  for (let i = 1; i < out.length; i += 1) {
+    const item = out[i] as string;
+    let j = i - 1;
+    for (; j >= 0 && compareStrings(out[j] as string, item) > 0; j -= 1) out[j + 1] = out[j] as string;
+    out[j + 1] = item;
+  }
+  return out;
 }
 
 export const arrivalsProjection = defineProjection<DayIndexDoc>({

@@ -6,6 +6,8 @@ import { changeKey, changesProjection, positionOfChangeKey } from '../../project
 import { arrivalsProjection, departuresProjection } from '../../projections/dayIndexes.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { linksProjection } from '../../projections/links.ts';
+import { dateOf } from '../../projections/time.ts';
+import { kindOfMediaId } from '../../contracts/ids.ts';
 import { offer, recorded } from './projectionEvents.ts';
 
 const key = { mediaId: 'tv00000042', country: 'US' };
@@ -116,5 +118,38 @@ describe('arrivals and departures projections', () => {
     const leaving = recorded('OfferChanged', { ...key, offer: offer({ availableTo: '2026-03-20' }), changedFields: ['availableTo'] }, at('2026-03-02T06:00:00Z', 2));
     assert.equal(departuresProjection.documentId(leaving), 'US:2026-03-20:tv00000042');
     assert.deepEqual(departuresProjection.evolve(null, leaving)?.providers, ['netflix']);
+  });
+});
+
+describe('event dates and media kinds', () => {
+  // dateOf as it was written with two regular expressions: the character checks must agree.
+  const byPatterns = (t: string): string => {
+    if (/^\d{4}-\d{2}-\d{2}T[^Z]*Z$/.test(t) || /^\d{4}-\d{2}-\d{2}$/.test(t)) return t.slice(0, 10);
+    const ms = Date.parse(t);
+    return Number.isNaN(ms) ? t.slice(0, 10) : new Date(ms).toISOString().slice(0, 10);
+  };
+
+  it('dateOf cuts the date of a UTC timestamp or a plain date, and converts any other, as the patterns it replaced did', () => {
+    const samples = [
+      '2026-03-01T06:00:00Z', '2026-03-01T06:00:00.123Z', '2026-03-01', '2026-03-01TZ', '2026-03-01T', '2026-03-01Z',
+      '2026-03-01T23:30:00-05:00', '2026-03-01T23:30:00+05:00', '2026-03-01T10:00:00ZZ', '2026-03-01T10:00:00Z\n',
+      '2026-03-01t10:00:00Z', '2026-3-01T10:00:00Z', '2026/03/01T10:00:00Z', '２０２６-03-01T10:00:00Z', '2026-03-0', '',
+      'not a date', '20260-03-01T10:00:00Z', '2026-03-01 10:00:00Z', '2026-13-45T10:00:00Z',
+    ];
+    for (const t of samples) assert.equal(dateOf(t), byPatterns(t), JSON.stringify(t));
+    assert.equal(dateOf('2026-03-01T23:30:00-05:00'), '2026-03-02');
+  });
+
+  it('kindOfMediaId names the kind of a well-formed id and nothing else', () => {
+    assert.equal(kindOfMediaId('mv00000001'), 'movie');
+    assert.equal(kindOfMediaId('tv12345678'), 'tv_show');
+    for (const bad of ['mv0000001', 'tv000000001', 'xv00000001', 'MV00000001', 'mv0000000a', '', 'tv']) assert.equal(kindOfMediaId(bad), null, bad);
+  });
+
+  it('arrivals keep a day\'s providers sorted, whatever order their offers arrive in', () => {
+    const providers = ['netflix', 'amazon', 'zee5', 'apple', 'hbo', 'amazon'];
+    const events = providers.map((providerId, i) =>
+      recorded('OfferAdded', { ...key, offer: offer({ providerId, webUrl: `u${i}` }) }, at('2026-03-01T06:00:00Z', i + 1)));
+    assert.deepEqual(foldStream(arrivalsProjection, events)?.providers, ['amazon', 'apple', 'hbo', 'netflix', 'zee5']);
   });
 });
