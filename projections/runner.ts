@@ -101,16 +101,17 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
     projection.onePerEvent === true ? Promise.resolve(ids.map(() => null)) : readStore.getMany<D>(collection, ids);
   const [stored, parked] = ids.length > 0 ? await Promise.all([read(), readParked(readStore, checkpointName, ids)]) : [[], new Map()];
   const writes: Array<DocumentWrite<D>> = [];
-  /** Per written document, the events folded into its write: what gets parked if it fails. */
-  const foldedEvents = new Map<string, RecordedEvent[]>();
+  /** Per write (same index), the events folded into it: what gets parked if it fails. */
+  const folded: RecordedEvent[][] = [];
   const behindParked: Parking[] = [];
   ids.forEach((id, index) => {
     const current = stored[index] ?? null;
     let doc: D | null = current?.doc ?? null;
     let position = current?.position ?? 0;
     // Already in the stored document (a replay or a redelivery): folding it again would
-    // count it twice.
-    const fresh = (byDocument.get(id) ?? []).filter((event) => event.position > position);
+    // count it twice. The events are in log order, so when the first is fresh all are.
+    const events = byDocument.get(id) ?? [];
+    const fresh = (events[0]?.position ?? 0) > position ? events : events.filter((event) => event.position > position);
     if (fresh.length === 0) return;
     const existing = parked.get(id);
     if (existing !== undefined) {
@@ -124,11 +125,11 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
     // fails, with the events that made them.
     for (const write of storedWrites(projection, id, doc, current?.doc ?? null, position)) {
       writes.push(write);
-      foldedEvents.set(write.key, fresh);
+      folded.push(fresh);
     }
   });
 
-  const outcome = await writeOrPark(options, { writes, foldedEvents, behindParked, checkpoint });
+  const outcome = await writeOrPark(options, { writes, folded, behindParked, checkpoint });
   const sunk = outcome.parkedIds.size === 0 ? writes : writes.filter((w) => !outcome.parkedIds.has(w.key));
   if (options.afterWrite && sunk.length > 0) await options.afterWrite(sunk);
   const info: BatchInfo = {
@@ -145,7 +146,8 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
 
 interface BatchWrites<D> {
   writes: Array<DocumentWrite<D>>;
-  foldedEvents: Map<string, RecordedEvent[]>;
+  /** The events folded into each write, at the write's index. */
+  folded: RecordedEvent[][];
   behindParked: Parking[];
   checkpoint: { name: string; position: number };
 }
@@ -167,7 +169,7 @@ async function writeOrPark<D>(
   batch: BatchWrites<D>,
 ): Promise<{ written: number; skipped: number; parked: ParkedDocument[]; parkedIds: Set<string> }> {
   const { readStore, collection, projection } = options;
-  const { writes, foldedEvents, behindParked, checkpoint } = batch;
+  const { writes, folded, behindParked, checkpoint } = batch;
   const target = { projection: projection.name, collection, checkpoint: checkpoint.name };
   const now = () => (options.clock ?? systemClock).now();
   const parked: ParkedDocument[] = [];
@@ -185,6 +187,8 @@ async function writeOrPark<D>(
     first = err;
   }
 
+  // Only now, with a write failed: the events of each document's write, to park it with.
+  const foldedEvents = new Map(writes.map((w, i) => [w.key, folded[i] ?? []]));
   const totals = { written: 0, skipped: 0 };
   const add = (r: WriteBatchResult) => {
     totals.written += r.written;
