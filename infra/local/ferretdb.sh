@@ -16,12 +16,12 @@ FERRETDB_PG_PORT="${FERRETDB_PG_PORT:-27432}"
 FERRETDB_PG_BIN=/usr/lib/postgresql/15/bin
 FERRETDB_SRC="$LOCAL_DIR/ferretdb"
 
-# The binary's directory is keyed by a hash of the sources, so editing main.go, go.mod,
-# go.sum or the patch builds a new binary while an unchanged tree reuses the cached one.
+# The binary's directory is keyed by a hash of every file of ferretdb/ (in byte order of their
+# names: LC_ALL=C), so editing main.go, go.mod, go.sum or the patch builds a new binary while an
+# unchanged tree reuses the cached one. test/e2e/hostile.deps.e2e.test.ts finds it the same way.
 ferretdb_bin() {
-  local key
-  key="$(cat "$FERRETDB_SRC/main.go" "$FERRETDB_SRC/go.mod" "$FERRETDB_SRC/go.sum" \
-    "$FERRETDB_SRC/resource-track.patch" | sha256sum | cut -c1-12)"
+  local key LC_ALL=C
+  key="$(cat "$FERRETDB_SRC"/* | sha256sum | cut -c1-12)"
   echo "$MARQUEE_CACHE/ferretdb-$key/ferretdb"
 }
 ferretdb_pidfile() { echo "$MARQUEE_SERVERS_DIR/ferretdb/ferretdb.pid"; }

@@ -13,7 +13,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -325,9 +325,12 @@ describe('hostile: dependencies down (e2e)', function () {
     let ferretPort: number;
     let ferret: ChildProcess | null = null;
     const ferretBin = ((): string => {
+      // Where infra/local/ferretdb.sh puts the build (ferretdb_bin): keyed by every file of
+      // infra/local/ferretdb, in byte order of their names.
       const src = join(root, 'infra/local/ferretdb');
       const hash = createHash('sha256');
-      for (const f of ['main.go', 'go.mod', 'go.sum']) hash.update(readFileSync(join(src, f)));
+      const files = readdirSync(src).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+      for (const f of files) hash.update(readFileSync(join(src, f)));
       return join(cacheDir, `ferretdb-${hash.digest('hex').slice(0, 12)}`, 'ferretdb');
     })();
 
