@@ -18,7 +18,7 @@ FERRETDB_SRC="$LOCAL_DIR/ferretdb"
 
 # The binary's directory is keyed by a hash of every file of ferretdb/ (in byte order of their
 # names: LC_ALL=C), so editing main.go, go.mod, go.sum or the patch builds a new binary while an
-# unchanged tree reuses the cached one. test/e2e/hostile.deps.e2e.test.ts finds it the same way.
+# unchanged tree reuses the cached one. test/e2e/hostile.deps.e2e.test.ts asks this function.
 ferretdb_bin() {
   local key LC_ALL=C
   key="$(cat "$FERRETDB_SRC"/* | sha256sum | cut -c1-12)"
