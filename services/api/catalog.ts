@@ -21,6 +21,7 @@ import type {
   TrendingRowDoc,
 } from '../../contracts/readModels.ts';
 import type { ChangeDoc, DayIndexDoc, HistoryDoc } from '../../contracts/changeModels.ts';
+import { liveCollection } from '../../projections/collections.ts';
 
 export interface CatalogModels {
   media: MediaDoc;
@@ -104,7 +105,7 @@ export function createCatalog(store: ReadStore, options: CatalogOptions = {}): C
     } catch (err) {
       throw asUnavailable(err, 'The catalog');
     }
-    const collection = alias ?? `${name}_v${options.versions?.[name] ?? 1}`;
+    const collection = liveCollection(alias, { name, version: options.versions?.[name] ?? 1 });
     if (ttl > 0) cache.set(name, { collection, until: now() + ttl });
     return collection;
   }

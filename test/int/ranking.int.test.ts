@@ -7,7 +7,9 @@ import type { Clock, EventStore, ReadStore } from '../../contracts/ports.ts';
 import type { ProvidersDoc } from '../../contracts/readModels.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
+import { defaultCollectionName } from '../../projections/collections.ts';
 import { foldStream } from '../../projections/fold.ts';
+import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import { rankingsProjection } from '../../projections/rankings.ts';
 import { trendingProjection } from '../../projections/trending.ts';
 import { readRankingHistory } from '../../services/ranking/history.ts';
@@ -197,8 +199,10 @@ describe('rankDay on the LMDB adapters', () => {
   });
 
   it('reads its inputs read model through its alias and defaults the date to the clock', async () => {
-    await foldRankingInputs(readStore, [links('mv00000004')], 'ranking_inputs_v2');
-    await readStore.setAlias('ranking_inputs', 'ranking_inputs_v2');
+    // A rebuild's collection, as `marquee replay` names it.
+    const rebuilt = `${defaultCollectionName(rankingInputsProjection)}_rtest`;
+    await foldRankingInputs(readStore, [links('mv00000004')], rebuilt);
+    await readStore.setAlias('ranking_inputs', rebuilt);
     const result = await rankDay({ countries: ['US'], readStore, eventStore, clock });
     assert.deepEqual(result, [{ country: 'US', date: '2026-03-02', status: 'appended', ranked: 1, positionChanges: 1 }]);
   });

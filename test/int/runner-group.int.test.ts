@@ -158,18 +158,18 @@ describe('projection runner of a process (group) on LMDB', () => {
     group.start();
     await append('a', 1);
     await waitFor('tally_v1 folded', async () => (await readStore.getCheckpoint('tally_v1')) === 1);
-    await readStore.setAlias('tally', 'tally_rebuilt');
+    await readStore.setAlias('tally', 'tally_v1_rebuilt');
     // Followed at the next refresh (50 ms here, 2 s by default): events after it go to the new one.
     await new Promise((r) => setTimeout(r, 200));
     await append('a', 2);
-    await waitFor('the switched collection fed', async () => (await readStore.getCheckpoint('tally_rebuilt')) === 2);
+    await waitFor('the switched collection fed', async () => (await readStore.getCheckpoint('tally_v1_rebuilt')) === 2);
     assert.equal(await readStore.getCheckpoint('tally_v1'), 1, 'the old collection is left alone');
     allowed = false;
     await append('a', 3);
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(await readStore.getCheckpoint('tally_rebuilt'), 2, 'fenced: nothing written');
+    assert.equal(await readStore.getCheckpoint('tally_v1_rebuilt'), 2, 'fenced: nothing written');
     allowed = true;
-    await waitFor('written once allowed', async () => (await readStore.getCheckpoint('tally_rebuilt')) === 3, 15_000);
+    await waitFor('written once allowed', async () => (await readStore.getCheckpoint('tally_v1_rebuilt')) === 3, 15_000);
   });
 
   it('ends a catch-up with its guard\'s error, writing nothing, once the guard refuses', async () => {
