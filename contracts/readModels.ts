@@ -81,14 +81,16 @@ export interface RankingOffersBlock {
 export interface RankingInputTitle {
   mediaId: string;
   kind: ContentType;
-  /** One per offer of the `links` document, in key order. */
-  offers: RankingInputOffer[];
+  /**
+   * One per offer of the `links` document, in key order: of the offer what the formula reads and
+   * its identity (`offerKeyString`), packed in one string (packRankingOffer in
+   * projections/rankingInputs.ts says the format and why).
+   */
+  offers: string[];
 }
 
-/** Of an offer, what the formula reads, and its identity (`offerKeyString`) to change or remove it. */
-export interface RankingInputOffer extends Pick<Offer, 'providerId' | 'priceTypes' | 'availableFrom' | 'availableTo'> {
-  key: string;
-}
+/** Of an offer, what the formula reads. */
+export type RankingInputOffer = Pick<Offer, 'providerId' | 'priceTypes' | 'availableFrom' | 'availableTo'>;
 
 export interface RankingFactsBlock {
   /** The facts of each title of the block that has a `media` document, by media id ascending. */

@@ -13,7 +13,8 @@
  * the catalog; key order is id order):
  * - `o:${country}:${block}`: per title of the block with an offer in the country, its kind and
  *   of each offer the formula's fields and its key (`offerKeyString`), which an OfferChanged or
- *   OfferRemoved names. A title and its offers are there exactly when `links` has its document.
+ *   OfferRemoved names, packed in one string (packRankingOffer). A title and its offers are there
+ *   exactly when `links` has its document.
  * - `f:${block}`: per title of the block that has a `media` document, the formula's facts.
  *   Facts are per title, not per country: the job reads a block once per run for every country.
  *
@@ -28,7 +29,7 @@
  * cost about 4.0 s (19,442 writes against 60,624 for `links`) and leave the job 8,145 offer
  * blocks (at most 18 titles, 6.4 on average) and 165 facts blocks instead of 55,811 documents.
  */
-import { offerKeyString, type MediaDetails, type Offer } from '../contracts/domain.ts';
+import { offerKeyString, type MediaDetails, type Offer, type PriceType } from '../contracts/domain.ts';
 import type { AvailabilityEvent, RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
 import { defineProjection } from '../contracts/projection.ts';
@@ -75,7 +76,7 @@ function rankingFactsOf(details: MediaDetails): RankingFacts {
 
 export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
   name: 'ranking_inputs',
-  version: 1,
+  version: 2,
   canHandle: [...OFFER_EVENT_TYPES, 'MediaRegistered', 'MediaDetailsChanged'],
   documentId(event: RecordedEvent): string | null {
     if (isOfferEvent(event)) return rankingOffersPrefix(event.data.country) + rankingBlockOf(event.data.mediaId);
@@ -115,7 +116,7 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
         const title = titles[at.index];
         if (!at.found || title === undefined) continue;
         changed = true;
-        const offers = title.offers.filter((o) => o.key !== key);
+        const offers = title.offers.filter((o) => rankingOfferKey(o) !== key);
         if (offers.length > 0) {
           const copy = { ...title, offers };
           own.add(copy);
@@ -131,8 +132,8 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
         own.add(title);
       }
       titles.splice(at.index, at.found ? 1 : 0, title);
-      const entry = offerEntry(key, event.data.offer);
-      const slot = offerSlot(title.offers, entry.key);
+      const entry = packRankingOffer(key, event.data.offer);
+      const slot = offerSlot(title.offers, key);
       title.offers.splice(slot.index, slot.found ? 1 : 0, entry);
     }
     if (!changed) return doc;
@@ -140,8 +141,50 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
   },
 });
 
-function offerEntry(key: string, offer: Offer): RankingInputOffer {
-  return { key, providerId: offer.providerId, priceTypes: offer.priceTypes, availableFrom: offer.availableFrom, availableTo: offer.availableTo };
+/**
+ * An offer as a block stores it: `availableFrom TAB availableTo TAB priceTypes TAB n TAB key`,
+ * dates empty when null, price types joined by commas (`-` for null), `n` the length of the
+ * provider id, which the key starts with (`offerKeyString`). None of the first four can hold a
+ * tab (dates are checked at ingest, price types are enum symbols), so the key, last, may hold
+ * anything.
+ *
+ * Why one string and not an object of five fields: FerretDB 1.24 converts every value of a
+ * document between BSON and JSON in Go, and its cost follows the number of values far more than
+ * their bytes. The job reads every block of every country each day: on the sample (8,310
+ * blocks, 208,529 offers) one such read cost FerretDB 9.5-10.3 s of CPU with offers as objects,
+ * 9.1-9.5 s with keys cut to 11 characters (a third of the bytes gone), and 3.6 s with offers
+ * as strings; writing the blocks 3.1 s against 1.0 s. `ranking_inputs` is the job's input and no
+ * API answer's, so its offers need no fields of their own to query.
+ */
+export function packRankingOffer(key: string, offer: RankingInputOffer): string {
+  const priceTypes = offer.priceTypes === null ? '-' : offer.priceTypes.join(',');
+  return `${offer.availableFrom ?? ''}\t${offer.availableTo ?? ''}\t${priceTypes}\t${offer.providerId.length}\t${key}`;
+}
+
+/** The key (`offerKeyString`) of a packed offer. */
+export function rankingOfferKey(packed: string): string {
+  return packed.slice(tabAfter(packed, tabAfter(packed, tabAfter(packed, packed.indexOf('\t')))) + 1);
+}
+
+/** What the formula reads of a packed offer. */
+export function unpackRankingOffer(packed: string): RankingInputOffer {
+  const t1 = packed.indexOf('\t');
+  const t2 = tabAfter(packed, t1);
+  const t3 = tabAfter(packed, t2);
+  const t4 = tabAfter(packed, t3);
+  const from = packed.slice(0, t1);
+  const to = packed.slice(t1 + 1, t2);
+  const priceTypes = packed.slice(t2 + 1, t3);
+  return {
+    providerId: packed.slice(t4 + 1, t4 + 1 + Number(packed.slice(t3 + 1, t4))),
+    priceTypes: priceTypes === '-' ? null : priceTypes === '' ? [] : (priceTypes.split(',') as PriceType[]),
+    availableFrom: from === '' ? null : from,
+    availableTo: to === '' ? null : to,
+  };
+}
+
+function tabAfter(packed: string, at: number): number {
+  return packed.indexOf('\t', at + 1);
 }
 
 /** As `links` does: the offer replaces the one with its key; an id that names no kind is ignored. */
@@ -150,16 +193,17 @@ function withOffer(doc: RankingOffersBlock | null, mediaId: string, offer: Offer
   const at = indexOf(titles, mediaId);
   const title: RankingInputTitle | null = at.found ? (titles[at.index] as RankingInputTitle) : emptyTitle(mediaId);
   if (title === null) return doc;
-  const entry = offerEntry(offerKeyString(offer), offer);
-  const offers = placed(title.offers, offerSlot(title.offers, entry.key), entry);
+  const key = offerKeyString(offer);
+  const offers = placed(title.offers, offerSlot(title.offers, key), packRankingOffer(key, offer));
   return { titles: placed(titles, at, { ...title, offers }) };
 }
 
 /** Offers stay in key order (code units): where the offer of `key` is, or goes. */
-function offerSlot(offers: readonly RankingInputOffer[], key: string): { index: number; found: boolean } {
+function offerSlot(offers: readonly string[], key: string): { index: number; found: boolean } {
   let i = 0;
-  while (i < offers.length && (offers[i] as RankingInputOffer).key < key) i += 1;
-  return { index: i, found: offers[i]?.key === key };
+  let at = '';
+  while (i < offers.length && (at = rankingOfferKey(offers[i] as string)) < key) i += 1;
+  return { index: i, found: i < offers.length && at === key };
 }
 
 /** As `links` does: a title without offers leaves the block, and an empty block is deleted. */
@@ -168,7 +212,7 @@ function withoutOffer(doc: RankingOffersBlock | null, mediaId: string, key: stri
   const at = indexOf(doc.titles, mediaId);
   const title = doc.titles[at.index];
   if (!at.found || title === undefined) return doc;
-  const offers = title.offers.filter((o) => o.key !== key);
+  const offers = title.offers.filter((o) => rankingOfferKey(o) !== key);
   if (offers.length > 0) return { titles: placed(doc.titles, at, { ...title, offers }) };
   const titles = doc.titles.filter((_, i) => i !== at.index);
   return titles.length > 0 ? { titles } : null;

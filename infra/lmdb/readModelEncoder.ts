@@ -23,11 +23,10 @@ const INTERVAL = ['offer', 'from', 'fromPosition', 'to', 'toPosition'] as const;
 // In the order the changes projection builds it.
 const CHANGE = ['position', 'at', 'country', 'mediaId', 'kind', 'offer', 'type', 'after', 'changed'] as const;
 // A `ranking_inputs` offers block (projections/rankingInputs.ts), rewritten whole whenever one
-// of its titles' offers changes.
+// of its titles' offers changes; its offers are strings (packRankingOffer).
 const RANKING_BLOCK = ['titles'] as const;
 const RANKING_TITLE = ['mediaId', 'kind', 'offers'] as const;
-const RANKING_OFFER = ['key', 'providerId', 'priceTypes', 'availableFrom', 'availableTo'] as const;
-const SHAPES = { VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE, RANKING_BLOCK, RANKING_TITLE, RANKING_OFFER };
+const SHAPES = { VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE, RANKING_BLOCK, RANKING_TITLE };
 
 export interface ReadModelEncoder {
   /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
@@ -103,17 +102,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
       w.open(title, 'RANKING_TITLE');
       w.strOrNull(title['mediaId']);
       w.strOrNull(title['kind']);
-      const offers = title['offers'];
-      w.array(offers);
-      for (let j = 0; j < offers.length; j += 1) {
-        const o = offers[j];
-        w.open(o, 'RANKING_OFFER');
-        w.strOrNull(o['key']);
-        w.strOrNull(o['providerId']);
-        w.strings(o['priceTypes']);
-        w.strOrNull(o['availableFrom']);
-        w.strOrNull(o['availableTo']);
-      }
+      w.strings(title['offers']);
     }
   }
 

@@ -21,7 +21,7 @@ import type { Clock, EventStore, ExpectedRevision, ReadStore } from '../../contr
 import type { Projection } from '../../contracts/projection.ts';
 import type { ProvidersDoc, RankingFacts, RankingFactsBlock, RankingOffersBlock } from '../../contracts/readModels.ts';
 import { providersProjection } from '../../projections/providers.ts';
-import { rankingFactsKey, rankingInputsProjection, rankingOffersPrefix } from '../../projections/rankingInputs.ts';
+import { rankingFactsKey, rankingInputsProjection, rankingOffersPrefix, unpackRankingOffer } from '../../projections/rankingInputs.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { dayEvents, MAX_APPEND_BYTES, packAppends, PART_ENTRIES } from './chartEvents.ts';
 import { diffCharts } from './diff.ts';
@@ -257,7 +257,10 @@ async function computeEntries(job: CountryJob): Promise<RankingEntry[]> {
     }
     page.forEach((d, i) => {
       const facts = job.facts.get(blocks[i] as string);
-      for (const title of d.doc.titles) candidates.push(candidateOf(title.mediaId, title, facts?.get(title.mediaId) ?? null));
+      for (const title of d.doc.titles) {
+        const offers = title.offers.map(unpackRankingOffer);
+        candidates.push(candidateOf(title.mediaId, { kind: title.kind, offers }, facts?.get(title.mediaId) ?? null));
+      }
     });
     const lastKey = page.at(-1)?.key;
     if (page.length < pageSize || lastKey === undefined) break;

@@ -17,6 +17,8 @@ import type { RankingComputed, RecordedEvent } from '../../contracts/events.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
+import { defaultCollectionName } from '../../projections/collections.ts';
+import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import { rankDay } from '../../services/ranking/job.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
 import { dropDatabaseAfterAll } from '../ports/support.ts';
@@ -31,7 +33,7 @@ import { details, offer, provider } from '../unit/projectionEvents.ts';
 const TITLES = 12_000;
 /** Blocks of inputs per page: 480 blocks of 25 titles, so 40 pages and the empty one after. */
 const PAGE = 12;
-const INPUTS = 'ranking_inputs_v1';
+const INPUTS = defaultCollectionName(rankingInputsProjection);
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
 const idOf = (i: number) => `mv${String(i).padStart(8, '0')}`;
 

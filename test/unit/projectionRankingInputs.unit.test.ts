@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import type { RankingFactsBlock, RankingInputsDoc, RankingOffersBlock } from '../../contracts/readModels.ts';
 import { foldStream } from '../../projections/fold.ts';
-import { rankingBlockOf, rankingInputsProjection } from '../../projections/rankingInputs.ts';
+import { packRankingOffer, rankingBlockOf, rankingInputsProjection, rankingOfferKey, unpackRankingOffer } from '../../projections/rankingInputs.ts';
+import { offerKeyString } from '../../contracts/domain.ts';
 import { details, offer, recorded } from './projectionEvents.ts';
 
 const added = (mediaId: string, o = offer()) => recorded('OfferAdded', { mediaId, country: 'US', offer: o });
@@ -46,13 +47,40 @@ describe('ranking_inputs projection', () => {
     assert.deepEqual(block.titles, [{
       mediaId: 'mv00000001',
       kind: 'movie',
-      offers: [
-        { key: 'netflix||||https://example.com/watch/1', providerId: 'netflix', priceTypes: ['flatrate'], availableFrom: null, availableTo: null },
-        { key: 'store||||https://s/1', providerId: 'store', priceTypes: ['buy'], availableFrom: null, availableTo: '2026-12-31' },
-      ],
+      offers: ['\t\tflatrate\t7\tnetflix||||https://example.com/watch/1', '\t2026-12-31\tbuy\t5\tstore||||https://s/1'],
     }]);
+    assert.deepEqual(block.titles[0]?.offers.map(unpackRankingOffer), [
+      { providerId: 'netflix', priceTypes: ['flatrate'], availableFrom: null, availableTo: null },
+      { providerId: 'store', priceTypes: ['buy'], availableFrom: null, availableTo: '2026-12-31' },
+    ]);
     const gone = fold([added('mv00000001'), removed('mv00000001')]);
     assert.equal(gone.size, 0);
+  });
+
+  it('packs an offer in one string that gives back its key and the formula fields, whatever the provider id and URL hold', () => {
+    const offers = [
+      offer(),
+      offer({ providerId: 'tab\tand|pipe', webUrl: 'https://x/\t|\t\t', priceTypes: ['rent', 'buy'], availableFrom: '2026-01-01', availableTo: '2026-02-01' }),
+      offer({ providerId: 'p', priceTypes: null }),
+      offer({ providerId: 'p', priceTypes: [] }),
+      offer({ providerId: 'é🎬', webUrl: '' }),
+    ];
+    for (const o of offers) {
+      const key = offerKeyString(o);
+      const packed = packRankingOffer(key, o);
+      assert.equal(rankingOfferKey(packed), key);
+      assert.deepEqual(unpackRankingOffer(packed), { providerId: o.providerId, priceTypes: o.priceTypes, availableFrom: o.availableFrom, availableTo: o.availableTo });
+    }
+  });
+
+  it('keeps the offers of a title in key order, each replaced or removed by its key', () => {
+    const a = offer({ providerId: 'a', webUrl: 'https://a' });
+    const b = offer({ providerId: 'b\tx', webUrl: 'https://b' });
+    const c = offer({ providerId: 'c', webUrl: 'https://c' });
+    const docs = fold([added('mv00000001', c), added('mv00000001', a), added('mv00000001', b), added('mv00000001', { ...a, priceTypes: ['free'] }), removed('mv00000001', c)]);
+    const offers = (docs.get('o:US:mv0000000') as RankingOffersBlock).titles[0]?.offers ?? [];
+    assert.deepEqual(offers.map(rankingOfferKey), [offerKeyString(a), offerKeyString(b)]);
+    assert.deepEqual(unpackRankingOffer(offers[0] as string).priceTypes, ['free']);
   });
 
   it('keeps the facts of registered titles; a details change of an unregistered title is ignored', () => {

@@ -80,6 +80,7 @@ describe('readModelEncoder', () => {
       Object.assign(Object.create({ extra: 1 }) as object, { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
+      { titles: [{ mediaId: 'mv1', kind: 'movie', offers: ['\t\trent\t1\tp||||u', 7] }] },
       { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
       // Other documents: always msgpackr's.
       { country: 'IT', providers: [{ id: 'netflix', name: 'Netflix' }] },
