@@ -138,6 +138,34 @@ describe('lmdbReadStore', () => {
     }
   });
 
+  it('guards a write with the copy or tombstone an earlier write of the same batch made, in a collection that had none', async () => {
+    // ~3.6 KB encoded, over LARGE_DOCUMENT.
+    const big = (v: number): { v: number; items?: string[] } => ({ v, items: Array.from({ length: 400 }, (_, i) => `item-${i}`) });
+    const store = lmdbReadStore({ dataDir });
+    try {
+      // Another collection's copies and tombstones are not this one's.
+      await store.writeBatch('other', [{ key: 'k', doc: big(1), position: 1 }, { key: 'k', doc: big(2), position: 2 }, { key: 'g', doc: null, position: 3 }]);
+      // `k`: written large, then found large (its copy kept), then deleted (the copy must go with
+      // it); `n`: deleted, then written older. All in one batch of a collection with neither.
+      assert.deepEqual(
+        await store.writeBatch('c', [
+          { key: 'k', doc: big(1), position: 10 },
+          { key: 'k', doc: big(2), position: 20 },
+          { key: 'k', doc: null, position: 30 },
+          { key: 'n', doc: null, position: 30 },
+          { key: 'n', doc: { v: 0 }, position: 25 },
+        ]),
+        { written: 4, skipped: 1 },
+      );
+      // A copy left behind would say 20 and let this older write bring `k` back.
+      assert.deepEqual(await store.writeBatch('c', [{ key: 'k', doc: big(0), position: 25 }, { key: 'n', doc: { v: 0 }, position: 31 }]), { written: 1, skipped: 1 });
+      assert.equal(await store.get('c', 'k'), null);
+      assert.deepEqual(await store.get('c', 'n'), { key: 'n', doc: { v: 0 }, position: 31 });
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps the position of a large document apart from its second write on, and guards with or without that copy', async () => {
     // ~3.6 KB encoded, over LARGE_DOCUMENT; { v } is a few bytes.
     const big = (v: number): { v: number; items?: string[] } => ({ v, items: Array.from({ length: 400 }, (_, i) => `item-${i}`) });
