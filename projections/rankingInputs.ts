@@ -144,7 +144,8 @@ export const rankingInputsProjection = defineProjection<RankingInputsDoc>({
 /**
  * An offer as a block stores it: `availableFrom TAB availableTo TAB priceTypes TAB n TAB key`,
  * dates empty when null, price types joined by commas (`-` for null), `n` the length of the
- * provider id, which the key starts with (`offerKeyString`). None of the first four can hold a
+ * provider id in UTF-16 code units (JavaScript's `length`), which the key starts with
+ * (`offerKeyString`). None of the first four can hold a
  * tab (dates are checked at ingest, price types are enum symbols), so the key, last, may hold
  * anything.
  *
