@@ -72,7 +72,7 @@ describe('link tokens', function () {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return seed >>> 24;
     };
-    for (const n of [41, 53, 64, 97, 128, 200, 333, 512]) {
+    for (const n of [41, 53, 64, 97, 128, 200, 333, 512, 1 + 16 + MAX_WEB_URL_BYTES]) {
       for (const bytes of [new Uint8Array(n).fill(0xff), Uint8Array.from({ length: n }, next), Uint8Array.from({ length: n }, (_, i) => (i === 0 ? 0 : next()))]) {
         assert.equal(base58(bytes), bs58.encode(bytes), `${n} bytes from ${bytes[0]}`);
       }
