@@ -111,6 +111,9 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
 
   let topicReady: Promise<void> | null = null;
   let tailReady: Promise<Consumer> | null = null;
+  /** The tail consumer once running, and the offset it reads from next as far as this process knows. */
+  let tailing: Consumer | null = null;
+  let tailNext = 0;
   /** This process's writer while it holds the partition; null once it lost it (or never had it). */
   let writer: Promise<Producer> | null = null;
   const queue: Job[] = [];
@@ -184,7 +187,9 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
         });
         // Batches of only markers or aborted records reach no handler; this event still moves us on.
         consumer.on(consumer.events.END_BATCH_PROCESS, (e) => {
-          if (e.payload.topic === topic) index.advance(Number(e.payload.lastOffset));
+          if (e.payload.topic !== topic) return;
+          index.advance(Number(e.payload.lastOffset));
+          tailNext = Math.max(tailNext, Number(e.payload.lastOffset) + 1);
         });
         try {
           await consumer.connect();
@@ -206,6 +211,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
           await consumer.disconnect().catch(() => {});
           throw kafkaError(err, 'starting the event log reader');
         }
+        tailing = consumer;
         return consumer;
       })();
       tailReady.catch(() => {
@@ -213,6 +219,20 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       });
     }
     return tailReady;
+  }
+
+  /**
+   * Moves the tail consumer past what the index holds already: the records this writer applied
+   * itself when its commit returned. It fetched and decoded every event the process appends a
+   * second time only to skip it (170 MB of records for the sample's first day, each a few
+   * objects and buffers for kafkajs to make and the collector to reclaim). Nothing of another
+   * writer is skipped: the index holds every record below `nextOffset`, and the consumer goes on
+   * from there. A fetch already under way for the partition is dropped by kafkajs on a seek.
+   */
+  function skipApplied(): void {
+    if (tailing === null || index.nextOffset <= tailNext) return;
+    tailNext = index.nextOffset;
+    tailing.seek({ topic, partition: 0, offset: String(tailNext) });
   }
 
   /**
@@ -394,6 +414,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       // the whole transaction back, which serialised ingest's batches.
       const marker = (offsets[offsets.length - 1] as number) + 1;
       index.advance(marker);
+      skipApplied();
       await markerWritten(marker);
     }
     const results = slots.map((slot) =>
@@ -513,6 +534,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       index.fail(new AppError('closed', 'the Kafka event store is closed'));
       const [a, t, w] = [adminClient.take(), tailReady, writer];
       tailReady = null;
+      tailing = null;
       writer = null;
       await Promise.all([
         t?.then((c) => c.disconnect()).catch(() => {}),

@@ -137,6 +137,46 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     }
   });
 
+  it('does not fetch its own appends back into the writing process, and still reads what another writer appends after them', async function () {
+    this.timeout(60_000);
+    const prefix = `${topicPrefix}skip-`;
+    // Counts the records each reader group of this log gets from kafkajs, by group.
+    const delivered = new Map<string, number>();
+    const consumer = Kafka.prototype.consumer;
+    Kafka.prototype.consumer = function (this: Kafka, config) {
+      const made = consumer.call(this, config);
+      if (config?.groupId.startsWith(`${prefix}events-reader-`)) {
+        delivered.set(config.groupId, 0);
+        made.on(made.events.START_BATCH_PROCESS, (e) => delivered.set(config.groupId, (delivered.get(config.groupId) ?? 0) + e.payload.batchSize));
+      }
+      return made;
+    };
+    const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
+    let other: KafkaEventStore | undefined;
+    try {
+      await writer.headPosition();
+      const [writersReader] = [...delivered.keys()];
+      assert.ok(writersReader);
+      const stream = uniqueName('own');
+      // About 10 MB, ten fetches of its reader if it read them back.
+      const events = Array.from({ length: 50_000 }, (_, i) => genreEvent(i));
+      await writer.append(stream, events, 'no_stream');
+      // Another process takes the log over and appends after them: the first one's reader
+      // must reach that record to answer.
+      other = kafkaEventStore({ brokers, topicPrefix: prefix });
+      const later = uniqueName('later');
+      await other.append(later, [genreEvent(1)], 'no_stream');
+      assert.equal(await writer.streamRevision(later), 0);
+      assert.equal(await writer.streamRevision(stream), 49_999);
+      // At most the one fetch under way when the commit returned.
+      assert.ok((delivered.get(writersReader) ?? 0) < 10_000, `the writer's reader got ${delivered.get(writersReader)} records`);
+    } finally {
+      Kafka.prototype.consumer = consumer;
+      await writer.deleteTopic().catch(() => {});
+      await Promise.all([writer.close(), other?.close()]);
+    }
+  });
+
   it('lets a reader of its own (as another process has) see an append as soon as the append returns', async function () {
     this.timeout(60_000);
     // The coordinator answers a commit before it writes the commit markers, and a reader waits
