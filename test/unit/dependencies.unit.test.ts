@@ -99,6 +99,40 @@ describe('dependency breakers', () => {
     }
   });
 
+  it('keeps a dependency up through one check answered late, and marks it down when the next tick finds a check still unanswered', async () => {
+    let delayMs = 0;
+    let checks = 0;
+    const health = new Health();
+    const watched = watchDependencies(
+      health,
+      [{ name: 'kafka', critical: true, check: async () => { checks += 1; if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs)); return 'ok'; } }],
+      silentLogger,
+      { checkTimeoutMs: 50, checkEveryMs: 20 },
+    );
+    try {
+      await waitFor('the first check', () => health.get('kafka')?.state === 'running', 2000);
+      const states = new Set<string>();
+      const watch = setInterval(() => states.add(health.get('kafka')?.state ?? 'none'), 1);
+      // Answers after 60 ms: past the 50 ms timeout, but before the next tick gives up on it.
+      delayMs = 60;
+      const before = checks;
+      await waitFor('two slow checks', () => checks - before >= 2, 2000);
+      delayMs = 0;
+      await new Promise((r) => setTimeout(r, 150));
+      clearInterval(watch);
+      assert.deepEqual([...states], ['running'], 'a late answer is not an outage');
+      assert.equal(watched.get('kafka')?.available, true);
+
+      // Hanging: down once a check has missed twice (two timeouts and a tick), not before.
+      delayMs = 10_000;
+      const hung = performance.now();
+      await waitFor('down', () => health.get('kafka')?.state === 'down', 2000);
+      assert.ok(performance.now() - hung >= 90, `down after ${performance.now() - hung} ms`);
+    } finally {
+      await watched.stop();
+    }
+  });
+
   it('registers a non-critical dependency that is reported but keeps the process ready', async () => {
     const health = new Health();
     const watched = watchDependencies(
