@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
-import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS, type Clock, type SearchIndex } from '../../contracts/ports.ts';
+import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS, type Clock, type SearchIndex, type SearchQuery } from '../../contracts/ports.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { tokenize } from '../../infra/search/normalize.ts';
 import { createApiKey } from '../../services/api/keys.ts';
@@ -35,11 +35,19 @@ interface Reply {
 /** One search as the engine ran it: the in-process index answers synchronously, so this is the time it held the loop. */
 interface SearchTiming {
   q: string;
+  query: SearchQuery;
   wallMs: number;
   cpuMs: number;
 }
 
-/** `index` with every search timed: wall time and this process's CPU time (steadier on a busy machine). */
+/** The wall time of `index.search(query)`: the in-process index does its work before it returns. */
+function timeSearch(index: SearchIndex, query: SearchQuery): number {
+  const started = performance.now();
+  void index.search(query);
+  return performance.now() - started;
+}
+
+/** `index` with every search timed: wall time, and this process's CPU time for the log. */
 function timedIndex(index: SearchIndex, timings: SearchTiming[]): SearchIndex {
   return {
     upsert: (docs) => index.upsert(docs),
@@ -52,7 +60,7 @@ function timedIndex(index: SearchIndex, timings: SearchTiming[]): SearchIndex {
       const started = performance.now();
       const result = index.search(query);
       const used = process.cpuUsage(cpu);
-      timings.push({ q: query.q, wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 });
+      timings.push({ q: query.q, query, wallMs: performance.now() - started, cpuMs: (used.user + used.system) / 1000 });
       return result;
     },
   };
@@ -97,7 +105,9 @@ describe('hostile requests to the API', function () {
 
   before(async () => {
     stores = openFixtureStores('marquee-hostile-api-', clock);
-    search = inProcessSearchIndex();
+    // No kept answers or word hits: every search, a repeat included, does a cold query's whole
+    // work, so the bound below is measured on the worst case and not on a cache.
+    search = inProcessSearchIndex({ resultCacheSize: 0, wordHitsKept: 0 });
     // A search index of the sample's size; the fixture's own titles (upserted after) replace the few equal ids.
     await search.upsert([...movieDocuments(), ...showDocuments()]);
     linkTokens = await testLinkTokens();
@@ -177,26 +187,33 @@ describe('hostile requests to the API', function () {
         fill(Array.from({ length: SEARCH_QUERY_MAX_WORDS }, () => 'the')),
         Array.from({ length: 100 }, (_, i) => letters[i % 26]).join('-'),
       ];
-      const measured: SearchTiming[] = [];
+      const measured: Array<SearchTiming & { bestMs: number }> = [];
       for (const q of worst) {
         assert.ok(q.length <= SEARCH_QUERY_MAX_CHARS && q.split(' ').length <= SEARCH_QUERY_MAX_WORDS, q);
         const reply = await responsive(() => get(`/v1/search?country=US&limit=100&q=${encodeURIComponent(q)}`));
         assert.equal(reply.status, 200, q);
         const timing = timings.at(-1) as SearchTiming;
         assert.equal(timing.q, q);
-        measured.push(timing);
+        // The best of three runs of the very query the API asked, each a cold one (no cache, see
+        // before()): another process taking the core, or a major collection of the whole suite's
+        // heap, can land inside any one run and is not this search's work; work over the bound
+        // shows in all three. (Process CPU time was tried: it counts every thread of the process,
+        // V8's collectors and other suites' workers included, and read 98.8 ms for an 8 ms search
+        // in CI; a thread's own CPU time is split by scheduler ticks, too coarse for milliseconds.)
+        const bestMs = Math.min(timing.wallMs, timeSearch(search, timing.query), timeSearch(search, timing.query));
+        measured.push({ ...timing, bestMs });
       }
-      const slowest = measured.reduce((a, b) => (b.cpuMs > a.cpuMs ? b : a));
+      const slowest = measured.reduce((a, b) => (b.bestMs > a.bestMs ? b : a));
       console.log(JSON.stringify({
         hostileSearch: {
           titles: await search.count(),
-          maxCpuMs: Number(slowest.cpuMs.toFixed(1)),
-          maxWallMs: Number(Math.max(...measured.map((m) => m.wallMs)).toFixed(1)),
+          maxBestOf3Ms: Number(slowest.bestMs.toFixed(1)),
+          maxFirstWallMs: Number(Math.max(...measured.map((m) => m.wallMs)).toFixed(1)),
+          maxFirstCpuMs: Number(Math.max(...measured.map((m) => m.cpuMs)).toFixed(1)),
           slowest: slowest.q.slice(0, 40),
         },
       }));
-      // CPU time, not wall time: on a shared machine the wall clock also counts other processes.
-      for (const m of measured) assert.ok(m.cpuMs < SEARCH_BOUND_MS, `${m.cpuMs.toFixed(1)} ms of CPU for "${m.q}"`);
+      for (const m of measured) assert.ok(m.bestMs < SEARCH_BOUND_MS, `${m.bestMs.toFixed(1)} ms (best of 3) for "${m.q}"`);
     });
   });
 
