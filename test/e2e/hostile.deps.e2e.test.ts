@@ -22,7 +22,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { waitFor } from '../ports/support.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
-import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
+import { bin, embeddedEnv, freePort, marquee, root, servingPid, stop } from './process.ts';
 
 /** The issue's bound on any answer while a dependency is down. */
 const ANSWER_WITHIN_MS = 2000;
@@ -58,6 +58,8 @@ function assertOutageAnswer(what: string, reply: Reply, allowed: number[]): void
 interface Marquee {
   base: string;
   key: string;
+  /** The serving process (for the probes' wait accounting), known once ready. */
+  pid?: number;
   log(): string;
   stop(): Promise<number | null>;
 }
@@ -92,6 +94,7 @@ async function startMarquee(env: NodeJS.ProcessEnv): Promise<Marquee> {
     const created = await marquee(['keys', 'create', '--name', 'deps'], fullEnv);
     assert.equal(created.code, 0, created.stderr);
     running.key = created.stdout.trim().split('\n').at(-1) ?? '';
+    running.pid = servingPid(child);
     assert.match(running.key, /^mk_live_[0-9a-f]{32}$/);
     return running;
   } catch (err) {
@@ -235,7 +238,7 @@ describe('hostile: dependencies down (e2e)', function () {
           assert.match(metrics, /marquee_component_state\{component="redis",state="down"\} 1/);
           return replies.map((r) => r.status);
         })();
-        const probed = await probeHealthzDuring(app.base, outage);
+        const probed = await probeHealthzDuring(app.base, outage, { serverPid: app.pid });
         assertResponsive(probed);
         const statuses = probed.outcome;
         assert.ok(statuses[0] === 200, 'the first request with Redis down is counted in memory and served');
@@ -302,7 +305,7 @@ describe('hostile: dependencies down (e2e)', function () {
           assert.match(ready.body.error ?? '', /opensearch is down/);
           return searches;
         });
-        const probed = await probeHealthzDuring(app.base, outage);
+        const probed = await probeHealthzDuring(app.base, outage, { serverPid: app.pid });
         assertResponsive(probed);
         // Once the breaker knows, searches fail at once instead of each waiting for a timeout.
         const later = probed.outcome.slice(1);
@@ -372,7 +375,7 @@ describe('hostile: dependencies down (e2e)', function () {
           assert.match(ready.body.error ?? '', /mongodb is down/);
           return replies;
         })();
-        const probed = await probeHealthzDuring(app.base, outage);
+        const probed = await probeHealthzDuring(app.base, outage, { serverPid: app.pid });
         assertResponsive(probed);
         assert.ok(probed.outcome.length > 5);
         assert.doesNotMatch(app.log(), /"level":50.*request failed/, 'no request failed with a 500');
@@ -430,7 +433,7 @@ describe('hostile: dependencies down (e2e)', function () {
           });
           report('/v1/providers with Kafka frozen', replies);
         });
-        assertResponsive(await probeHealthzDuring(app.base, outage));
+        assertResponsive(await probeHealthzDuring(app.base, outage, { serverPid: app.pid }));
 
         const resumed = Date.now();
         await waitForComponent(app.base, 'kafka', 'running', 30_000);
@@ -480,7 +483,7 @@ describe('hostile: dependencies down (e2e)', function () {
           assert.equal(ready.status, 200);
           return files;
         });
-        assertResponsive(await probeHealthzDuring(app.base, outage));
+        assertResponsive(await probeHealthzDuring(app.base, outage, { serverPid: app.pid }));
 
         const resumed = Date.now();
         await waitForComponent(app.base, 's3', 'running', 30_000);

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinkTokens, DEVELOPMENT_LINK_KEY_HEX } from '../../services/links/linkTokens.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
-import { embeddedEnv, freePort, marquee, scratchDirs, spawnMarquee, stop } from './process.ts';
+import { embeddedEnv, freePort, marquee, scratchDirs, servingPid, spawnMarquee, stop } from './process.ts';
 
 const KEY_HEX = '5a'.repeat(32);
 const EVIL = 'https://evil.example/phish';
@@ -71,7 +71,7 @@ describe('hostile: development secrets outside --sample (e2e)', function () {
 
       // Forged: the repository's key, same version byte as the configured one.
       const forged = createLinkTokens({ keys: [{ version: 1, key: hexBytes(DEVELOPMENT_LINK_KEY_HEX) }] }).encode(EVIL);
-      const attack = await probeHealthzDuring(url, fetch(`${url}/go/${forged}`, { redirect: 'manual' }));
+      const attack = await probeHealthzDuring(url, fetch(`${url}/go/${forged}`, { redirect: 'manual' }), { serverPid: servingPid(server) });
       assertResponsive(attack);
       assert.equal(attack.outcome.status, 404);
       assert.equal(attack.outcome.headers.get('location'), null);

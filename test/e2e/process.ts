@@ -1,6 +1,6 @@
 /** Helpers of the tests that run the `marquee` command as a process. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -83,4 +83,19 @@ export function spawnMarquee(args: string[], env: NodeJS.ProcessEnv): { child: C
   child.stdout?.on('data', (d) => (log += d));
   child.stderr?.on('data', (d) => (log += d));
   return { child, log: () => log };
+}
+
+/**
+ * The pid of the process that serves for a child running bin/marquee.js: the bin restarts itself
+ * once with V8's flags (see there), so the server is the child's only child when it has one.
+ */
+export function servingPid(child: ChildProcess): number | undefined {
+  const pid = child.pid;
+  if (pid === undefined) return undefined;
+  try {
+    const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+    return children.length === 1 ? Number(children[0]) : pid;
+  } catch {
+    return pid;
+  }
 }
