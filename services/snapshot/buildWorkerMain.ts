@@ -9,7 +9,9 @@ import type { ReleaseFile, ReleaseWriter } from '../../contracts/ports.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { createLinkTokens } from '../links/linkTokens.ts';
 import {
+  packCounts,
   receivedError,
+  unpackCounts,
   sendError,
   type BuildTask,
   type BuildWorkerData,
@@ -97,8 +99,10 @@ async function run(task: BuildTask): Promise<TaskResult> {
     case 'country':
       await writeCountry({ ...metadata, country: task.country, version: data.version, now, linkTokens, finished });
       return {};
-    case 'seasons':
-      return writeSeasonFiles(metadata);
+    case 'seasons': {
+      const { part, counts: seasonCounts } = await writeSeasonFiles(metadata);
+      return { part, counts: packCounts(seasonCounts) };
+    }
     case 'media': {
       const seasons = new Promise<ReadonlyMap<string, SeasonCounts>>((resolve, reject) => {
         if (countsTold !== null) resolve(countsTold);
@@ -121,15 +125,15 @@ async function run(task: BuildTask): Promise<TaskResult> {
 port.on('message', (msg: ToThread) => {
   switch (msg.type) {
     case 'task':
-      if (msg.counts) countsTold = msg.counts;
+      if (msg.counts) countsTold = unpackCounts(msg.counts);
       run(msg.task).then(
         (result) => post({ type: 'done', id: msg.id, result }),
         (err: unknown) => post({ type: 'failed', id: msg.id, error: sendError(err) }),
       );
       return;
     case 'counts':
-      countsTold = msg.counts;
-      counts?.resolve(msg.counts);
+      countsTold = unpackCounts(msg.counts);
+      counts?.resolve(countsTold);
       counts = null;
       return;
     case 'taken': {

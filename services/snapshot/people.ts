@@ -22,6 +22,9 @@
 const HEAD = 6;
 /** Lookups gathered before they are made (see above). */
 const BATCH = 2048;
+/** Where a 64-bit element's low and high 32-bit halves are in a Uint32Array over it (the platform's byte order). */
+const LOW = new Uint8Array(Uint32Array.of(1).buffer)[0] === 1 ? 0 : 1;
+const HIGH = 1 - LOW;
 
 export class PeopleIndex {
   private units = new Uint16Array(1 << 16);
@@ -183,24 +186,87 @@ export class PeopleIndex {
 
   /**
    * Every person, by id in code-unit order (the default sort's, as compareNullable's), with the
-   * name last seen; then the index is emptied.
+   * name last seen; then the index is emptied. Sorting the ids as strings was half the cost of
+   * the people at 400,000 of them (7.6 million string comparisons, each reading two strings
+   * scattered in the heap); they are sorted as numbers when they fit (packedOrder).
    */
   *byId(): Generator<{ id: string; name: string }> {
     this.flush();
-    const ids = new Array<string>(this.count);
-    for (let k = 0; k < this.count; k++) {
-      const at = this.records[k] as number;
-      ids[k] = this.text(at + HEAD, this.lengthAt(at));
-    }
-    const order = Array.from({ length: this.count }, (_, k) => k).sort((a, b) => ((ids[a] as string) < (ids[b] as string) ? -1 : 1));
-    for (const k of order) {
-      const at = this.records[k] as number;
-      yield { id: ids[k] as string, name: this.text(this.nameAt(at), this.lengthAt(at + 2)) };
+    const order = this.packedOrder() ?? this.stringOrder();
+    for (let j = 0; j < order.length; j++) {
+      const at = this.records[order[j] as number] as number;
+      yield { id: this.text(at + HEAD, this.lengthAt(at)), name: this.text(this.nameAt(at), this.lengthAt(at + 2)) };
     }
     this.units = new Uint16Array(0);
     this.slots = new Int32Array(2);
     this.records = new Int32Array(0);
     this.used = 0;
     this.count = 0;
+  }
+
+  /** The people's numbers (order of first sight) in the order of their ids, by the default sort of the ids. */
+  private stringOrder(): Int32Array {
+    const ids = new Array<string>(this.count);
+    for (let k = 0; k < this.count; k++) {
+      const at = this.records[k] as number;
+      ids[k] = this.text(at + HEAD, this.lengthAt(at));
+    }
+    return Int32Array.from(Array.from(ids.keys()).sort((a, b) => ((ids[a] as string) < (ids[b] as string) ? -1 : 1)));
+  }
+
+  /**
+   * The people's numbers in the order of their ids, or null when the ids do not fit in 64 bits
+   * as below. Each id becomes one unsigned 64-bit number: its code units, each as its rank
+   * among the code units the ids use (1 for the smallest; B bits each), from the first, zeros
+   * after its end up to the longest id's length L, then the person's number (I bits). When
+   * L * B + I <= 64 the numbers order as the ids do in code-unit order (ranks keep the units'
+   * order, and a prefix comes first since no rank is 0), and the typed array sorts them
+   * natively, with no comparison called from JavaScript. People ids are short and use few
+   * code units (digits, `nm0000123`): 400,000 of 8-9 characters take 36 + 19 bits.
+   */
+  private packedOrder(): Int32Array | null {
+    const n = this.count;
+    const { units, records } = this;
+    // Ranks up to 65,536 (every code unit used).
+    const rank = new Int32Array(65536);
+    let longest = 0;
+    for (let k = 0; k < n; k++) {
+      const at = records[k] as number;
+      const length = this.lengthAt(at);
+      if (length > longest) {
+        longest = length;
+        // Even one bit a code unit (and the numbers) could not fit.
+        if (longest > 64) return null;
+      }
+      for (let i = at + HEAD; i < at + HEAD + length; i++) rank[units[i] as number] = 1;
+    }
+    let used = 0;
+    for (let u = 0; u < 65536; u++) if (rank[u] !== 0) rank[u] = ++used;
+    const unitBits = 32 - Math.clz32(used);
+    const numberBits = Math.max(1, 32 - Math.clz32(n - 1));
+    if (longest * unitBits + numberBits > 64) return null;
+    const packed = new BigUint64Array(n);
+    const halves = new Uint32Array(packed.buffer);
+    for (let k = 0; k < n; k++) {
+      const at = records[k] as number;
+      const length = this.lengthAt(at);
+      let hi = 0;
+      let lo = 0;
+      for (let i = 0; i < longest; i++) {
+        const value = i < length ? (rank[units[at + HEAD + i] as number] as number) : 0;
+        hi = ((hi << unitBits) | (lo >>> (32 - unitBits))) >>> 0;
+        lo = ((lo << unitBits) | value) >>> 0;
+      }
+      hi = ((hi << numberBits) | (lo >>> (32 - numberBits))) >>> 0;
+      lo = ((lo << numberBits) | k) >>> 0;
+      halves[2 * k + LOW] = lo;
+      halves[2 * k + HIGH] = hi;
+    }
+    packed.sort();
+    const order = new Int32Array(n);
+    // At most 31 bits: a typed array holds fewer than 2^31 people.
+    const mask = (1 << numberBits) - 1;
+    for (let j = 0; j < n; j++) order[j] = (halves[2 * j + LOW] as number) & mask;
+    return order;
   }
 }

@@ -69,6 +69,42 @@ describe('the release people index', () => {
     assert.deepEqual(indexed(cast), expected(cast));
   });
 
+  it('orders ids as the default sort does, packed into 64 bits or not', () => {
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    // Ids of `alphabet` code units and up to `longest` of them: 15 units and 13 of them with
+    // 4,096 people take 13 * 4 + 12 = 64 bits, the most that is sorted as numbers; one more
+    // person or one more code unit and they are sorted as strings. Renames along the way.
+    const cases = [
+      { alphabet: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', '\u0001', '\uffff'], longest: 13, people: 4096 },
+      { alphabet: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', '\u0001', '\uffff'], longest: 13, people: 4097 },
+      { alphabet: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', '\u0001', '\uffff', '\u0000'], longest: 13, people: 4096 },
+      { alphabet: ['\ud83d', '\ude00', 'x', '\u00e9'], longest: 5, people: 300 },
+    ];
+    for (const { alphabet, longest, people } of cases) {
+      const ids = new Set<string>(['', alphabet.join('').slice(0, longest)]);
+      while (ids.size < people) {
+        let id = '';
+        for (let i = next(longest + 1); i > 0; i--) id += alphabet[next(alphabet.length)];
+        ids.add(id);
+      }
+      const cast: Array<[string, string]> = [];
+      for (const id of ids) cast.push([id, `Person ${next(1000)}`]);
+      for (let i = 0; i < people; i++) cast.push([cast[next(people)]![0], `Renamed ${next(3)}`]);
+      assert.deepEqual(indexed(cast), expected(cast));
+    }
+  });
+
+  it('orders ids of every code unit', () => {
+    const cast: Array<[string, string]> = [];
+    for (let unit = 0xffff; unit >= 0; unit--) cast.push([String.fromCharCode(unit), `Unit ${unit}`]);
+    cast.push(['', 'Empty']);
+    assert.deepEqual(indexed(cast), expected(cast));
+  });
+
   it('is empty once read', () => {
     const people = new PeopleIndex();
     people.note('p1', 'One');
