@@ -42,7 +42,45 @@ export function dateToMs(value: string): number {
 
 /** Days since the epoch of a `YYYY-MM-DD` date (Parquet DATE). */
 export function dateToDays(value: string): number {
-  return Math.round(dateToMs(value) / DAY_MS);
+  const days = civilDays(value);
+  return days === null ? Math.round(dateToMs(value) / DAY_MS) : days;
+}
+
+/** Digit `i` of `s` (0-9), or -1. */
+function digit(s: string, i: number): number {
+  const d = s.charCodeAt(i) - 48;
+  return d >= 0 && d <= 9 ? d : -1;
+}
+
+/**
+ * `dateToDays` by arithmetic on the characters, for what it covers: years 100-9999, months
+ * 01-12 (any day 00-99, counted on from the month's first as Date.UTC does); null for anything
+ * else, which takes Date.UTC (its years 0-99 are 1900-1999, its months past 12 roll over).
+ * A release's dates are mostly of this shape and mostly distinct (titles' release dates), so
+ * a cache of parsed days missed and each miss ran the regex, Date.UTC and a Map insert.
+ * Days from the civil date as in H. Hinnant's days_from_civil (400-year eras, March-based years).
+ */
+export function civilDays(s: string): number | null {
+  if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
+  const y3 = digit(s, 0);
+  const y2 = digit(s, 1);
+  const y1 = digit(s, 2);
+  const y0 = digit(s, 3);
+  const m1 = digit(s, 5);
+  const m0 = digit(s, 6);
+  const d1 = digit(s, 8);
+  const d0 = digit(s, 9);
+  if ((y3 | y2 | y1 | y0 | m1 | m0 | d1 | d0) < 0) return null;
+  let y = y3 * 1000 + y2 * 100 + y1 * 10 + y0;
+  const m = m1 * 10 + m0;
+  const d = d1 * 10 + d0;
+  if (y < 100 || m < 1 || m > 12) return null;
+  if (m <= 2) y -= 1;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (m > 2 ? m - 3 : m + 9) + 2) / 5) + d - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 /** Values a chunk's arrays start with room for; they double when a chunk holds more. */
@@ -239,23 +277,17 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
     case 'DOUBLE':
       return numbers((n) => new Float64Array(n), new Float64(), (v) => (typeof v === 'number' ? v : refuse(v, 'needs a number')));
     case 'DATE': {
-      // A release has few distinct days and many rows: parse each day once. Rows in a row often
-      // share the day (a title's links, a chart), so the last one is checked before the Map.
-      const days = new Map<string, number>();
+      // Rows in a row often share the day (a title's links, a chart): the last one is checked
+      // first. Others are parsed (civilDays), which costs less than looking them up among the
+      // days seen (a release's titles have hundreds of thousands of distinct release dates).
       let lastText: string | null = null;
       let lastDay = 0;
       return numbers((n) => new Int32Array(n), new DateDay(), (v) => {
         if (v === lastText) return lastDay;
         if (typeof v !== 'string') return refuse(v, 'needs a YYYY-MM-DD date');
-        let d = days.get(v);
-        if (d === undefined) {
-          if (days.size >= 4096) days.clear();
-          d = dateToDays(v);
-          days.set(v, d);
-        }
+        lastDay = civilDays(v) ?? dateToDays(v);
         lastText = v;
-        lastDay = d;
-        return d;
+        return lastDay;
       });
     }
     case 'BOOLEAN': {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { tableFromIPC, tableToIPC } from 'apache-arrow';
 import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
 import { arrowTableMaker, type SnapshotRow } from '../../services/snapshot/arrowSchema.ts';
+import { civilDays, dateToDays } from '../../services/snapshot/columns.ts';
 
 const EVERY_TYPE: SnapshotFileSchema = {
   file: 'every_type.parquet',
@@ -121,5 +122,32 @@ describe('snapshot Arrow columns', () => {
     const table = maker.make([SPARSE[4] as SnapshotRow]);
     assert.equal(table.numRows, 1);
     assert.equal(table.getChild('text')?.get(0), 'z');
+  });
+
+  it('read a day by arithmetic as Date.UTC reads it, and leave what it does not cover to Date.UTC', () => {
+    // The days as before civilDays: Date.UTC of the parts, in days.
+    const utcDays = (text: string): number => {
+      const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+      if (!m) throw new Error(text);
+      return Math.round(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / 86_400_000);
+    };
+    const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+    const texts: string[] = [];
+    // Every day of every month (00 and days past the month's end included) of years around
+    // the eras' and centuries' turns, leap years and the epoch.
+    for (const y of [100, 101, 399, 400, 401, 1600, 1699, 1700, 1899, 1900, 1969, 1970, 1971, 1999, 2000, 2001, 2024, 2100, 2400, 9999]) {
+      for (let m = 1; m <= 12; m++) for (let d = 0; d <= 99; d++) texts.push(`${pad(y, 4)}-${pad(m, 2)}-${pad(d, 2)}`);
+    }
+    // The first of every month of every year it covers.
+    for (let y = 100; y <= 9999; y++) for (let m = 1; m <= 12; m++) texts.push(`${pad(y, 4)}-${pad(m, 2)}-01`);
+    for (const text of texts) assert.equal(civilDays(text), utcDays(text), text);
+    // Date.UTC's own readings: years 0-99 as 1900-1999, months 00 and past 12 rolled over.
+    for (const text of ['0000-01-01', '0099-12-31', '2024-00-15', '2024-13-01', '2024-99-99', '1970-00-00']) {
+      assert.equal(civilDays(text), null, text);
+      assert.equal(dateToDays(text), utcDays(text), text);
+    }
+    for (const text of ['2024-1-01', '2024/01/01', '2024-01-0a', ' 2024-01-01', '2024-01-011', '', '２０２４-01-01']) assert.equal(civilDays(text), null, text);
+    assert.throws(() => dateToDays('2024/01/01'), /YYYY-MM-DD/);
+    assert.equal(dateToDays('1970-01-02'), 1);
   });
 });

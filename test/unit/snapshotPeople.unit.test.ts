@@ -98,6 +98,29 @@ describe('the release people index', () => {
     }
   });
 
+  it('reads back the code units below 0x100 as they are, a block of people at a time, and those above one at a time', () => {
+    // latin1Block: blocks of 1,024 people read back as one string when every code unit of
+    // their ids and names is below 0x100 (Latin-1, 0x80-0xff included), else each on its own.
+    let seed = 5;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const text = (length: number, top: number): string => {
+      let s = '';
+      for (let i = 0; i < length; i++) s += String.fromCharCode(next(top));
+      return s;
+    };
+    const cast: Array<[string, string]> = [['', ''], ['\u00ff', '\u0080\u0000']];
+    for (let i = 0; i < 3000; i++) cast.push([`p${text(1 + next(6), 0x100)}`, text(next(20), 0x100)]);
+    // One person past 0xff in the last block, and renames to empty and back.
+    cast.push(['q\u0100', 'Ā'], ['q', '\u00e9\u0100']);
+    for (let i = 0; i < 500; i++) cast.push([cast[next(cast.length)]![0], next(2) === 0 ? '' : text(3, 0x100)]);
+    const people = indexed(cast);
+    assert.ok(people.length > 2048);
+    assert.deepEqual(people, expected(cast));
+  });
+
   it('orders ids of every code unit', () => {
     const cast: Array<[string, string]> = [];
     for (let unit = 0xffff; unit >= 0; unit--) cast.push([String.fromCharCode(unit), `Unit ${unit}`]);
