@@ -33,7 +33,13 @@ describe('documentation in the repository', () => {
   it('has the four documents the README points to', () => {
     for (const name of ['architecture.md', 'api.md', 'operations.md', 'crawler-contract.md']) {
       assert.ok(docs.includes(join(root, 'docs', name)), `docs/${name} is missing`);
-      assert.match(read(join(root, 'README.md')), new RegExp(`\\(docs/${name.replace('.', '\\.')}[)#]`));
+    }
+  });
+
+  it('points from the README to every document of docs/ (a page no one finds is not read)', () => {
+    for (const file of docs) {
+      const name = relative(join(root, 'docs'), file);
+      assert.match(read(join(root, 'README.md')), new RegExp(`\\(docs/${name.replace('.', '\\.')}[)#]`), `the README does not link docs/${name}`);
     }
   });
 
