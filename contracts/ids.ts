@@ -75,7 +75,8 @@ export function isCountryCode(value: string): boolean {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** The value of the ASCII digits of `s` from `at` to `end`, or -1 when one is not a digit. */
-function digitsAt(s: string, at: number, end: number): number {
+/** The number the ASCII digits of `s` from `at` to `end` write, or -1 when one is not a digit. */
+export function digitsAt(s: string, at: number, end: number): number {
   let n = 0;
   for (let i = at; i < end; i += 1) {
     const d = s.charCodeAt(i) - 48;
@@ -90,10 +91,15 @@ function digitsAt(s: string, at: number, end: number): number {
  * per date was garbage for the collector.
  */
 export function isIsoDate(value: string): boolean {
-  if (value.length !== 10 || value.charCodeAt(4) !== 45 || value.charCodeAt(7) !== 45) return false;
-  const year = digitsAt(value, 0, 4);
-  const month = digitsAt(value, 5, 7);
-  const day = digitsAt(value, 8, 10);
+  return value.length === 10 && isIsoDateAt(value, 0);
+}
+
+/** `isIsoDate` of the 10 code units of `value` from `at` (a timestamp's date, without slicing it out). */
+export function isIsoDateAt(value: string, at: number): boolean {
+  if (value.length < at + 10 || value.charCodeAt(at + 4) !== 45 || value.charCodeAt(at + 7) !== 45) return false;
+  const year = digitsAt(value, at, at + 4);
+  const month = digitsAt(value, at + 5, at + 7);
+  const day = digitsAt(value, at + 8, at + 10);
   if (year < 0 || month < 1 || month > 12 || day < 1) return false;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
   const max = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);

@@ -9,7 +9,7 @@
  * person reading the dead letters. Pure.
  */
 import { FORMATS, MAX_WEB_URL_BYTES } from './domain.ts';
-import { isCollectionSlug, isCountryCode, isIsoDate, MAX_SLUG_CHARS } from './ids.ts';
+import { digitsAt, isCollectionSlug, isCountryCode, isIsoDate, isIsoDateAt, MAX_SLUG_CHARS } from './ids.ts';
 import type {
   AvailabilityObserved,
   CollectionObserved,
@@ -33,7 +33,15 @@ const FORMAT_SET: ReadonlySet<string> = new Set(FORMATS);
 
 /** An RFC 3339 timestamp with a zone whose date and time of day exist. */
 export function isRfc3339(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
+  return typeof value === 'string' && (isPlainRfc3339(value) || isRfc3339ByPattern(value));
+}
+
+/**
+ * The whole check of isRfc3339, by its regular expression and Date.parse, which says what a
+ * timestamp is; isRfc3339 runs it only where its fast path (isPlainRfc3339) does not say true.
+ * Exported for the test that holds the two to the same answers.
+ */
+export function isRfc3339ByPattern(value: string): boolean {
   const m = RFC3339.exec(value);
   if (!m) return false;
   const [, date, hh, mm, ss, , , , oh, om] = m;
@@ -41,6 +49,37 @@ export function isRfc3339(value: unknown): value is string {
   if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 60) return false;
   if (oh !== undefined && (Number(oh) > 23 || Number(om) > 59)) return false;
   return !Number.isNaN(Date.parse(value));
+}
+
+/**
+ * The timestamps crawlers send (`2026-11-28T10:00:00Z`, with a fraction or an offset `+05:30`),
+ * checked code unit by code unit: true only where the full check of isRfc3339 says true as well
+ * (a date that exists, a second below 60, an offset within a day); false leaves the decision to
+ * that check (a leap second, a lower-case `t` or `z`). Each observation's observedAt passes here as
+ * the bus decodes it, and the regular expression's captures, their numbers and Date.parse were
+ * 2.5% of ingest's main thread at 250,000 titles.
+ */
+function isPlainRfc3339(v: string): boolean {
+  const n = v.length;
+  if (n < 20 || v.charCodeAt(10) !== 84 || v.charCodeAt(13) !== 58 || v.charCodeAt(16) !== 58) return false;
+  if (!isIsoDateAt(v, 0)) return false;
+  const hh = digitsAt(v, 11, 13);
+  const mm = digitsAt(v, 14, 16);
+  const ss = digitsAt(v, 17, 19);
+  if (hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 59) return false;
+  let i = 19;
+  if (v.charCodeAt(i) === 46) {
+    const digits = ++i;
+    while (i < n && digitsAt(v, i, i + 1) >= 0) i += 1;
+    if (i === digits) return false;
+  }
+  if (i === n - 1) return v.charCodeAt(i) === 90;
+  if (i !== n - 6) return false;
+  const sign = v.charCodeAt(i);
+  if ((sign !== 43 && sign !== 45) || v.charCodeAt(i + 3) !== 58) return false;
+  const oh = digitsAt(v, i + 1, i + 3);
+  const om = digitsAt(v, i + 4, i + 6);
+  return oh >= 0 && oh <= 23 && om >= 0 && om <= 59;
 }
 
 class Broken extends Error {}

@@ -7,7 +7,7 @@ import { validateDecodedObservation, validateObservation } from '../../contracts
 import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
 import { isCollectionSlug, isIsoDate, MAX_SLUG_CHARS } from '../../contracts/ids.ts';
 import type { Observation } from '../../contracts/observations.ts';
-import { domainRuleViolation, isRfc3339 } from '../../contracts/observationRules.ts';
+import { domainRuleViolation, isRfc3339, isRfc3339ByPattern } from '../../contracts/observationRules.ts';
 import { decideFromHistory, routeObservation } from '../../services/ingest/deciders.ts';
 import {
   availabilityObserved,
@@ -38,6 +38,42 @@ describe('observation validation: schema and domain rules', () => {
     assert.equal(isRfc3339('2025-03-01T10:00:00'), false);
     assert.equal(isRfc3339('2025-03-01T10:00:00+24:00'), false);
     assert.equal(isRfc3339(1740823200000), false);
+  });
+
+  it('says of every timestamp what the regular expression and Date.parse say (the code-unit fast path included)', () => {
+    // mulberry32: the same cases every run.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
+    };
+    const two = (n: number) => String(n).padStart(2, '0');
+    const pick = <T>(list: readonly T[]) => list[random(list.length)] as T;
+    let accepted = 0;
+    for (let k = 0; k < 20_000; k += 1) {
+      // Near the edges of every field: years with 1-4 digits, days and months past their end,
+      // hours 24, seconds 60, fractions of 0-11 digits, zones in either case or out of range.
+      const year = pick([0, 1, 999, 1000, 1900, 2000, 2024, 2025, 2100, 9999]);
+      const y = random(8) === 0 ? String(year) : String(year).padStart(4, '0');
+      const fraction = random(3) === 0 ? '' : `.${'1234567890123'.slice(0, random(12))}`;
+      const zone = pick(['Z', 'Z', 'Z', 'z', '', `+${two(random(26))}:${two(random(61))}`, `-${two(random(25))}:${two(random(60))}`, '+0530', '+05:3']);
+      // Each field mostly in range, else anywhere up to past its end.
+      const field = (valid: number, from: number, past: number) => two(random(6) === 0 ? random(past + 1) : from + random(valid));
+      let text = `${y}-${field(12, 1, 13)}-${field(28, 1, 32)}${pick(['T', 'T', 'T', 't', ' '])}${field(24, 0, 25)}:${field(60, 0, 60)}:${field(60, 0, 61)}${fraction}${zone}`;
+      // And, now and then, one code unit of it changed, dropped or added (at the end too).
+      if (random(4) === 0) {
+        const at = random(text.length + 1);
+        text = `${text.slice(0, at)}${pick(['0', '9', ':', '-', 'T', 'Z', '.', '+', 'é', ''])}${text.slice(at + random(2))}`;
+      }
+      // The regular expression and Date.parse are the definition; the fast path must agree.
+      const expected = isRfc3339ByPattern(text);
+      if (expected) accepted += 1;
+      assert.equal(isRfc3339(text), expected, text);
+    }
+    // Both sides were exercised.
+    assert.ok(accepted > 2_000 && accepted < 18_000, `${accepted} of 20,000 accepted`);
   });
 
   it('refuses a missing or blank observation id', () => {
