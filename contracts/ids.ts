@@ -75,7 +75,6 @@ export function isCountryCode(value: string): boolean {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** The value of the ASCII digits of `s` from `at` to `end`, or -1 when one is not a digit. */
-/** The number the ASCII digits of `s` from `at` to `end` write, or -1 when one is not a digit. */
 export function digitsAt(s: string, at: number, end: number): number {
   let n = 0;
   for (let i = at; i < end; i += 1) {

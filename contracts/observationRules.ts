@@ -55,9 +55,10 @@ export function isRfc3339ByPattern(value: string): boolean {
  * The timestamps crawlers send (`2026-11-28T10:00:00Z`, with a fraction or an offset `+05:30`),
  * checked code unit by code unit: true only where the full check of isRfc3339 says true as well
  * (a date that exists, a second below 60, an offset within a day); false leaves the decision to
- * that check (a leap second, a lower-case `t` or `z`). Each observation's observedAt passes here as
- * the bus decodes it, and the regular expression's captures, their numbers and Date.parse were
- * 2.5% of ingest's main thread at 250,000 titles.
+ * that check (a leap second, a lower-case `t` or `z`). Each observation's observedAt passes here
+ * as the bus decodes it: the regular expression's captures, their numbers and Date.parse took
+ * about 0.4 us a timestamp (2.5% of ingest's main thread in a profile of a 40,000-title crawl),
+ * this 0.05-0.08 us.
  */
 function isPlainRfc3339(v: string): boolean {
   const n = v.length;
