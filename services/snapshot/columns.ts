@@ -12,6 +12,7 @@
  */
 import { Bool, DateDay, Field, Float64, Int16, Int32, List, Utf8, makeData, type Data } from 'apache-arrow';
 import { AppError } from '../../contracts/errors.ts';
+import { digitsAt } from '../../contracts/ids.ts';
 import type { SnapshotColumn } from '../../contracts/snapshotSchema.ts';
 
 /** A value per column name, as rows.ts makes them (see arrowSchema.ts). */
@@ -46,12 +47,6 @@ export function dateToDays(value: string): number {
   return days === null ? Math.round(dateToMs(value) / DAY_MS) : days;
 }
 
-/** Digit `i` of `s` (0-9), or -1. */
-function digit(s: string, i: number): number {
-  const d = s.charCodeAt(i) - 48;
-  return d >= 0 && d <= 9 ? d : -1;
-}
-
 /**
  * `dateToDays` by arithmetic on the characters, for what it covers: years 100-9999, months
  * 01-12 (any day 00-99, counted on from the month's first as Date.UTC does); null for anything
@@ -62,19 +57,10 @@ function digit(s: string, i: number): number {
  */
 export function civilDays(s: string): number | null {
   if (s.length !== 10 || s.charCodeAt(4) !== 45 || s.charCodeAt(7) !== 45) return null;
-  const y3 = digit(s, 0);
-  const y2 = digit(s, 1);
-  const y1 = digit(s, 2);
-  const y0 = digit(s, 3);
-  const m1 = digit(s, 5);
-  const m0 = digit(s, 6);
-  const d1 = digit(s, 8);
-  const d0 = digit(s, 9);
-  if ((y3 | y2 | y1 | y0 | m1 | m0 | d1 | d0) < 0) return null;
-  let y = y3 * 1000 + y2 * 100 + y1 * 10 + y0;
-  const m = m1 * 10 + m0;
-  const d = d1 * 10 + d0;
-  if (y < 100 || m < 1 || m > 12) return null;
+  let y = digitsAt(s, 0, 4);
+  const m = digitsAt(s, 5, 7);
+  const d = digitsAt(s, 8, 10);
+  if (y < 100 || m < 1 || m > 12 || d < 0) return null;
   if (m <= 2) y -= 1;
   const era = Math.floor(y / 400);
   const yoe = y - era * 400;
@@ -278,14 +264,14 @@ export function columnAccumulator(file: string, column: SnapshotColumn): ColumnA
       return numbers((n) => new Float64Array(n), new Float64(), (v) => (typeof v === 'number' ? v : refuse(v, 'needs a number')));
     case 'DATE': {
       // Rows in a row often share the day (a title's links, a chart): the last one is checked
-      // first. Others are parsed (civilDays), which costs less than looking them up among the
+      // first. Others are parsed (dateToDays, by civilDays), which costs less than looking them up among the
       // days seen (a release's titles have hundreds of thousands of distinct release dates).
       let lastText: string | null = null;
       let lastDay = 0;
       return numbers((n) => new Int32Array(n), new DateDay(), (v) => {
         if (v === lastText) return lastDay;
         if (typeof v !== 'string') return refuse(v, 'needs a YYYY-MM-DD date');
-        lastDay = civilDays(v) ?? dateToDays(v);
+        lastDay = dateToDays(v);
         lastText = v;
         return lastDay;
       });

@@ -8,6 +8,7 @@ import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
 import { isCollectionSlug, isIsoDate, MAX_SLUG_CHARS } from '../../contracts/ids.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { domainRuleViolation, isRfc3339, isRfc3339ByPattern } from '../../contracts/observationRules.ts';
+import { Rng } from '../../services/crawler/prng.ts';
 import { decideFromHistory, routeObservation } from '../../services/ingest/deciders.ts';
 import {
   availabilityObserved,
@@ -41,16 +42,11 @@ describe('observation validation: schema and domain rules', () => {
   });
 
   it('says of every timestamp what the regular expression and Date.parse say (the code-unit fast path included)', () => {
-    // mulberry32: the same cases every run.
-    let seed = 7;
-    const random = (n: number) => {
-      seed = (seed + 0x6d2b79f5) | 0;
-      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 2 ** 32) * n);
-    };
+    // The crawler's seeded generator: the same cases every run.
+    const rng = new Rng(7);
+    const random = (n: number) => Math.floor(rng.next() * n);
     const two = (n: number) => String(n).padStart(2, '0');
-    const pick = <T>(list: readonly T[]) => list[random(list.length)] as T;
+    const pick = <T>(list: readonly T[]) => rng.pick(list);
     let accepted = 0;
     for (let k = 0; k < 20_000; k += 1) {
       // Near the edges of every field: years with 1-4 digits, days and months past their end,
