@@ -17,7 +17,7 @@ import type { CountryInfo } from './countries.ts';
 import { Curator } from './curation.ts';
 import { dateOfEpochDay, epochDayOf } from './dates.ts';
 import { GENRES } from './genres.ts';
-import { mediaOn, popularityOn, seasonsOn, translationsOf } from './media.ts';
+import { mediaOn, popularityOn, seasonsOn, staticMedia, translationsOf } from './media.ts';
 import { isListed, listingOnDay, recrawledAnyway, renderOffers } from './offers.ts';
 import { SALT, unitOf } from './prng.ts';
 import { providersOnDay } from './providers.ts';
@@ -148,11 +148,13 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
     const isNew = t.introDay === day;
     const episodesChanged = !isNew && seasonsChanged(seed, t, today);
     const recrawlMedia = isNew || episodesChanged || unitOf(seed, SALT.recrawlMedia, t.key, day) < MEDIA_RECRAWL_SHARE;
-    if (recrawlMedia) {
-      yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today) };
+    // A new title is always re-crawled (details and translations share its static details).
+    const details = recrawlMedia ? staticMedia(seed, t) : null;
+    if (details !== null) {
+      yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today, details) };
     }
     if (isNew) {
-      for (const tr of translationsOf(seed, t)) {
+      for (const tr of translationsOf(seed, t, details ?? staticMedia(seed, t))) {
         yield { type: 'MediaTranslationObserved', observationId: `${prefix}-translation-${mediaId}-${tr.language}`, observedAt: at(), data: tr };
       }
     }

@@ -103,7 +103,7 @@ function genreWord(t: TitleSeed): string {
   return name.toLowerCase();
 }
 
-interface StaticMedia {
+export interface StaticMedia {
   data: Omit<MediaObservedData, 'popularity' | 'voteCount' | 'lastAirDate'>;
   lead: string;
   second: string;
@@ -112,8 +112,11 @@ interface StaticMedia {
   baseVotes: number | null;
 }
 
-/** The parts of a title's details that never change from day to day. */
-function staticMedia(seed: number, t: TitleSeed): StaticMedia {
+/**
+ * The parts of a title's details that never change from day to day. A new title's details and
+ * its translations both need them: the crawl computes them once and hands them to both.
+ */
+export function staticMedia(seed: number, t: TitleSeed): StaticMedia {
   const rng = rngOf(seed, SALT.media, t.key);
   const { cast, lead, second, third, character } = castOf(t, rngOf(seed, SALT.cast, t.key));
   const place = rng.pick(PLACES);
@@ -235,8 +238,7 @@ export function seasonsOn(seed: number, t: TitleSeed, today: number): { seasons:
 }
 
 /** MediaObserved data of a title on a crawl day (`today` is that day's epoch day). */
-export function mediaOn(seed: number, t: TitleSeed, day: number, today: number): MediaObservedData {
-  const s = staticMedia(seed, t);
+export function mediaOn(seed: number, t: TitleSeed, day: number, today: number, s = staticMedia(seed, t)): MediaObservedData {
   const voteGrowth = s.baseVotes === null ? 0 : Math.floor(day * Math.max(0.2, s.baseVotes * 0.0008));
   return {
     ...s.data,
@@ -251,8 +253,7 @@ const SUBTITLE_SEPARATOR: Record<TranslationLanguage, string> = {
 };
 
 /** The eight translations of a title. */
-export function translationsOf(seed: number, t: TitleSeed): MediaTranslationObservedData[] {
-  const s = staticMedia(seed, t);
+export function translationsOf(seed: number, t: TitleSeed, s = staticMedia(seed, t)): MediaTranslationObservedData[] {
   return TRANSLATION_LANGUAGES.map((lang, li) => {
     const rng = rngOf(seed, SALT.translation, t.key, li);
     const local = LOCALIZED[lang];
