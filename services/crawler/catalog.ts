@@ -15,7 +15,7 @@ import type { Observation, ObservationType } from '../../contracts/observations.
 import { COUNTRY_CODES, countryIndex, countryInfo } from './countries.ts';
 import type { CountryInfo } from './countries.ts';
 import { Curator } from './curation.ts';
-import { dateOfEpochDay, epochDayOf } from './dates.ts';
+import { dateOfEpochDay, epochDayOf, isoTimestamps } from './dates.ts';
 import { GENRES } from './genres.ts';
 import { mediaOn, popularityOn, seasonsOn, staticMedia, translationsOf } from './media.ts';
 import { isListed, listingOnDay, recrawledAnyway, renderOffers } from './offers.ts';
@@ -111,7 +111,8 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
   let seq = 0;
   // Each record is a millisecond after the previous one, so records of one stream (details,
   // translations, seasons of a title) are never older than the one before them.
-  const at = () => new Date(dayStart + seq++).toISOString();
+  const timestamp = isoTimestamps();
+  const at = () => timestamp(dayStart + seq++);
   const countryCodes = countries.map((c) => c.code);
   const countryIdx = countries.map((c) => countryIndex(c.code));
 
