@@ -200,8 +200,13 @@ export function popularityOn(seed: number, t: TitleSeed, day: number): number {
   return Math.max(0.1, Math.round(value * 1000) / 1000);
 }
 
+export interface Seasons {
+  seasons: Season[];
+  lastAirDate: string | null;
+}
+
 /** Episodes that a crawl on `today` (epoch day) lists: aired, or announced for the next week. */
-export function seasonsOn(seed: number, t: TitleSeed, today: number): { seasons: Season[]; lastAirDate: string | null } {
+export function seasonsOn(seed: number, t: TitleSeed, today: number): Seasons {
   const plan = t.show;
   if (plan === null) return { seasons: [], lastAirDate: null };
   const seasons: Season[] = [];
@@ -237,14 +242,20 @@ export function seasonsOn(seed: number, t: TitleSeed, today: number): { seasons:
   return { seasons, lastAirDate: lastAir === null ? null : dateOfEpochDay(lastAir) };
 }
 
-/** MediaObserved data of a title on a crawl day (`today` is that day's epoch day). */
-export function mediaOn(seed: number, t: TitleSeed, day: number, today: number, s = staticMedia(seed, t)): MediaObservedData {
+/**
+ * MediaObserved data of a title on a crawl day (`today` is that day's epoch day); a crawl that
+ * has the title's static details or a show's last air date already passes them.
+ */
+export function mediaOn(
+  seed: number, t: TitleSeed, day: number, today: number,
+  s = staticMedia(seed, t), lastAirDate = t.show ? seasonsOn(seed, t, today).lastAirDate : null,
+): MediaObservedData {
   const voteGrowth = s.baseVotes === null ? 0 : Math.floor(day * Math.max(0.2, s.baseVotes * 0.0008));
   return {
     ...s.data,
     popularity: popularityOn(seed, t, day),
     voteCount: s.baseVotes === null ? null : s.baseVotes + voteGrowth,
-    lastAirDate: t.show ? seasonsOn(seed, t, today).lastAirDate : null,
+    lastAirDate,
   };
 }
 
