@@ -216,7 +216,6 @@ function drawSlots(seed: number, t: TitleSeed, country: CountryInfo, countryIdx:
   const weights = movie ? MOVIE_KIND_WEIGHTS : SHOW_KIND_WEIGHTS;
   const weightsTotal = movie ? MOVIE_KIND_TOTAL : SHOW_KIND_TOTAL;
   const seasons = t.show?.episodes.length ?? 0;
-  const used = new Set<string>();
   const slots: Slot[] = [];
   const released = t.releaseDate === null ? startDay - 3000 : epochDayOf(t.releaseDate);
   for (let attempt = 0; slots.length < total && attempt < total * 4; attempt++) {
@@ -228,9 +227,9 @@ function drawSlots(seed: number, t: TitleSeed, country: CountryInfo, countryIdx:
     const provider = addon ? pool.byId.get(addon.parentId ?? '') : picked;
     if (!provider) continue;
     const seasonNumber = seasons > 1 && kind !== 2 && rng.chance(0.15) ? rng.int(1, seasons) : null;
-    const key = `${provider.id}|${addon?.id ?? ''}|${seasonNumber ?? ''}`;
-    if (used.has(key)) continue;
-    used.add(key);
+    // One offer per provider, add-on and season: a scan of the few drawn so far (a set of
+    // key strings cost more than the scan).
+    if (slots.some((s) => s.provider.id === provider.id && s.addon?.id === addon?.id && s.seasonNumber === seasonNumber)) continue;
     const introEpoch = startDay + t.introDay;
     // Back-catalog offers went live some time between release and day 0.
     const earliest = Math.max(released, introEpoch - 2500);
