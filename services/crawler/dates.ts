@@ -2,8 +2,17 @@
 
 const DAY_MS = 86_400_000;
 
+const dayCache = new Map<string, number>();
+
+/** Epoch day of a `YYYY-MM-DD` date; asked for every listing's release date, so remembered. */
 export function epochDayOf(date: string): number {
-  return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+  let day = dayCache.get(date);
+  if (day === undefined) {
+    day = Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+    // Bounded: a few centuries of dates at most in any crawl.
+    if (dayCache.size < 200_000) dayCache.set(date, day);
+  }
+  return day;
 }
 
 const dateCache = new Map<number, string>();

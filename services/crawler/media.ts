@@ -53,10 +53,12 @@ const RATING_SYSTEMS: Record<string, Record<number, string>> = {
   MX: { 0: 'AA', 6: 'A', 12: 'B', 16: 'B15', 18: 'C' },
 };
 
+const RATING_SYSTEM_ENTRIES = Object.entries(RATING_SYSTEMS);
+
 function contentRatings(t: TitleSeed, rng: Rng): ContentRating[] {
   const out: ContentRating[] = [];
   if (t.usRating !== null) out.push({ country: 'US', rating: t.usRating });
-  for (const [country, system] of Object.entries(RATING_SYSTEMS)) {
+  for (const [country, system] of RATING_SYSTEM_ENTRIES) {
     // Not every country has rated every title (older and smaller ones less often).
     if (!rng.chance(t.real && (t.imdbVotes ?? 0) < 5000 ? 0.55 : 0.85)) continue;
     out.push({ country, rating: system[t.age] ?? system[12] ?? '12' });

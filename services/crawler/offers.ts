@@ -254,6 +254,20 @@ function sortedSubset<T extends string>(rng: Rng, all: readonly T[], min: number
   return all.filter((x) => chosen.includes(x));
 }
 
+/**
+ * The format sets an offer of each kind may have (older titles fewer), one drawn with equal
+ * chance; constants, as an offer's formats are a filtered copy of the one drawn.
+ */
+const FORMAT_CHOICES = {
+  svodOld: [['sd'], ['sd', 'hd'], ['hd']],
+  svod: [['hd'], ['hd', 'uhd'], ['sd', 'hd'], ['hd', '4k'], ['sd', 'hd', 'uhd']],
+  channel: [['hd'], ['sd', 'hd']],
+  tvodOld: [['sd'], ['sd', 'hd']],
+  tvod: [['sd', 'hd'], ['sd', 'hd', 'uhd'], ['hd'], ['hd', '4k']],
+  free: [['sd'], ['hd'], ['sd', 'hd']],
+  ads: [['sd'], ['sd', 'hd'], ['hd']],
+} satisfies Record<string, ReadonlyArray<readonly Format[]>>;
+
 /** The fields of an offer in one of its variants (a variant changes on a "change" event). */
 function offerFields(
   seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, slot: Slot, variant: number,
@@ -261,21 +275,21 @@ function offerFields(
   const rng = rngOf(seed, SALT.variant, t.key, countryIdx, slot.index, variant);
   const kind = slot.addon ? 'channel' : slot.provider.kind;
   let priceTypes: PriceType[];
-  let formats: Format[];
+  let formats: readonly Format[];
   const old = (t.year ?? 2000) < 1985;
   switch (kind) {
     case 'svod':
       priceTypes = rng.chance(0.03) ? ['flatrate_and_buy'] : ['flatrate'];
-      formats = rng.pick<Format[]>(old ? [['sd'], ['sd', 'hd'], ['hd']] : [['hd'], ['hd', 'uhd'], ['sd', 'hd'], ['hd', '4k'], ['sd', 'hd', 'uhd']]);
+      formats = rng.pick(old ? FORMAT_CHOICES.svodOld : FORMAT_CHOICES.svod);
       break;
     case 'channel':
       priceTypes = ['flatrate'];
-      formats = rng.pick<Format[]>([['hd'], ['sd', 'hd']]);
+      formats = rng.pick(FORMAT_CHOICES.channel);
       break;
     case 'tvod': {
       const u = rng.next();
       priceTypes = u < 0.6 ? ['rent', 'buy'] : u < 0.9 ? ['buy'] : ['rent'];
-      formats = rng.pick<Format[]>(old ? [['sd'], ['sd', 'hd']] : [['sd', 'hd'], ['sd', 'hd', 'uhd'], ['hd'], ['hd', '4k']]);
+      formats = rng.pick(old ? FORMAT_CHOICES.tvodOld : FORMAT_CHOICES.tvod);
       break;
     }
     case 'fast':
@@ -284,11 +298,11 @@ function offerFields(
       break;
     case 'free':
       priceTypes = ['free'];
-      formats = rng.pick<Format[]>([['sd'], ['hd'], ['sd', 'hd']]);
+      formats = rng.pick(FORMAT_CHOICES.free);
       break;
     default:
       priceTypes = ['ads'];
-      formats = rng.pick<Format[]>([['sd'], ['sd', 'hd'], ['hd']]);
+      formats = rng.pick(FORMAT_CHOICES.ads);
   }
   const audio = new Set<string>([t.originalLanguage]);
   if (country.language !== t.originalLanguage && rng.chance(0.55)) audio.add(country.language === 'tl' ? 'en' : country.language);
