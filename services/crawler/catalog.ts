@@ -152,7 +152,7 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
     const seasons = t.show !== null && (isNew || t.show.inProduction) ? seasonsOn(seed, t, today) : null;
     const episodesChanged = !isNew && seasons !== null && seasonsChanged(seed, t, today, seasons);
     const recrawlMedia = isNew || episodesChanged || unitOf(seed, SALT.recrawlMedia, t.key, day) < MEDIA_RECRAWL_SHARE;
-    // A new title is always re-crawled (details and translations share its static details).
+    // Computed once, for its details and (a new title's details are always crawled) its translations.
     const details = recrawlMedia ? staticMedia(seed, t) : null;
     if (details !== null) {
       yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today, details, seasons?.lastAirDate) };
