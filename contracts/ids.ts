@@ -35,8 +35,42 @@ export function kindOfMediaId(id: string): ContentType | null {
   return id.charCodeAt(0) === 109 /* m */ ? 'movie' : 'tv_show';
 }
 
-/** Lower-case ASCII slug: `The Land Girls` -> `the-land-girls`. */
+/** Whether a code unit is one a slug keeps: a lower-case ASCII letter or a digit. */
+function isSlugCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 48 && c <= 57);
+}
+
+/**
+ * Lower-case ASCII slug: `The Land Girls` -> `the-land-girls`. ASCII text (nearly every name and
+ * title the crawler and ingest slug) takes one pass over its code units, a third of the time
+ * of the normalization and five regular expressions of `slugifyUnicode`, which the rest takes
+ * and which defines the slug.
+ */
 export function slugify(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) >= 128) return slugifyUnicode(text);
+  }
+  const lower = text.toLowerCase();
+  let out = '';
+  let start = -1;
+  // Runs of letters and digits joined by single dashes; `&` is the word `and` between two.
+  for (let i = 0; i <= lower.length; i++) {
+    const c = i < lower.length ? lower.charCodeAt(i) : 32;
+    if (isSlugCode(c)) {
+      if (start < 0) start = i;
+      continue;
+    }
+    if (start >= 0) {
+      out += out.length > 0 ? `-${lower.slice(start, i)}` : lower.slice(start, i);
+      start = -1;
+    }
+    if (c === 38 /* & */) out += out.length > 0 ? '-and' : 'and';
+  }
+  return out.slice(0, MAX_SLUG_CHARS) || 'untitled';
+}
+
+/** `slugify` of any text: accents dropped (NFKD), `&` as `and`, every other character a separator. */
+export function slugifyUnicode(text: string): string {
   return text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')

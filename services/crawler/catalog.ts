@@ -15,9 +15,10 @@ import type { Observation, ObservationType } from '../../contracts/observations.
 import { COUNTRY_CODES, countryIndex, countryInfo } from './countries.ts';
 import type { CountryInfo } from './countries.ts';
 import { Curator } from './curation.ts';
-import { dateOfEpochDay, epochDayOf } from './dates.ts';
+import { dateOfEpochDay, epochDayOf, isoTimestamps } from './dates.ts';
 import { GENRES } from './genres.ts';
-import { mediaOn, popularityOn, seasonsOn, translationsOf } from './media.ts';
+import { mediaOn, popularityOn, seasonsOn, staticMedia, translationsOf } from './media.ts';
+import type { Seasons } from './media.ts';
 import { isListed, listingOnDay, recrawledAnyway, renderOffers } from './offers.ts';
 import { SALT, unitOf } from './prng.ts';
 import { providersOnDay } from './providers.ts';
@@ -89,13 +90,12 @@ function resolve(options: CrawlOptions): Resolved {
   return { seed, day, startDate, startDay, countries, plan };
 }
 
-/** Whether a show's visible episodes or last air date differ from the day before. */
-function seasonsChanged(seed: number, t: TitleSeed, today: number): boolean {
+/** Whether a show's visible episodes or last air date (`now`, on `today`) differ from the day before. */
+function seasonsChanged(seed: number, t: TitleSeed, today: number, now: Seasons): boolean {
   if (t.show === null || !t.show.inProduction) return false;
-  const now = seasonsOn(seed, t, today);
   const before = seasonsOn(seed, t, today - 1);
   if (now.lastAirDate !== before.lastAirDate) return true;
-  const count = (s: typeof now) => s.seasons.reduce((n, x) => n + x.episodes.length, 0);
+  const count = (s: Seasons) => s.seasons.reduce((n, x) => n + x.episodes.length, 0);
   return count(now) !== count(before);
 }
 
@@ -111,7 +111,8 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
   let seq = 0;
   // Each record is a millisecond after the previous one, so records of one stream (details,
   // translations, seasons of a title) are never older than the one before them.
-  const at = () => new Date(dayStart + seq++).toISOString();
+  const timestamp = isoTimestamps();
+  const at = () => timestamp(dayStart + seq++);
   const countryCodes = countries.map((c) => c.code);
   const countryIdx = countries.map((c) => countryIndex(c.code));
 
@@ -146,22 +147,27 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
     const t = plan.titleAt(index);
     const mediaId = mediaIdOf(t.kind, t.sourceId);
     const isNew = t.introDay === day;
-    const episodesChanged = !isNew && seasonsChanged(seed, t, today);
+    // Today's seasons of a show that may have changed, computed once for the check, its
+    // details' last air date and its SeasonsObserved.
+    const seasons = t.show !== null && (isNew || t.show.inProduction) ? seasonsOn(seed, t, today) : null;
+    const episodesChanged = !isNew && seasons !== null && seasonsChanged(seed, t, today, seasons);
     const recrawlMedia = isNew || episodesChanged || unitOf(seed, SALT.recrawlMedia, t.key, day) < MEDIA_RECRAWL_SHARE;
-    if (recrawlMedia) {
-      yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today) };
+    // Computed once, for its details and (a new title's details are always crawled) its translations.
+    const details = recrawlMedia ? staticMedia(seed, t) : null;
+    if (details !== null) {
+      yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today, details, seasons?.lastAirDate) };
     }
     if (isNew) {
-      for (const tr of translationsOf(seed, t)) {
+      for (const tr of translationsOf(seed, t, details ?? staticMedia(seed, t))) {
         yield { type: 'MediaTranslationObserved', observationId: `${prefix}-translation-${mediaId}-${tr.language}`, observedAt: at(), data: tr };
       }
     }
-    if (t.show !== null && (isNew || episodesChanged)) {
+    if (seasons !== null && (isNew || episodesChanged)) {
       yield {
         type: 'SeasonsObserved',
         observationId: `${prefix}-seasons-${mediaId}`,
         observedAt: at(),
-        data: { sourceId: t.sourceId, seasons: seasonsOn(seed, t, today).seasons },
+        data: { sourceId: t.sourceId, seasons: seasons.seasons },
       };
     }
     for (let c = 0; c < countries.length; c++) {

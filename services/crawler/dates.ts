@@ -2,8 +2,17 @@
 
 const DAY_MS = 86_400_000;
 
+const dayCache = new Map<string, number>();
+
+/** Epoch day of a `YYYY-MM-DD` date; asked for every listing's release date, so remembered. */
 export function epochDayOf(date: string): number {
-  return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+  let day = dayCache.get(date);
+  if (day === undefined) {
+    day = Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+    // Bounded: a few centuries of dates at most in any crawl.
+    if (dayCache.size < 200_000) dayCache.set(date, day);
+  }
+  return day;
 }
 
 const dateCache = new Map<number, string>();
@@ -16,6 +25,26 @@ export function dateOfEpochDay(day: number): string {
     if (dateCache.size < 200_000) dateCache.set(day, date);
   }
   return date;
+}
+
+/**
+ * `new Date(ms).toISOString()` for a run of close instants: the text of the latest second is
+ * kept and only its milliseconds are written. A crawl stamps each record a millisecond after the
+ * one before, and a Date formatted per record was a tenth of its generation time.
+ */
+export function isoTimestamps(): (ms: number) => string {
+  let second = Number.NaN;
+  // The second's timestamp without its `000Z`.
+  let head = '';
+  return (ms) => {
+    const s = Math.floor(ms / 1000);
+    if (s !== second) {
+      head = new Date(s * 1000).toISOString().slice(0, -4);
+      second = s;
+    }
+    const milli = ms - s * 1000;
+    return `${head}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+  };
 }
 
 export function yearOfEpochDay(day: number): number {

@@ -53,10 +53,12 @@ const RATING_SYSTEMS: Record<string, Record<number, string>> = {
   MX: { 0: 'AA', 6: 'A', 12: 'B', 16: 'B15', 18: 'C' },
 };
 
+const RATING_SYSTEM_ENTRIES = Object.entries(RATING_SYSTEMS);
+
 function contentRatings(t: TitleSeed, rng: Rng): ContentRating[] {
   const out: ContentRating[] = [];
   if (t.usRating !== null) out.push({ country: 'US', rating: t.usRating });
-  for (const [country, system] of Object.entries(RATING_SYSTEMS)) {
+  for (const [country, system] of RATING_SYSTEM_ENTRIES) {
     // Not every country has rated every title (older and smaller ones less often).
     if (!rng.chance(t.real && (t.imdbVotes ?? 0) < 5000 ? 0.55 : 0.85)) continue;
     out.push({ country, rating: system[t.age] ?? system[12] ?? '12' });
@@ -103,7 +105,7 @@ function genreWord(t: TitleSeed): string {
   return name.toLowerCase();
 }
 
-interface StaticMedia {
+export interface StaticMedia {
   data: Omit<MediaObservedData, 'popularity' | 'voteCount' | 'lastAirDate'>;
   lead: string;
   second: string;
@@ -112,8 +114,11 @@ interface StaticMedia {
   baseVotes: number | null;
 }
 
-/** The parts of a title's details that never change from day to day. */
-function staticMedia(seed: number, t: TitleSeed): StaticMedia {
+/**
+ * The parts of a title's details that never change from day to day. A new title's details and
+ * its translations both need them: the crawl computes them once and hands them to both.
+ */
+export function staticMedia(seed: number, t: TitleSeed): StaticMedia {
   const rng = rngOf(seed, SALT.media, t.key);
   const { cast, lead, second, third, character } = castOf(t, rngOf(seed, SALT.cast, t.key));
   const place = rng.pick(PLACES);
@@ -197,8 +202,13 @@ export function popularityOn(seed: number, t: TitleSeed, day: number): number {
   return Math.max(0.1, Math.round(value * 1000) / 1000);
 }
 
+export interface Seasons {
+  seasons: Season[];
+  lastAirDate: string | null;
+}
+
 /** Episodes that a crawl on `today` (epoch day) lists: aired, or announced for the next week. */
-export function seasonsOn(seed: number, t: TitleSeed, today: number): { seasons: Season[]; lastAirDate: string | null } {
+export function seasonsOn(seed: number, t: TitleSeed, today: number): Seasons {
   const plan = t.show;
   if (plan === null) return { seasons: [], lastAirDate: null };
   const seasons: Season[] = [];
@@ -234,15 +244,20 @@ export function seasonsOn(seed: number, t: TitleSeed, today: number): { seasons:
   return { seasons, lastAirDate: lastAir === null ? null : dateOfEpochDay(lastAir) };
 }
 
-/** MediaObserved data of a title on a crawl day (`today` is that day's epoch day). */
-export function mediaOn(seed: number, t: TitleSeed, day: number, today: number): MediaObservedData {
-  const s = staticMedia(seed, t);
+/**
+ * MediaObserved data of a title on a crawl day (`today` is that day's epoch day); a crawl that
+ * has the title's static details or a show's last air date already passes them.
+ */
+export function mediaOn(
+  seed: number, t: TitleSeed, day: number, today: number,
+  s = staticMedia(seed, t), lastAirDate = t.show ? seasonsOn(seed, t, today).lastAirDate : null,
+): MediaObservedData {
   const voteGrowth = s.baseVotes === null ? 0 : Math.floor(day * Math.max(0.2, s.baseVotes * 0.0008));
   return {
     ...s.data,
     popularity: popularityOn(seed, t, day),
     voteCount: s.baseVotes === null ? null : s.baseVotes + voteGrowth,
-    lastAirDate: t.show ? seasonsOn(seed, t, today).lastAirDate : null,
+    lastAirDate,
   };
 }
 
@@ -251,8 +266,7 @@ const SUBTITLE_SEPARATOR: Record<TranslationLanguage, string> = {
 };
 
 /** The eight translations of a title. */
-export function translationsOf(seed: number, t: TitleSeed): MediaTranslationObservedData[] {
-  const s = staticMedia(seed, t);
+export function translationsOf(seed: number, t: TitleSeed, s = staticMedia(seed, t)): MediaTranslationObservedData[] {
   return TRANSLATION_LANGUAGES.map((lang, li) => {
     const rng = rngOf(seed, SALT.translation, t.key, li);
     const local = LOCALIZED[lang];

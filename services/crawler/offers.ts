@@ -14,7 +14,7 @@ import type { ContentType, Format, Offer, Platform, PriceType } from '../../cont
 import { slugify } from '../../contracts/ids.ts';
 import type { CountryInfo } from './countries.ts';
 import { dateOfEpochDay, epochDayOf } from './dates.ts';
-import { hashInts, hashString, rngOf, SALT, unitOf } from './prng.ts';
+import { hashInts, hashString, rngOf, SALT, unitOf, weightTotal } from './prng.ts';
 import type { Rng } from './prng.ts';
 import { catalogProviders } from './providers.ts';
 import type { CatalogProvider } from './providers.ts';
@@ -29,6 +29,8 @@ interface Pool {
   list: CatalogProvider[];
   /** Pick weights (provider weight, flattened a little so small services get some titles). */
   weights: number[];
+  /** Their `weightTotal`, summed once rather than per pick. */
+  total: number;
 }
 
 interface CountryPools {
@@ -44,7 +46,7 @@ const pools = new Map<string, CountryPools>();
 function poolsOf(country: string): CountryPools {
   const hit = pools.get(country);
   if (hit) return hit;
-  const empty = (): Pool => ({ list: [], weights: [] });
+  const empty = (): Pool => ({ list: [], weights: [], total: 0 });
   const p: CountryPools = { svod: empty(), tvod: empty(), free: empty(), channel: empty(), byId: new Map() };
   for (const provider of catalogProviders(country)) {
     const pool = provider.kind === 'svod' ? p.svod : provider.kind === 'tvod' ? p.tvod : provider.kind === 'channel' ? p.channel : p.free;
@@ -52,6 +54,7 @@ function poolsOf(country: string): CountryPools {
     pool.weights.push(Math.pow(provider.weight, 0.9));
     p.byId.set(provider.id, provider);
   }
+  for (const pool of [p.svod, p.tvod, p.free, p.channel]) pool.total = weightTotal(pool.weights);
   pools.set(country, p);
   return p;
 }
@@ -80,7 +83,7 @@ interface Slot {
 
 function weightedPick(rng: Rng, pool: Pool): CatalogProvider | null {
   if (pool.list.length === 0) return null;
-  return pool.list[rng.weightedIndex(pool.weights)] ?? null;
+  return pool.list[rng.weightedIndex(pool.weights, pool.total)] ?? null;
 }
 
 let slugCache: { key: number; slug: string } = { key: -1, slug: '' };
@@ -196,18 +199,27 @@ function slotsOf(seed: number, t: TitleSeed, country: CountryInfo, countryIdx: n
   return slots;
 }
 
+/** Offers present on a listing's first day. */
+const INITIAL_OFFERS = [1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 7, 8];
+/** Weights of an offer's kind (svod, tvod, free, channel) for movies and for shows. */
+const MOVIE_KIND_WEIGHTS = [32, 36, 20, 12];
+const SHOW_KIND_WEIGHTS = [50, 14, 22, 14];
+const MOVIE_KIND_TOTAL = weightTotal(MOVIE_KIND_WEIGHTS);
+const SHOW_KIND_TOTAL = weightTotal(SHOW_KIND_WEIGHTS);
+
 function drawSlots(seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, startDay: number): Slot[] {
   const rng = rngOf(seed, SALT.offers, t.key, countryIdx);
   const pool = poolsOf(country.code);
-  const initial = rng.pick([1, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 6, 7, 8]);
+  const initial = rng.pick(INITIAL_OFFERS);
   const total = initial + 2;
-  const weights = t.kind === 'movie' ? [32, 36, 20, 12] : [50, 14, 22, 14];
+  const movie = t.kind === 'movie';
+  const weights = movie ? MOVIE_KIND_WEIGHTS : SHOW_KIND_WEIGHTS;
+  const weightsTotal = movie ? MOVIE_KIND_TOTAL : SHOW_KIND_TOTAL;
   const seasons = t.show?.episodes.length ?? 0;
-  const used = new Set<string>();
   const slots: Slot[] = [];
   const released = t.releaseDate === null ? startDay - 3000 : epochDayOf(t.releaseDate);
   for (let attempt = 0; slots.length < total && attempt < total * 4; attempt++) {
-    const kind = rng.weightedIndex(weights);
+    const kind = rng.weightedIndex(weights, weightsTotal);
     const list = kind === 0 ? pool.svod : kind === 1 ? pool.tvod : kind === 2 ? pool.free : pool.channel;
     const picked = weightedPick(rng, list);
     if (picked === null) continue;
@@ -215,9 +227,9 @@ function drawSlots(seed: number, t: TitleSeed, country: CountryInfo, countryIdx:
     const provider = addon ? pool.byId.get(addon.parentId ?? '') : picked;
     if (!provider) continue;
     const seasonNumber = seasons > 1 && kind !== 2 && rng.chance(0.15) ? rng.int(1, seasons) : null;
-    const key = `${provider.id}|${addon?.id ?? ''}|${seasonNumber ?? ''}`;
-    if (used.has(key)) continue;
-    used.add(key);
+    // One offer per provider, add-on and season: a scan of the few drawn so far (a set of
+    // key strings cost more than the scan).
+    if (slots.some((s) => s.provider.id === provider.id && s.addon?.id === addon?.id && s.seasonNumber === seasonNumber)) continue;
     const introEpoch = startDay + t.introDay;
     // Back-catalog offers went live some time between release and day 0.
     const earliest = Math.max(released, introEpoch - 2500);
@@ -242,6 +254,20 @@ function sortedSubset<T extends string>(rng: Rng, all: readonly T[], min: number
   return all.filter((x) => chosen.includes(x));
 }
 
+/**
+ * The format sets an offer of each kind may have (older titles fewer), one drawn with equal
+ * chance; constants, as an offer's formats are a filtered copy of the one drawn.
+ */
+const FORMAT_CHOICES = {
+  svodOld: [['sd'], ['sd', 'hd'], ['hd']],
+  svod: [['hd'], ['hd', 'uhd'], ['sd', 'hd'], ['hd', '4k'], ['sd', 'hd', 'uhd']],
+  channel: [['hd'], ['sd', 'hd']],
+  tvodOld: [['sd'], ['sd', 'hd']],
+  tvod: [['sd', 'hd'], ['sd', 'hd', 'uhd'], ['hd'], ['hd', '4k']],
+  free: [['sd'], ['hd'], ['sd', 'hd']],
+  ads: [['sd'], ['sd', 'hd'], ['hd']],
+} satisfies Record<string, ReadonlyArray<readonly Format[]>>;
+
 /** The fields of an offer in one of its variants (a variant changes on a "change" event). */
 function offerFields(
   seed: number, t: TitleSeed, country: CountryInfo, countryIdx: number, slot: Slot, variant: number,
@@ -249,21 +275,21 @@ function offerFields(
   const rng = rngOf(seed, SALT.variant, t.key, countryIdx, slot.index, variant);
   const kind = slot.addon ? 'channel' : slot.provider.kind;
   let priceTypes: PriceType[];
-  let formats: Format[];
+  let formats: readonly Format[];
   const old = (t.year ?? 2000) < 1985;
   switch (kind) {
     case 'svod':
       priceTypes = rng.chance(0.03) ? ['flatrate_and_buy'] : ['flatrate'];
-      formats = rng.pick<Format[]>(old ? [['sd'], ['sd', 'hd'], ['hd']] : [['hd'], ['hd', 'uhd'], ['sd', 'hd'], ['hd', '4k'], ['sd', 'hd', 'uhd']]);
+      formats = rng.pick(old ? FORMAT_CHOICES.svodOld : FORMAT_CHOICES.svod);
       break;
     case 'channel':
       priceTypes = ['flatrate'];
-      formats = rng.pick<Format[]>([['hd'], ['sd', 'hd']]);
+      formats = rng.pick(FORMAT_CHOICES.channel);
       break;
     case 'tvod': {
       const u = rng.next();
       priceTypes = u < 0.6 ? ['rent', 'buy'] : u < 0.9 ? ['buy'] : ['rent'];
-      formats = rng.pick<Format[]>(old ? [['sd'], ['sd', 'hd']] : [['sd', 'hd'], ['sd', 'hd', 'uhd'], ['hd'], ['hd', '4k']]);
+      formats = rng.pick(old ? FORMAT_CHOICES.tvodOld : FORMAT_CHOICES.tvod);
       break;
     }
     case 'fast':
@@ -272,11 +298,11 @@ function offerFields(
       break;
     case 'free':
       priceTypes = ['free'];
-      formats = rng.pick<Format[]>([['sd'], ['hd'], ['sd', 'hd']]);
+      formats = rng.pick(FORMAT_CHOICES.free);
       break;
     default:
       priceTypes = ['ads'];
-      formats = rng.pick<Format[]>([['sd'], ['sd', 'hd'], ['hd']]);
+      formats = rng.pick(FORMAT_CHOICES.ads);
   }
   const audio = new Set<string>([t.originalLanguage]);
   if (country.language !== t.originalLanguage && rng.chance(0.55)) audio.add(country.language === 'tl' ? 'en' : country.language);

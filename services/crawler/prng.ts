@@ -43,6 +43,13 @@ export function unitOf(...parts: number[]): number {
   return hashInts(...parts) / 4294967296;
 }
 
+/** The total `weightedIndex` draws against, summed in the same order. */
+export function weightTotal(weights: readonly number[]): number {
+  let total = 0;
+  for (const w of weights) total += w;
+  return total;
+}
+
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Mulberry32: small, fast and good enough for sample data (not for anything secret). */
@@ -76,10 +83,11 @@ export class Rng {
     return items[Math.floor(this.next() * items.length)] as T;
   }
 
-  /** Index drawn with probability proportional to its weight. */
-  weightedIndex(weights: readonly number[]): number {
-    let total = 0;
-    for (const w of weights) total += w;
+  /**
+   * Index drawn with probability proportional to its weight; a caller that draws from the same
+   * weights again and again passes their `weightTotal`.
+   */
+  weightedIndex(weights: readonly number[], total = weightTotal(weights)): number {
     let r = this.next() * total;
     for (let i = 0; i < weights.length; i++) {
       r -= weights[i] ?? 0;

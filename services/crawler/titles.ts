@@ -11,7 +11,7 @@ import type { ContentType } from '../../contracts/domain.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { dateOfEpochDay, epochDayOf, parseVegaDate, yearOfEpochDay } from './dates.ts';
 import { CREATIVE_TYPE_SLUG, MAJOR_GENRE_SLUGS, MOVIE_GENRE_POOL, TV_GENRE_POOL } from './genres.ts';
-import { hashInts, rngOf, SALT } from './prng.ts';
+import { hashInts, rngOf, SALT, weightTotal } from './prng.ts';
 import type { Rng } from './prng.ts';
 import { renderEnglish, renderTitle } from './translate.ts';
 import type { TitleParts } from './translate.ts';
@@ -114,8 +114,19 @@ function titleKey(kind: ContentType, sourceId: number): number {
   return (kind === 'movie' ? 0 : 100_000_000) + sourceId;
 }
 
-function weightedSlug(rng: Rng, pool: ReadonlyArray<readonly [string, number]>): string {
-  return (pool[rng.weightedIndex(pool.map((p) => p[1]))] as readonly [string, number])[0];
+type SlugPool = ReadonlyArray<readonly [string, number]>;
+
+/** The weights of each genre pool and their total, taken apart once instead of per title. */
+const poolWeights = new Map<SlugPool, { weights: number[]; total: number }>();
+
+function weightedSlug(rng: Rng, pool: SlugPool): string {
+  let w = poolWeights.get(pool);
+  if (w === undefined) {
+    const weights = pool.map((p) => p[1]);
+    w = { weights, total: weightTotal(weights) };
+    poolWeights.set(pool, w);
+  }
+  return (pool[rng.weightedIndex(w.weights, w.total)] as readonly [string, number])[0];
 }
 
 function personName(rng: Rng): string {
