@@ -152,13 +152,14 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
     const seasons = t.show !== null && (isNew || t.show.inProduction) ? seasonsOn(seed, t, today) : null;
     const episodesChanged = !isNew && seasons !== null && seasonsChanged(seed, t, today, seasons);
     const recrawlMedia = isNew || episodesChanged || unitOf(seed, SALT.recrawlMedia, t.key, day) < MEDIA_RECRAWL_SHARE;
-    // Computed once, for its details and (a new title's details are always crawled) its translations.
+    // Computed once, for its details and (a new title's details are always crawled: isNew
+    // implies recrawlMedia) its translations.
     const details = recrawlMedia ? staticMedia(seed, t) : null;
     if (details !== null) {
-      yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today, details, seasons?.lastAirDate) };
+      yield { type: 'MediaObserved', observationId: `${prefix}-media-${mediaId}`, observedAt: at(), data: mediaOn(seed, t, day, today, details, seasons) };
     }
-    if (isNew) {
-      for (const tr of translationsOf(seed, t, details ?? staticMedia(seed, t))) {
+    if (isNew && details !== null) {
+      for (const tr of translationsOf(seed, t, details)) {
         yield { type: 'MediaTranslationObserved', observationId: `${prefix}-translation-${mediaId}-${tr.language}`, observedAt: at(), data: tr };
       }
     }

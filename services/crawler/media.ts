@@ -245,19 +245,17 @@ export function seasonsOn(seed: number, t: TitleSeed, today: number): Seasons {
 }
 
 /**
- * MediaObserved data of a title on a crawl day (`today` is that day's epoch day); a crawl that
- * has the title's static details or a show's last air date already passes them.
+ * MediaObserved data of a title on a crawl day (`today` is that day's epoch day), from its
+ * static details and, for a show, its seasons on that day (`seasons`, or null when the crawl
+ * has not computed them).
  */
-export function mediaOn(
-  seed: number, t: TitleSeed, day: number, today: number,
-  s = staticMedia(seed, t), lastAirDate = t.show ? seasonsOn(seed, t, today).lastAirDate : null,
-): MediaObservedData {
+export function mediaOn(seed: number, t: TitleSeed, day: number, today: number, s: StaticMedia, seasons: Seasons | null): MediaObservedData {
   const voteGrowth = s.baseVotes === null ? 0 : Math.floor(day * Math.max(0.2, s.baseVotes * 0.0008));
   return {
     ...s.data,
     popularity: popularityOn(seed, t, day),
     voteCount: s.baseVotes === null ? null : s.baseVotes + voteGrowth,
-    lastAirDate,
+    lastAirDate: t.show ? (seasons ?? seasonsOn(seed, t, today)).lastAirDate : null,
   };
 }
 
@@ -265,8 +263,8 @@ const SUBTITLE_SEPARATOR: Record<TranslationLanguage, string> = {
   de: ' – ', fr: ' : ', es: ': ', it: ' - ', pt: ': ', nl: ': ', ja: '：', ko: ': ',
 };
 
-/** The eight translations of a title. */
-export function translationsOf(seed: number, t: TitleSeed, s = staticMedia(seed, t)): MediaTranslationObservedData[] {
+/** The eight translations of a title, from its static details. */
+export function translationsOf(seed: number, t: TitleSeed, s: StaticMedia): MediaTranslationObservedData[] {
   return TRANSLATION_LANGUAGES.map((lang, li) => {
     const rng = rngOf(seed, SALT.translation, t.key, li);
     const local = LOCALIZED[lang];
