@@ -65,6 +65,19 @@ export async function awaitProjections(eventStore: EventStore, readStore: ReadSt
   }
 }
 
+let builder: Promise<typeof import('../snapshot/build.ts')> | undefined;
+
+/**
+ * The release build's modules (Apache Arrow, the Parquet writer), imported once. Loading them
+ * holds the event loop for 0.1-0.2 s: `start` awaits this before it reports ready, so that
+ * pause falls while /readyz still answers 503 rather than on live requests when the first
+ * release is due (on an empty catalog that is the first check, right after ready).
+ */
+export function releaseBuilder(): Promise<typeof import('../snapshot/build.ts')> {
+  builder ??= import('../snapshot/build.ts');
+  return builder;
+}
+
 export function createScheduler(options: SchedulerOptions): { stop(): Promise<void> } {
   const { adapters, logger, clock, config, lease, health } = options;
   const { readStore, eventStore } = adapters;
@@ -111,9 +124,7 @@ export function createScheduler(options: SchedulerOptions): { stop(): Promise<vo
     // The release reads the rankings too: `once` waits for the ranking just appended to be folded.
     await once(`release:${week}`, async () => {
       const started = Date.now();
-      // Imported when a release is due, not at start: the build's modules (Apache Arrow, the
-      // Parquet writer) are a fifth of a second of loading before the API could answer.
-      const { buildRelease } = await import('../snapshot/build.ts');
+      const { buildRelease } = await releaseBuilder();
       const result = await buildRelease({ readStore, releases: options.releases, linkTokens: options.linkTokens, clock, week, keep: config.releasesKeep });
       if (result.created) {
         const files = result.manifest.files.length;

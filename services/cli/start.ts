@@ -34,7 +34,7 @@ import type { Logger } from '../shared/logger.ts';
 import { forkApiWorkers, isApiWorker, runApiWorker } from './apiWorkers.ts';
 import { catchUpWhileHeld, createPipeline, ingestSettings } from './pipeline.ts';
 import { loadSample, sampleLoadState } from './sample.ts';
-import { createScheduler } from './schedule.ts';
+import { createScheduler, releaseBuilder } from './schedule.ts';
 
 export interface StartOptions {
   /** `--sample`: load (or finish loading) the sample catalog, and allow the development keys. */
@@ -196,6 +196,8 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   if (projectorLeaseOf) projector = startProjectorRole(ctx, projectorLeaseOf);
   if (roles.has('scheduler')) {
     const lease = new LeaseKeeper(adapters.readStore, SCHEDULER_LEASE, `${health.processName}:${process.hrtime.bigint().toString(36)}`, 15_000);
+    // Loaded before ready: the first check may build a release at once (see releaseBuilder).
+    await releaseBuilder();
     scheduler = createScheduler({ adapters, logger, clock, config, releases, linkTokens, lease, health });
   }
   ready = true;
