@@ -66,19 +66,25 @@ export function slugify(text: string): string {
     }
     if (c === 38 /* & */) out += out.length > 0 ? '-and' : 'and';
   }
-  return out.slice(0, MAX_SLUG_CHARS) || 'untitled';
+  return cut(out) || 'untitled';
+}
+
+/** The first MAX_SLUG_CHARS characters, less a dash the cut left at the end (SLUG_PATTERN has none there). */
+function cut(slug: string): string {
+  const head = slug.slice(0, MAX_SLUG_CHARS);
+  return head.endsWith('-') ? head.slice(0, -1) : head;
 }
 
 /** `slugify` of any text: accents dropped (NFKD), `&` as `and`, every other character a separator. */
 export function slugifyUnicode(text: string): string {
-  return text
+  const slug = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/&/g, ' and ')
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_SLUG_CHARS) || 'untitled';
+    .replace(/^-+|-+$/g, '');
+  return cut(slug) || 'untitled';
 }
 
 /** A slug `slugify` could have made: what may name a collection, in ingest and in API paths alike. */

@@ -45,4 +45,17 @@ describe('slugify', () => {
     assert.equal(slugify(`The ${'a'.repeat(MAX_SLUG_CHARS * 2)}`), `the-${'a'.repeat(MAX_SLUG_CHARS - 4)}`);
     assert.equal(isCollectionSlug(slugify('The Land Girls')), true);
   });
+
+  it('never ends in a dash where the cut falls on one: every slug matches SLUG_PATTERN', () => {
+    const word = 'a'.repeat(MAX_SLUG_CHARS - 1);
+    assert.equal(slugify(`${word} b`), word);
+    assert.equal(slugify(`${word} é`), word);
+    assert.equal(slugifyUnicode(`${word} b`), word);
+    const rng = new Rng(7);
+    const pieces = [...ASCII_PIECES, ...OTHER_PIECES];
+    for (let n = 0; n < 20_000; n++) {
+      const text = generated(rng, n % 2 === 0 ? ASCII_PIECES : pieces, 60);
+      assert.ok(isCollectionSlug(slugify(text)), `${JSON.stringify(text)} -> ${slugify(text)}`);
+    }
+  });
 });
