@@ -15,6 +15,7 @@
  * error. The outage shows on `/readyz` and `/metrics` (component `redis`, not critical); the
  * shared counters take over again as soon as Redis answers.
  */
+import { createRequire } from 'node:module';
 import type Koa from 'koa';
 import ratelimit from 'koa-ratelimit';
 import { AppError } from '../../contracts/errors.ts';
@@ -89,10 +90,22 @@ export interface RateLimiterOptions {
   byAddress?: boolean;
 }
 
+/**
+ * The clock koa-ratelimit's Redis driver (async-ratelimiter) stamps each request with: the wall
+ * time when it was loaded plus the monotonic time since. Its reset is on that clock, so the
+ * seconds left are counted on it too. Counted against Date.now() they were off by however far
+ * the wall clock had moved since the driver loaded: an NTP step, or a virtual machine paused
+ * and resumed (a CI run saw a reset of 37 s for a fresh 60 s window). Resolved from
+ * koa-ratelimit's own dependency, so it is the very module instance the driver uses.
+ */
+const driverNow = (
+  createRequire(createRequire(import.meta.url).resolve('koa-ratelimit'))('async-ratelimiter/src/microtime') as { now(): number }
+).now;
+
 function secondsUntil(resetHeader: unknown, now: number): number | null {
   const raw = Number(resetHeader);
   if (!Number.isFinite(raw) || raw <= 0) return null;
-  // The memory driver reports unix seconds, the Redis driver unix milliseconds.
+  // Unix seconds, as both drivers report it; a value past 1e11 can only be milliseconds.
   const resetMs = raw > 1e11 ? raw : raw * 1000;
   return Math.max(0, Math.ceil((resetMs - now) / 1000));
 }
@@ -189,9 +202,9 @@ export function rateLimiter(options: RateLimiterOptions): Koa.Middleware {
   } as ratelimit.MiddlewareOptions);
   const dependency = options.redisDependency;
 
-  /** RateLimit-Reset as seconds left: the Redis driver reports unix milliseconds. */
+  /** RateLimit-Reset as seconds left: the Redis driver reports the end of the window as a time. */
   const resetInSeconds = (ctx: Koa.Context): void => {
-    const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), Date.now());
+    const seconds = secondsUntil(ctx.response.get('RateLimit-Reset'), driverNow());
     if (seconds !== null) ctx.set('RateLimit-Reset', String(Math.min(seconds, Math.ceil(windowMs / 1000))));
   };
 

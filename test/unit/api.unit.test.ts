@@ -244,6 +244,22 @@ describe('the Redis rate-limit driver', () => {
     assert.deepEqual(results, ['200 1', '200 0', '429']);
     assert.deepEqual([...redis.logs.keys()], ['marquee-ratelimit:ip:10.1.1.1']);
   });
+
+  it('counts the seconds until reset on the clock the driver stamps with, whatever the wall clock did since it loaded', async () => {
+    const limit = rateLimiter({ max: 2, windowMs: 60_000, redis: new FakeRedis() });
+    // The wall clock 23 s ahead of where the driver's clock (its load time plus monotonic time)
+    // puts it: what an NTP step or a paused and resumed machine leaves.
+    const wall = Date.now;
+    Date.now = () => wall() + 23_000;
+    try {
+      const ctx = fakeCtx('10.1.1.2');
+      await limit(ctx, async () => { ctx.status = 200; });
+      const reset = Number(ctx.response.get('RateLimit-Reset'));
+      assert.ok(reset >= 59 && reset <= 60, `reset ${reset}`);
+    } finally {
+      Date.now = wall;
+    }
+  });
 });
 
 describe('the error middleware', () => {
