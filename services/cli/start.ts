@@ -179,6 +179,10 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   try {
     await loading;
     if (!abort.signal.aborted) await api?.feedSearch(indexFilled);
+    // Loaded before ready, while /readyz still answers 503: the scheduler's first check may
+    // build a release at once (see releaseBuilder). Awaited here, before the look at a shutdown
+    // below, so nothing is awaited between that look and the loops' start.
+    if (roles.has('scheduler') && !abort.signal.aborted) await releaseBuilder();
   } catch (err) {
     if (!abort.signal.aborted) {
       // A start that failed (a server that never answered, say) ends: its servers, loops and
@@ -196,8 +200,6 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
   if (projectorLeaseOf) projector = startProjectorRole(ctx, projectorLeaseOf);
   if (roles.has('scheduler')) {
     const lease = new LeaseKeeper(adapters.readStore, SCHEDULER_LEASE, `${health.processName}:${process.hrtime.bigint().toString(36)}`, 15_000);
-    // Loaded before ready: the first check may build a release at once (see releaseBuilder).
-    await releaseBuilder();
     scheduler = createScheduler({ adapters, logger, clock, config, releases, linkTokens, lease, health });
   }
   ready = true;
