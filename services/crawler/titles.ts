@@ -114,19 +114,23 @@ function titleKey(kind: ContentType, sourceId: number): number {
   return (kind === 'movie' ? 0 : 100_000_000) + sourceId;
 }
 
-type SlugPool = ReadonlyArray<readonly [string, number]>;
+/** A genre pool taken apart once, not per title: its slugs, their weights and the weights' total. */
+interface SlugPool {
+  slugs: string[];
+  weights: number[];
+  total: number;
+}
 
-/** The weights of each genre pool and their total, taken apart once instead of per title. */
-const poolWeights = new Map<SlugPool, { weights: number[]; total: number }>();
+function slugPool(pool: ReadonlyArray<readonly [string, number]>): SlugPool {
+  const weights = pool.map((p) => p[1]);
+  return { slugs: pool.map((p) => p[0]), weights, total: weightTotal(weights) };
+}
+
+const MOVIE_GENRES = slugPool(MOVIE_GENRE_POOL);
+const TV_GENRES = slugPool(TV_GENRE_POOL);
 
 function weightedSlug(rng: Rng, pool: SlugPool): string {
-  let w = poolWeights.get(pool);
-  if (w === undefined) {
-    const weights = pool.map((p) => p[1]);
-    w = { weights, total: weightTotal(weights) };
-    poolWeights.set(pool, w);
-  }
-  return (pool[rng.weightedIndex(w.weights, w.total)] as readonly [string, number])[0];
+  return pool.slugs[rng.weightedIndex(pool.weights, pool.total)] as string;
 }
 
 function personName(rng: Rng): string {
@@ -227,8 +231,8 @@ function generatedMovie(seed: number, index: number, sourceId: number, introDay:
     ? startDay + introDay - rng.int(0, 120)
     : epochDayOf(`${startYear - Math.floor(Math.pow(rng.next(), 1.8) * 60)}-01-01`) + rng.int(0, 364);
   const releaseDate = dateOfEpochDay(Math.min(releaseDay, startDay + introDay));
-  const genres = new Set<string>([weightedSlug(rng, MOVIE_GENRE_POOL)]);
-  if (rng.chance(0.45)) genres.add(weightedSlug(rng, MOVIE_GENRE_POOL));
+  const genres = new Set<string>([weightedSlug(rng, MOVIE_GENRES)]);
+  if (rng.chance(0.45)) genres.add(weightedSlug(rng, MOVIE_GENRES));
   const genreSlugs = [...genres];
   const age = rng.chance(0.7) ? ageFromGenres(genreSlugs) : rng.pick([0, 6, 12, 16, 18]);
   const usRating = rng.chance(0.1) ? null : ({ 0: 'G', 6: 'PG', 12: 'PG-13', 16: 'R', 18: 'NC-17' } as Record<number, string>)[age] ?? 'NR';
@@ -286,8 +290,8 @@ function generatedShow(seed: number, index: number, sourceId: number, introDay: 
     episodes.push(rng.int(6, 12));
     seasonStarts.push(firstStart + s * 365 + (s === seasons - 1 && inProduction ? 0 : rng.int(-40, 40)));
   }
-  const genres = new Set<string>([weightedSlug(rng, TV_GENRE_POOL)]);
-  if (rng.chance(0.5)) genres.add(weightedSlug(rng, TV_GENRE_POOL));
+  const genres = new Set<string>([weightedSlug(rng, TV_GENRES)]);
+  if (rng.chance(0.5)) genres.add(weightedSlug(rng, TV_GENRES));
   const genreSlugs = [...genres];
   const age = ageFromGenres(genreSlugs);
   const votes = Math.floor(Math.exp(rng.next() * 11));
