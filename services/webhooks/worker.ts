@@ -37,6 +37,34 @@ import { acquireLease, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays,
 /** Changes per delivery at most (decisions.md). */
 export const DELIVERY_MAX_CHANGES = 100;
 
+/**
+ * The most of a receiver's answer body read, then dropped: its status is the acknowledgement,
+ * and a short body is read to its end so the connection can be reused. Reading the whole body,
+ * as before, let a receiver that answered and then kept streaming hold every answer in memory
+ * until the attempt's timeout (4.5 GB of RSS in the default 10 s on loopback: enough to kill
+ * the scheduler process), and hold the worker, which looks at webhooks one at a time, as long.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** Reads and drops up to MAX_ANSWER_BYTES of the answer; cancels the rest. Never throws. */
+async function dropAnswer(res: Response): Promise<void> {
+  const reader = res.body?.getReader();
+  if (reader === undefined) return;
+  let read = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+      if (read > MAX_ANSWER_BYTES) break;
+    }
+  } catch {
+    // The attempt's timeout or a closed connection while reading: the status is already in.
+    return;
+  }
+  await reader.cancel().catch(() => {});
+}
+
 export interface DeliveryWorkerOptions {
   readStore: ReadStore;
   clock: Clock;
@@ -137,7 +165,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),
       });
-      await res.arrayBuffer().catch(() => undefined);
+      await dropAnswer(res);
       return { at, status: res.status, latencyMs: Date.now() - started, error: null, holder };
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause?.code;

@@ -196,6 +196,54 @@ describe('webhooks (e2e)', function () {
     assert.deepEqual(await listWebhooks(catalog.adapters.readStore), []);
   });
 
+  it('counts a 2xx answer that never ends as delivered, reading at most 64 KiB of it and hanging up', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    // A receiver that acknowledges with 200 and then streams its answer until the caller hangs up.
+    let hangUps = 0;
+    let sent = 0;
+    let answers = 0;
+    const endless = createServer((req, res) => {
+      answers += 1;
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      const chunk = Buffer.alloc(16 * 1024, 120);
+      const pump = () => {
+        while (!res.destroyed) {
+          sent += chunk.length;
+          if (!res.write(chunk)) break;
+        }
+      };
+      res.on('drain', pump);
+      res.on('close', () => (hangUps += 1));
+      pump();
+    });
+    await new Promise<void>((ok) => endless.listen(0, '127.0.0.1', ok));
+    const { port } = endless.address() as { port: number };
+    try {
+      const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${port}/endless`, country: 'US', types: ['new'] }, systemClock);
+      const timeoutMs = 3000;
+      worker({ timeoutMs });
+      // Before the fix each attempt read until the timeout and was logged as a failure (no status).
+      await until('two deliveries are delivered', async () => (await listDeliveries(catalog.adapters.readStore, hook.id, 10)).filter((d) => d.state === 'delivered').length >= 2, 30_000);
+      const delivered = (await listDeliveries(catalog.adapters.readStore, hook.id, 10)).filter((d) => d.state === 'delivered');
+      for (const d of delivered) {
+        assert.equal(d.attempts.length, 1, JSON.stringify(d.attempts));
+        assert.equal(d.attempts[0]?.status, 200);
+        assert.ok((d.attempts[0]?.latencyMs ?? timeoutMs) < timeoutMs, `answered in ${d.attempts[0]?.latencyMs} ms`);
+      }
+      assert.ok(hangUps >= 2, 'the worker hung up on each endless answer');
+      // What the kernel's socket buffers took before the hang-up (a few MB), not the gigabytes
+      // the whole answer held in memory took by the timeout (4.5 GB of RSS in 10 s on loopback).
+      assert.ok(sent < answers * 32 * 1024 * 1024, `${Math.round(sent / 1e6)} MB streamed for ${answers} answers`);
+      for (const w of workers.splice(0)) await w.stop();
+      await deleteWebhook(catalog.adapters.readStore, hook.id);
+    } finally {
+      endless.closeAllConnections();
+      await new Promise<void>((ok) => endless.close(() => ok()));
+    }
+  });
+
   it('has exactly one worker deliver a webhook when two run', async () => {
     for (const w of workers.splice(0)) await w.stop();
     const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/pair`, country: 'US' }, systemClock);
