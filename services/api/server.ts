@@ -1,5 +1,5 @@
 /** Starts the API on a port: `startApi({ port, ...deps })` -> `{ url, close() }`. */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type Koa from 'koa';
 import { AppError } from '../../contracts/errors.ts';
@@ -24,10 +24,22 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
   return listen(createApp(deps), port, host);
 }
 
+/**
+ * How long a connection has to send a whole request, in ms: its headers, since the API takes no
+ * bodies. Node's defaults (60 s for the headers, looked at every 30 s) let a client that opens
+ * connections and sends nothing, or a header a byte at a time, hold each one for up to 90 s, so
+ * a few hundred new connections a second kept the process at its file descriptor limit.
+ * Here such a connection gets a 408 and is closed within a second of this bound. Every client
+ * sends a GET's headers at once; 10 s leaves a slow network room.
+ */
+export const REQUEST_TIMEOUT_MS = 10_000;
+
 /** Serves `app` on `host:port` (0 picks a free port) until `close()`. */
 export async function listen(app: Koa, port: number, host: string): Promise<RunningApi> {
   const server = await new Promise<Server>((resolve, reject) => {
-    const s = app.listen(port, host, () => resolve(s));
+    // Passed at creation: the check of these bounds is set up with the values it is created with.
+    const s = createServer({ headersTimeout: REQUEST_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1000 }, app.callback());
+    s.listen(port, host, () => resolve(s));
     s.once('error', (err) => reject(listenError(err, port, host)));
   });
   const { port: bound } = server.address() as AddressInfo;

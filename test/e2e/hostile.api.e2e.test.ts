@@ -7,12 +7,13 @@
  * bound on one search is measured where it matters.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { MAX_WEB_URL_BYTES } from '../../contracts/domain.ts';
 import { SEARCH_QUERY_MAX_CHARS, SEARCH_QUERY_MAX_WORDS, type Clock, type SearchIndex, type SearchQuery } from '../../contracts/ports.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { tokenize } from '../../infra/search/normalize.ts';
 import { createApiKey } from '../../services/api/keys.ts';
-import { startApi, type RunningApi } from '../../services/api/server.ts';
+import { REQUEST_TIMEOUT_MS, startApi, type RunningApi } from '../../services/api/server.ts';
 import type { ApiDeps, LinkTokenCodec } from '../../services/api/types.ts';
 import { MAX_LINK_TOKEN_CHARS } from '../../services/links/linkTokens.ts';
 import { movieDocuments, showDocuments } from '../unit/searchQualityCatalog.ts';
@@ -281,6 +282,39 @@ describe('hostile requests to the API', function () {
       const reply = await responsive(() => get(`/go/${longest}`, { key: null }));
       assert.equal(reply.status, 302);
       assert.equal(reply.headers.get('location'), url);
+    });
+  });
+
+  describe('connections that never finish a request (slowloris)', () => {
+    it(`closes each with a 408 within a second past ${REQUEST_TIMEOUT_MS / 1000} s, answering others meanwhile, /healthz responsive`, async () => {
+      const { port } = new URL(api.url);
+      const started = performance.now();
+      // Half send nothing, half a request line and a header a byte at a time, as a slowloris does.
+      const held = Array.from({ length: 200 }, (_, i) => new Promise<{ ms: number; answer: string }>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1');
+        let answer = '';
+        let drip: NodeJS.Timeout | undefined;
+        socket.setEncoding('latin1');
+        socket.on('data', (d: string) => (answer += d));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          clearInterval(drip);
+          resolve({ ms: performance.now() - started, answer });
+        });
+        if (i % 2 === 1) {
+          socket.write('GET /v1/locales HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+          drip = setInterval(() => socket.writable && socket.write('a'), 500);
+        }
+      }));
+      const closed = await responsive(async () => {
+        // Requests on connections of their own are answered while those are held.
+        for (let i = 0; i < 5; i++) assert.equal((await get('/v1/locales')).status, 200);
+        return Promise.all(held);
+      });
+      for (const { ms, answer } of closed) {
+        assert.match(answer, /^HTTP\/1\.1 408 /);
+        assert.ok(ms >= REQUEST_TIMEOUT_MS - 50 && ms < REQUEST_TIMEOUT_MS + 2000, `closed after ${ms.toFixed(0)} ms`);
+      }
     });
   });
 
