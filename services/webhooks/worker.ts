@@ -14,7 +14,8 @@
  * once: a crash after the POST and before the log write sends it again. Every attempt is
  * logged with its status and latency. A lease per webhook keeps the work of several scheduler
  * processes apart: exactly one delivers a webhook at a time, and only it writes the webhook's
- * delivery state (replays reach it as requests, services/webhooks/store.ts).
+ * delivery state (replays reach it as requests, services/webhooks/store.ts). Webhooks are
+ * stepped side by side, so a receiver slow to answer delays its own deliveries only.
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -36,6 +37,9 @@ import { acquireLease, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays,
 
 /** Changes per delivery at most (decisions.md). */
 export const DELIVERY_MAX_CHANGES = 100;
+
+/** Webhooks a worker steps at once (each step is at most one POST). */
+const MAX_STEPPING = 16;
 
 /**
  * The most of a receiver's answer body read, then dropped: its status is the acknowledgement,
@@ -88,7 +92,7 @@ export interface DeliveryWorkerOptions {
 }
 
 export interface DeliveryWorker {
-  /** Looks at every webhook once: at most one step (a new delivery or a due attempt) each. */
+  /** Looks at every webhook once, at most one step (a new delivery or a due attempt) each, and waits for the steps under way. */
   tick(): Promise<void>;
   start(): void;
   stop(): Promise<void>;
@@ -115,6 +119,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> = Promise.resolve();
   let stopped = false;
+  /** The steps under way, by webhook id: one at a time per webhook keeps its deliveries in order. */
+  const stepping = new Map<string, Promise<void>>();
 
   /** The delivery's changes: the same feed range with the same filters, every time. */
   async function changesOf(hook: WebhookDoc, delivery: Pick<DeliveryDoc, 'since' | 'until'>) {
@@ -215,15 +221,26 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await attempt(hook, state, delivery.doc);
   }
 
-  async function tick(): Promise<void> {
+  /**
+   * Starts a step for each webhook not in one already, MAX_STEPPING at most at once, and returns
+   * without waiting for them: a receiver that takes its whole timeout to answer holds its own
+   * webhook's next step, not every other webhook's (looked at one after the other, one slow
+   * receiver let the others have a delivery per answer of its).
+   */
+  async function look(): Promise<void> {
     for (const hook of await listWebhooks(readStore)) {
-      if (stopped) return;
-      try {
-        await step(hook);
-      } catch (err) {
-        logger.warn({ err, webhook: hook.id }, 'webhook step failed; trying again at the next look');
-      }
+      if (stopped || stepping.size >= MAX_STEPPING) return;
+      if (stepping.has(hook.id)) continue;
+      const run = step(hook)
+        .catch((err: unknown) => logger.warn({ err, webhook: hook.id }, 'webhook step failed; trying again at the next look'))
+        .finally(() => stepping.delete(hook.id));
+      stepping.set(hook.id, run);
     }
+  }
+
+  async function tick(): Promise<void> {
+    await look();
+    await Promise.all(stepping.values());
   }
 
   return {
@@ -231,7 +248,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     start() {
       if (timer) return;
       const loop = () => {
-        running = tick()
+        running = look()
           .catch((err: unknown) => logger.warn({ err }, 'webhook worker look failed'))
           .finally(() => {
             if (!stopped) timer = setTimeout(loop, options.intervalMs ?? 1000);
@@ -244,6 +261,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      await Promise.all(stepping.values());
     },
   };
 }

@@ -244,6 +244,36 @@ describe('webhooks (e2e)', function () {
     }
   });
 
+  it('keeps delivering to other webhooks while one receiver takes seconds to answer', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    let slowAnswers = 0;
+    const slow = createServer((req, res) => {
+      req.resume();
+      setTimeout(() => {
+        slowAnswers += 1;
+        res.writeHead(204).end();
+      }, 2500);
+    });
+    await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
+    const { port } = slow.address() as { port: number };
+    try {
+      await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${port}/slow`, country: 'US' }, systemClock);
+      await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/beside-slow`, country: 'US' }, systemClock);
+      const feed = await followFeed(catalog, 'US', null);
+      assert.ok(feed.changes.length > 400, `${feed.changes.length} changes: more than four deliveries`);
+      worker({ timeoutMs: 10_000 });
+      // Looked at one after the other, the fast webhook got one delivery per 2.5 s answer of the slow one.
+      await until('the fast receiver has the whole feed', () => hooks.ids('/beside-slow').length === feed.changes.length, 20_000);
+      assert.ok(slowAnswers <= 2, `the slow receiver answered ${slowAnswers} times meanwhile`);
+      for (const w of workers.splice(0)) await w.stop();
+    } finally {
+      slow.closeAllConnections();
+      await new Promise<void>((ok) => slow.close(() => ok()));
+      for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    }
+  });
+
   it('has exactly one worker deliver a webhook when two run', async () => {
     for (const w of workers.splice(0)) await w.stop();
     const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/pair`, country: 'US' }, systemClock);
