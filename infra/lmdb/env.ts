@@ -39,7 +39,33 @@ export function openLmdbHandle(options: LmdbOptions): RootDatabase {
   return openHandle(join(options.dataDir, 'lmdb'), options);
 }
 
+let commitFailuresHandled = false;
+
+/** A write's rejection by lmdb-js for a failed commit: its message, and the commit's own error as `commitError`. */
+export function isCommitFailure(reason: unknown): reason is Error & { commitError: Promise<unknown> } {
+  return reason instanceof Error && reason.message.startsWith('Commit failed') && (reason as { commitError?: unknown }).commitError instanceof Promise;
+}
+
+/**
+ * When a commit fails (a full disk, an I/O error), lmdb-js rejects promises that no caller can
+ * await: the commit promise of each batch it starts on its own, and the commit's error, hung on
+ * every failed write as `commitError`. Unhandled, either ends the process, though each write of
+ * that commit also fails through the promise its caller awaits, which maps the error and reports
+ * it (seen: `start --sample` on a full disk died with lmdb-js's own stack and no word of ours;
+ * known upstream, kriszyp/lmdb-js#294). Those two are dropped here, once per thread; any other
+ * unhandled rejection still ends the process, as Node's default does.
+ */
+function handleCommitFailures(): void {
+  if (commitFailuresHandled) return;
+  commitFailuresHandled = true;
+  process.on('unhandledRejection', (reason) => {
+    if (!isCommitFailure(reason)) throw reason;
+    reason.commitError.catch(() => {});
+  });
+}
+
 function openHandle(path: string, options: LmdbOptions): RootDatabase {
+  handleCommitFailures();
   mkdirSync(path, { recursive: true });
   return open({
     path,

@@ -1,5 +1,6 @@
 /** Converts what lmdb-js throws into the one error type, at the adapter boundary. */
 import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
+import { isCommitFailure } from './env.ts';
 
 /**
  * A value msgpack cannot encode (a BigInt too large, a cyclic object) or a key longer than LMDB
@@ -9,6 +10,12 @@ import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
  */
 export function lmdbError(err: unknown, what: string): AppError {
   if (isAppError(err)) return err;
+  if (isCommitFailure(err)) {
+    // The commit's own error, which lmdb-js prints, rejects a promise only this error points to:
+    // handled here, or it would end the process (see env.ts).
+    err.commitError.catch(() => {});
+    return new AppError('unavailable', `${what}: a commit failed, most likely for a full disk or an I/O error of the data directory (lmdb-js printed the cause above)`, { cause: err, retriable: true });
+  }
   // Before the encoding check: lmdb-js may throw its key-size error as a RangeError.
   if (err instanceof Error && KEY_TOO_LARGE.test(err.message)) {
     return new AppError('internal', `${what} refused a key: ${err.message}`, { cause: err, retriable: false });

@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
 import { decodeObservation, encodeObservation, validateDecodedObservation } from '../../contracts/codec.ts';
-import { AppError, asUnavailable } from '../../contracts/errors.ts';
+import { AppError } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import {
   systemClock,
@@ -28,6 +28,7 @@ import {
   type ObservationRecord,
 } from '../../contracts/ports.ts';
 import { closeLmdb, openLmdb } from './env.ts';
+import { lmdbError } from './errors.ts';
 
 export interface LmdbInboxOptions {
   /** Data directory; the inbox lives in the LMDB environment of `<dataDir>/lmdb`. */
@@ -119,7 +120,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
         return seq;
       });
     } catch (err) {
-      throw asUnavailable(err, 'the local inbox');
+      throw lmdbError(err, 'the local inbox');
     }
   }
 
@@ -134,7 +135,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
         void deadLetterKeys.put(dedupeKey, id);
       });
     } catch (err) {
-      throw asUnavailable(err, 'the local inbox');
+      throw lmdbError(err, 'the local inbox');
     }
   }
 
@@ -212,8 +213,11 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
         try {
           committing = offsets.put(group, batch.last);
         } catch (err) {
-          throw asUnavailable(err, 'the local inbox');
+          throw lmdbError(err, 'the local inbox');
         }
+        // Awaited below, after the next batch is read: a commit failing meanwhile (a full disk)
+        // would otherwise be an unhandled rejection, which ends the process.
+        committing.catch(() => {});
         offset = batch.last;
         // The next batch is read and decoded while the offset's commit syncs, when this thread
         // would only wait. The commit is still awaited before the next batch is handled
@@ -229,7 +233,7 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
         try {
           await committing;
         } catch (err) {
-          throw asUnavailable(err, 'the local inbox');
+          throw lmdbError(err, 'the local inbox');
         }
       }
     };
