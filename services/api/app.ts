@@ -51,7 +51,10 @@ export interface ApiApp extends Koa {
 
 export function createApp(deps: ApiDeps): ApiApp {
   const app = new Koa() as ApiApp;
-  app.proxy = deps.trustProxy ?? false;
+  // Koa reads the leftmost X-Forwarded-For entry, which the client writes, unless maxIpsCount
+  // keeps only the entries the trusted proxies appended.
+  app.proxy = (deps.trustedProxies ?? 0) > 0;
+  app.maxIpsCount = deps.trustedProxies ?? 0;
   const imageBase = deps.imageBase ?? DEFAULT_IMAGE_BASE;
   const versions: Partial<Record<ModelName, number>> = {};
   for (const p of ALL_PROJECTIONS) versions[p.name as ModelName] = p.version;

@@ -74,8 +74,13 @@ export interface ApiDeps {
   health?: Health;
   /** How long an API key lookup is reused, in ms (at most 1000 so a revocation bites at once). Default 1000. */
   keyCacheMs?: number;
-  /** Trust X-Forwarded-For (behind a load balancer) for the client address of keyless calls. Default false. */
-  trustProxy?: boolean;
+  /**
+   * Proxies (load balancers) in front of the API, each appending the address it was called from
+   * to X-Forwarded-For: the client address of keyless calls and of /go is the one the farthest of
+   * them saw, the header's `trustedProxies`-th entry from the right. Entries left of it are the
+   * client's own words. Default 0: the header is ignored, the address is the socket's peer.
+   */
+  trustedProxies?: number;
   /** Projection version per read model when no alias exists. Default: the versions in projections/. */
   modelVersions?: Record<string, number>;
   /** Rendered answers kept per read-model state (responseCache.ts): its bounds, or false for none. Default on. */

@@ -73,6 +73,7 @@ export function serveApi(config: Config, parts: ServeApiParts): Promise<RunningA
     clock: parts.clock,
     logger: parts.logger,
     imageBase: config.imageBase,
+    trustedProxies: config.trustedProxies,
     rateLimit: {
       perMinute: config.rateLimitPerMinute,
       goPerMinute: config.goRateLimitPerMinute,

@@ -63,6 +63,8 @@ export interface Config {
   rateLimitPerMinute: number;
   /** `/go` redirects per minute per client address. `GO_RATE_LIMIT_PER_MINUTE`, default 120. */
   goRateLimitPerMinute: number;
+  /** Proxies in front of the API that append to X-Forwarded-For. `TRUSTED_PROXIES`, default 0 (the header is ignored). */
+  trustedProxies: number;
   /** `LINK_TOKEN_KEYS` = `1:<64 hex>,2:<64 hex>`; required unless `--sample` (then unset = the development key). */
   linkTokenKeys: string | null;
   /** Secret for signed download URLs. `DOWNLOAD_SIGNING_KEY`; required unless `--sample` (then unset = a random key kept in the data dir). */
@@ -190,6 +192,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: url(env.REDIS_URL),
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
     goRateLimitPerMinute: int(env.GO_RATE_LIMIT_PER_MINUTE, 120, 'GO_RATE_LIMIT_PER_MINUTE'),
+    trustedProxies: int(env.TRUSTED_PROXIES, 0, 'TRUSTED_PROXIES'),
     linkTokenKeys: url(env.LINK_TOKEN_KEYS),
     downloadSigningKey: signingKey(url(env.DOWNLOAD_SIGNING_KEY)),
     imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',

@@ -324,7 +324,7 @@ describe('hostile requests to the API', function () {
 
     before(async () => {
       // Behind a proxy the client address comes from X-Forwarded-For: one test process plays several clients.
-      limited = await startApi({ port: 0, ...deps({ rateLimit: { perMinute: 100_000, goPerMinute: perMinute }, trustProxy: true }) });
+      limited = await startApi({ port: 0, ...deps({ rateLimit: { perMinute: 100_000, goPerMinute: perMinute }, trustedProxies: 1 }) });
       extra.push(limited);
     });
 
@@ -350,6 +350,23 @@ describe('hostile requests to the API', function () {
       // The same address with a key still reaches /v1, and an API key does not lift the /go limit.
       assert.equal((await get('/v1/locales', { base: limited, headers: { 'x-forwarded-for': '203.0.113.7' } })).status, 200);
       assert.equal((await get('/go/3mJr7AoUXx2Wqd', { base: limited, headers: { 'x-forwarded-for': '203.0.113.7' } })).status, 429);
+    });
+
+    it('counts a client that writes its own X-Forwarded-For under the address the proxy appended', async () => {
+      // 203.0.113.7 is limited (above). Its forged entries come first; the proxy appends the real one last.
+      for (const forged of ['198.51.100.200', '198.51.100.201, 198.51.100.202', 'unknown']) {
+        assert.equal((await get('/go/3mJr7AoUXx2Wqd', from(`${forged}, 203.0.113.7`))).status, 429, forged);
+      }
+      // And one the proxy saw as 203.0.113.9 is not counted as the limited one it names.
+      assert.equal((await get('/go/3mJr7AoUXx2Wqd', from('203.0.113.7, 203.0.113.9'))).status, 404);
+    });
+
+    it('ignores X-Forwarded-For without trusted proxies (the default): every client behind one socket address', async () => {
+      const direct = await startApi({ port: 0, ...deps({ rateLimit: { perMinute: 100_000, goPerMinute: 2 } }) });
+      extra.push(direct);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get('/go/3mJr7AoUXx2Wqd', { key: null, base: direct, headers: { 'x-forwarded-for': `198.51.100.${i}` } })).status);
+      assert.deepEqual(statuses, [404, 404, 429]);
     });
 
     it('keeps /healthz responsive under a flood of 300 longest garbage tokens, 3 at a time, from 50 addresses', async () => {

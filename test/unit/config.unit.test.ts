@@ -55,3 +55,11 @@ describe('loadConfig: a setting that cannot be used', () => {
     assert.equal(loadConfig({ DOWNLOAD_SIGNING_KEY: 'k'.repeat(32) }).downloadSigningKey, 'k'.repeat(32));
   });
 });
+
+describe('loadConfig: TRUSTED_PROXIES', () => {
+  it('ignores X-Forwarded-For unless set, and takes a count of proxies', () => {
+    assert.equal(loadConfig({}).trustedProxies, 0);
+    assert.equal(loadConfig({ TRUSTED_PROXIES: '2' }).trustedProxies, 2);
+    for (const bad of ['true', '-1', '1.5']) assert.throws(() => loadConfig({ TRUSTED_PROXIES: bad }), /TRUSTED_PROXIES must be a non-negative integer/, bad);
+  });
+});
