@@ -46,7 +46,7 @@ const MAX_STEPPING = 16;
  * and a short body is read to its end so the connection can be reused. Reading the whole body,
  * as before, let a receiver that answered and then kept streaming hold every answer in memory
  * until the attempt's timeout (4.5 GB of RSS in the default 10 s on loopback: enough to kill
- * the scheduler process), and hold the worker, which looks at webhooks one at a time, as long.
+ * the scheduler process), and hold that webhook's step as long.
  */
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
