@@ -29,8 +29,9 @@ export async function startApi(options: StartApiOptions): Promise<RunningApi> {
  * bodies. Node's defaults (60 s for the headers, looked at every 30 s) let a client that opens
  * connections and sends nothing, or a header a byte at a time, hold each one for up to 90 s: at
  * a limit of 20,000 open files, about 220 new connections a second would keep a process there.
- * Here such a connection gets a 408 and is closed within a second of this bound (about eight times the
- * rate needed). Every client sends a GET's headers at once; 10 s leaves a slow network room.
+ * Here such a connection gets a 408 and is closed within a second of this bound (it would take
+ * about eight times that rate). Every client sends a GET's headers at once; 10 s leaves a slow
+ * network room.
  */
 export const REQUEST_TIMEOUT_MS = 10_000;
 
