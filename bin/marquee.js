@@ -2,6 +2,7 @@
 // The `marquee` command. The code base is TypeScript run through tsx (no build step), so the
 // bin registers the tsx loader and hands over to the CLI's composition root.
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 // On Node 20 a start got as far as serving the sample and then failed its first release build
@@ -38,11 +39,26 @@ if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size')) && proc
   const child = spawn(process.execPath, [FLAG, QUIET, ...BUILD_FLAGS, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: 'inherit',
   });
+  const forwarded = new Set();
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-    process.on(signal, () => child.kill(signal));
+    process.on(signal, () => {
+      forwarded.add(signal);
+      child.kill(signal);
+    });
   }
   child.on('exit', (code, signal) => {
-    process.exitCode = code ?? (signal ? 128 : 1);
+    // A death by a signal nobody here asked for says nothing by itself (the shell that started
+    // this process sees it exit, not die): say which, and what it most often means.
+    if (signal && !forwarded.has(signal)) {
+      const why =
+        signal === 'SIGKILL'
+          ? 'the system (its out-of-memory killer, most often) or someone killed it'
+          : signal === 'SIGBUS' || signal === 'SIGSEGV'
+            ? 'a damaged LMDB file under $DATA_DIR/lmdb is the most likely cause (restore it from a copy of the whole directory, or move it away to start empty)'
+            : 'it was sent by someone else';
+      process.stderr.write(`marquee: the process died of ${signal}: ${why}.\n`);
+    }
+    process.exitCode = code ?? 128 + (constants.signals[signal] ?? 0);
   });
 } else {
   const { register } = await import('tsx/esm/api');

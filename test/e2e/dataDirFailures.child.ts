@@ -1,5 +1,5 @@
 /**
- * Child of diskFull.e2e.test.ts, run under a file size limit (`ulimit -f`): appends to
+ * Child of dataDirFailures.e2e.test.ts, run under a file size limit (`ulimit -f`): appends to
  * an LMDB event store until an append fails, prints the error it got, and lingers so that any
  * unhandled rejection would end it before it exits 0.
  */

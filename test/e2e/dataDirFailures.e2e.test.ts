@@ -1,0 +1,86 @@
+/**
+ * A data directory that fills up, or was damaged, and a process that dies of a signal.
+ *
+ * Full: under a file size limit (`ulimit -f`, with SIGXFSZ ignored so a
+ * write past it fails with EFBIG, as one on a full disk fails with ENOSPC) every LMDB commit
+ * beyond it fails. lmdb-js then rejects promises no caller can await; before env.ts handled
+ * them, the first failed commit ended the process with lmdb-js's own stack and no word of ours.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bin, embeddedEnv, freePort, marquee, root } from './process.ts';
+
+/** Runs `command` (its words, shell-quoted by the caller) under a 20 MB file size limit. */
+function limited(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((ok) => {
+    const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 20480; exec ${command}`], { env, cwd: root });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('exit', (code) => ok({ code, stdout, stderr }));
+  });
+}
+
+describe('a data directory that fills up, or was damaged (e2e)', function () {
+  this.timeout(120_000);
+  let dataDir: string;
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'marquee-disk-full-'));
+  });
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('fails the append whose commit failed with a retriable unavailable error, and the process lives on', async () => {
+    const { code, stdout, stderr } = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env);
+    assert.equal(code, 0, stderr.slice(-2000));
+    const [reported, after] = stdout.trim().split('\n');
+    const failure = JSON.parse(reported as string);
+    assert.equal(failure.code, 'unavailable');
+    assert.equal(failure.retriable, true);
+    assert.match(failure.message, /^LMDB event store: a commit failed, most likely for a full disk/);
+    assert.equal(after, 'still running');
+  });
+
+  it('ends `start --sample` with one line naming a full disk, exit 1, no crash', async () => {
+    const env = embeddedEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) });
+    const { code, stderr } = await limited(`"${process.execPath}" "${bin}" start --sample`, env);
+    assert.equal(code, 1, stderr.slice(-2000));
+    // The line main.ts prints; log lines (JSON, written asynchronously) may come after it.
+    assert.match(stderr, /^marquee: .*a commit failed, most likely for a full disk or an I\/O error of the data directory/m);
+    assert.doesNotMatch(stderr, /^Node\.js v/m, 'no uncaught exception');
+  });
+
+  it('refuses a data file cut short with one line naming it, before a read past its end kills the process (SIGBUS)', async () => {
+    const filled = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env);
+    assert.equal(filled.code, 0, filled.stderr.slice(-2000));
+    const file = join(dataDir, 'lmdb', 'data.mdb');
+    truncateSync(file, Math.floor(statSync(file).size / 4));
+    const started = await marquee(['start', '--sample'], embeddedEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
+    assert.equal(started.code, 1, started.stderr.slice(-2000));
+    assert.match(started.stderr, new RegExp(`^marquee: ${file.replace(/[.]/g, '\\.')} is damaged: [0-9.]+ MB, where its last committed page needs [0-9.]+ MB`, 'm'));
+  });
+
+  it('says so when the process dies of a signal nobody forwarded, with the shell exit code of that signal', async () => {
+    const child = spawn(process.execPath, [bin, 'start', '--sample'], { env: embeddedEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }), cwd: root });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+    // The command restarts itself once with its V8 flags: the process serving is its child.
+    let inner: number | undefined;
+    for (let i = 0; i < 200 && inner === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      try {
+        inner = Number(execFileSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).trim().split('\n')[0]);
+      } catch {
+        // Not started yet.
+      }
+    }
+    assert.ok(inner !== undefined && inner > 0, 'the inner process started');
+    process.kill(inner as number, 'SIGKILL');
+    assert.equal(await exited, 137);
+    assert.match(stderr, /^marquee: the process died of SIGKILL: the system \(its out-of-memory killer, most often\) or someone killed it\.$/m);
+  });
+});
