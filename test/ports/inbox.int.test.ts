@@ -105,7 +105,14 @@ describe('LMDB inbox', function () {
       bus.publish(Array.from({ length: 50 }, (_, n) => availability(n, 9))),
     ]);
     // The children have exited: everything is published. Wait until the live consumer has it all.
-    await waitFor('all 350 records at the consumer', () => received.length >= 350, 20_000);
+    // A consumer that ended (a failed commit, say) ends the wait at once, and a failed wait says
+    // where things stood (CI once timed out here, and that run said nothing more).
+    let ended: unknown = null;
+    consumer.done.then(() => (ended = 'ended without error'), (err: unknown) => (ended = err));
+    await waitFor('all 350 records at the consumer', () => received.length >= 350 || ended !== null, 20_000).catch((err: Error) => {
+      throw new Error(`${err.message}: ${received.length} received, the inbox's last sequence ${bus.lastSequence()}, the consumer's group offset ${bus.committedOffset('g')}, the consumer ${ended === null ? 'still running' : String(ended)}`);
+    });
+    assert.equal(ended, null, `the consumer ended: ${String(ended)}`);
     await consumer.stop();
     assert.equal(received.length, 350);
     assert.equal(bus.lastSequence(), 350);
