@@ -192,7 +192,9 @@ parentPort?.on('message', (message: { type: string; position?: number; projectio
   void (async () => {
     stopping = true;
     for (const lane of lanes) lane.wake?.();
-    await Promise.all(lanes.map((lane) => lane.group.stop()));
+    // Settled, not all: a lane whose stop fails must not leave the stores open and the
+    // parent waiting for 'stopped' (nor be an unhandled rejection in this thread).
+    await Promise.allSettled(lanes.map((lane) => lane.group.stop()));
     await gathering?.catch(() => undefined);
     await Promise.allSettled([eventStore.close(), readStore.close()]);
     parentPort?.postMessage({ type: 'stopped' });
