@@ -36,7 +36,10 @@ function notFound(what: string): AppError {
 
 function ioError(err: unknown, what: string): AppError {
   if (isAppError(err)) return err;
-  return new AppError('unavailable', `release store: ${what} failed`, { cause: err, retriable: true });
+  // The system's own words (`ENOSPC: no space left on device, write`): the operator who reads
+  // the line needs them. API answers of 5xx never show a message.
+  const system = typeof (err as { code?: unknown } | null)?.code === 'string' && err instanceof Error ? `: ${err.message}` : '';
+  return new AppError('unavailable', `release store: ${what} failed${system}`, { cause: err, retriable: true });
 }
 
 function isMissing(err: unknown): boolean {
@@ -199,6 +202,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * Writes all of `chunk`. One `write` may write less than it was given and say so (a file size
+ * limit, a disk that fills half-way through the chunk): taken as done, the file was cut short
+ * while its manifest entry gave the whole size and hash (seen: a 32 MB file written as 20 MB
+ * under a 20 MB limit, no error). Writing the rest again meets the real error.
+ */
+async function writeAll(handle: FileHandle, chunk: Uint8Array): Promise<void> {
+  for (let at = 0; at < chunk.byteLength; ) {
+    const { bytesWritten } = await handle.write(chunk, at, chunk.byteLength - at);
+    if (bytesWritten === 0) throw new AppError('unavailable', 'the file system accepted no byte of a write', { retriable: true });
+    at += bytesWritten;
+  }
+}
+
 /** A build that crashed leaves its staging directory; one untouched for a day is abandoned. */
 const ABANDONED_MS = 24 * 3600 * 1000;
 
@@ -237,7 +254,7 @@ function stagingWriter(root: string, version: string, staging: string): ReleaseW
         for await (const chunk of chunks) {
           hash.update(chunk);
           size += chunk.byteLength;
-          await handle.write(chunk);
+          await writeAll(handle, chunk);
         }
         await handle.sync();
       } catch (err) {

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin, embeddedEnv, freePort, marquee, root } from './process.ts';
@@ -42,6 +42,17 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
     assert.equal(failure.retriable, true);
     assert.match(failure.message, /^LMDB event store: a commit failed, most likely for a full disk/);
     assert.equal(after, 'still running');
+  });
+
+  it('fails a release file that does not fit, in the system\'s words, instead of keeping it cut short; nothing is published', async () => {
+    const { code, stdout, stderr } = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}" release`, process.env);
+    assert.equal(code, 0, stderr.slice(-2000));
+    const failure = JSON.parse(stdout.trim().split('\n')[0] as string);
+    assert.equal(failure.code, 'unavailable');
+    // Before, the first write wrote 20 of the 32 MB, said so, and was taken as done: no error at all.
+    assert.match(failure.message, /^release store: writing country=US\/links\.parquet failed: EFBIG: file too large, write$/);
+    assert.deepEqual(readdirSync(join(dataDir, 'releases')), ['.staging']);
+    assert.deepEqual(readdirSync(join(dataDir, 'releases', '.staging')), []);
   });
 
   it('ends `start --sample` with one line naming a full disk, exit 1, no crash', async () => {
