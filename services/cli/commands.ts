@@ -3,11 +3,13 @@
  * person can follow, and closes them again.
  */
 import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { parseArgs } from 'node:util';
+import { AppError, isAppError } from '../../contracts/errors.ts';
 import type { EventType } from '../../contracts/events.ts';
 import { isIsoDate } from '../../contracts/ids.ts';
 import type { ApiKeyStore, Clock } from '../../contracts/ports.ts';
@@ -207,20 +209,25 @@ async function replayToFile(adapters: Adapters, projection: Projection<unknown>,
   try {
     await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
     bar.stop();
-    const file = createWriteStream(out);
     let written = 0;
-    let after: string | undefined;
-    for (;;) {
-      const page = await readStore.scan<unknown>(collection, { ...(after === undefined ? {} : { start: `${after}\u0000` }), limit: 5000 });
-      for (const stored of page) {
-        if (!file.write(`${JSON.stringify({ id: stored.key, position: stored.position, document: stored.doc })}\n`)) await once(file, 'drain');
-        written += 1;
+    async function* pages(): AsyncGenerator<string> {
+      let after: string | undefined;
+      for (;;) {
+        const page = await readStore.scan<unknown>(collection, { ...(after === undefined ? {} : { start: `${after}\u0000` }), limit: 5000 });
+        yield page.map((stored) => `${JSON.stringify({ id: stored.key, position: stored.position, document: stored.doc })}\n`).join('');
+        written += page.length;
+        if (page.length < 5000) return;
+        after = page[page.length - 1]?.key;
       }
-      if (page.length < 5000) break;
-      after = page[page.length - 1]?.key;
     }
-    file.end();
-    await once(file, 'finish');
+    // pipeline() waits for the bytes to be written and fails with the file's error (a full disk):
+    // written by hand, an error while no one listened ended the process with a bare error object.
+    try {
+      await pipeline(Readable.from(pages()), createWriteStream(out));
+    } catch (err) {
+      if (isAppError(err)) throw err;
+      throw new AppError('unavailable', `replay: writing ${out} failed: ${(err as Error).message}`, { cause: err });
+    }
     console.log(`${projection.name}: ${written} documents written to ${out}`);
     return 0;
   } finally {

@@ -114,6 +114,13 @@ describe('marquee replay (e2e)', function () {
     assert.ok(lines.some((l) => l.document.removed > 0), 'day 1 removed offers');
   });
 
+  it('says in one line that the output could not be written (a full disk), exit 1', async () => {
+    // /dev/full answers every write with ENOSPC, as a full disk does.
+    const replayed = await marquee(['replay', '--module', 'test/fixtures/offerChurn.ts', '--out', '/dev/full'], env);
+    assert.equal(replayed.code, 1, replayed.stderr);
+    assert.match(replayed.stderr, /^marquee: replay: writing \/dev\/full failed: ENOSPC: no space left on device, write$/m);
+  });
+
   it('refuses a module that is not a projection, saying what is missing', async () => {
     const bad = await marquee(['replay', '--module', 'test/fixtures/countingProjection.ts', '--out', join(dataDir, 'x.ndjson')], env);
     // That fixture exports its projection by another name, with no default export.
