@@ -220,8 +220,8 @@ async function replayToFile(adapters: Adapters, projection: Projection<unknown>,
         after = page[page.length - 1]?.key;
       }
     }
-    // pipeline() waits for the bytes to be written and fails with the file's error (a full disk):
-    // written by hand, an error while no one listened ended the process with a bare error object.
+    // pipeline() waits for the bytes to be written and fails with the file's error (a full disk),
+    // said in one line below; written by hand, that error reached the person as a bare object.
     try {
       await pipeline(Readable.from(pages()), createWriteStream(out));
     } catch (err) {
