@@ -38,7 +38,7 @@ import { acquireLease, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays,
 /** Changes per delivery at most (decisions.md). */
 export const DELIVERY_MAX_CHANGES = 100;
 
-/** Webhooks a worker steps at once (each step is at most one POST). */
+/** Webhooks a worker steps at once by default (each step is at most one POST). */
 const MAX_STEPPING = 16;
 
 /**
@@ -87,6 +87,8 @@ export interface DeliveryWorkerOptions {
   timeoutMs?: number;
   /** Lease of a webhook, renewed on every look, in ms. Default 30 000. */
   leaseMs?: number;
+  /** Webhooks stepped at once. Default 16. */
+  concurrency?: number;
   /** This process's name in leases and the delivery log. Default host:pid:random. */
   holder?: string;
 }
@@ -121,6 +123,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let stopped = false;
   /** The steps under way, by webhook id: one at a time per webhook keeps its deliveries in order. */
   const stepping = new Map<string, Promise<void>>();
+  const concurrency = options.concurrency ?? MAX_STEPPING;
+  /** Where in the list of webhooks the next look starts. */
+  let firstInLine = 0;
 
   /** The delivery's changes: the same feed range with the same filters, every time. */
   async function changesOf(hook: WebhookDoc, delivery: Pick<DeliveryDoc, 'since' | 'until'>) {
@@ -222,14 +227,24 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   }
 
   /**
-   * Starts a step for each webhook not in one already, MAX_STEPPING at most at once, and returns
+   * Starts a step for each webhook not in one already, `concurrency` at most at once, and returns
    * without waiting for them: a receiver that takes its whole timeout to answer holds its own
    * webhook's next step, not every other webhook's (looked at one after the other, one slow
    * receiver let the others have a delivery per answer of its).
    */
   async function look(): Promise<void> {
-    for (const hook of await listWebhooks(readStore)) {
-      if (stopped || stepping.size >= MAX_STEPPING) return;
+    const hooks = await listWebhooks(readStore);
+    for (let k = 0; k < hooks.length; k++) {
+      const i = (firstInLine + k) % hooks.length;
+      const hook = hooks[i] as WebhookDoc;
+      if (stopped) return;
+      if (stepping.size >= concurrency) {
+        // The webhooks left without a slot come first at the next look: starting from the top
+        // of the list each time, the first ones, always busy behind slow receivers, took every
+        // slot that freed and the others never had a turn.
+        firstInLine = i;
+        return;
+      }
       if (stepping.has(hook.id)) continue;
       const run = step(hook)
         .catch((err: unknown) => logger.warn({ err, webhook: hook.id }, 'webhook step failed; trying again at the next look'))

@@ -274,6 +274,20 @@ describe('webhooks (e2e)', function () {
     }
   });
 
+  it('gives every webhook its turn when there are more webhooks than steps at once', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/turn-a`, country: 'US' }, systemClock);
+    await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/turn-b`, country: 'US' }, systemClock);
+    const feed = await followFeed(catalog, 'US', null);
+    // One step at a time, as 16 at a time with 17 webhooks: each look started from the top of
+    // the list, so the first webhook took the one slot every time and the second never had it.
+    worker({ concurrency: 1 });
+    await until('both receivers have the whole feed', () => hooks.ids('/turn-a').length === feed.changes.length && hooks.ids('/turn-b').length === feed.changes.length, 30_000);
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+  });
+
   it('has exactly one worker deliver a webhook when two run', async () => {
     for (const w of workers.splice(0)) await w.stop();
     const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/pair`, country: 'US' }, systemClock);
