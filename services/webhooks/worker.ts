@@ -239,9 +239,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       const hook = hooks[i] as WebhookDoc;
       if (stopped) return;
       if (stepping.size >= concurrency) {
-        // The webhooks left without a slot come first at the next look: starting from the top
-        // of the list each time, the first ones, always busy behind slow receivers, took every
-        // slot that freed and the others never had a turn.
+        // The webhooks left without a slot come first at the next look. Started from the top of
+        // the list each time, the first ones took every slot at every look (a step holds one
+        // until it has looked, even with nothing to send) and the others never had a turn.
         firstInLine = i;
         return;
       }
