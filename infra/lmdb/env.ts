@@ -7,6 +7,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { AppError } from '../../contracts/errors.ts';
+import { isCommitFailure } from './errors.ts';
 
 export interface LmdbOptions {
   /** Data directory; the environment lives in `<dataDir>/lmdb`. */
@@ -41,11 +42,6 @@ export function openLmdbHandle(options: LmdbOptions): RootDatabase {
 }
 
 let commitFailuresHandled = false;
-
-/** A write's rejection by lmdb-js for a failed commit: its message, and the commit's own error as `commitError`. */
-export function isCommitFailure(reason: unknown): reason is Error & { commitError: Promise<unknown> } {
-  return reason instanceof Error && reason.message.startsWith('Commit failed') && (reason as { commitError?: unknown }).commitError instanceof Promise;
-}
 
 /**
  * When a commit fails (a full disk, an I/O error), lmdb-js rejects promises that no caller can

@@ -1,6 +1,10 @@
 /** Converts what lmdb-js throws into the one error type, at the adapter boundary. */
 import { AppError, asUnavailable, isAppError } from '../../contracts/errors.ts';
-import { isCommitFailure } from './env.ts';
+
+/** A write's rejection by lmdb-js for a failed commit: its message, and the commit's own error as `commitError`. */
+export function isCommitFailure(reason: unknown): reason is Error & { commitError: Promise<unknown> } {
+  return reason instanceof Error && reason.message.startsWith('Commit failed') && (reason as { commitError?: unknown }).commitError instanceof Promise;
+}
 
 /**
  * A value msgpack cannot encode (a BigInt too large, a cyclic object) or a key longer than LMDB

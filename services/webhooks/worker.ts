@@ -39,7 +39,7 @@ import { acquireLease, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays,
 export const DELIVERY_MAX_CHANGES = 100;
 
 /** Webhooks a worker steps at once by default (each step is at most one POST). */
-const MAX_STEPPING = 16;
+const DEFAULT_CONCURRENCY = 16;
 
 /**
  * The most of a receiver's answer body read, then dropped: its status is the acknowledgement,
@@ -48,7 +48,7 @@ const MAX_STEPPING = 16;
  * until the attempt's timeout (4.5 GB of RSS in the default 10 s on loopback: enough to kill
  * the scheduler process), and hold that webhook's step as long.
  */
-export const MAX_ANSWER_BYTES = 64 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** Reads and drops up to MAX_ANSWER_BYTES of the answer; cancels the rest. Never throws. */
 async function dropAnswer(res: Response): Promise<void> {
@@ -123,7 +123,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   let stopped = false;
   /** The steps under way, by webhook id: one at a time per webhook keeps its deliveries in order. */
   const stepping = new Map<string, Promise<void>>();
-  const concurrency = options.concurrency ?? MAX_STEPPING;
+  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
   /** Where in the list of webhooks the next look starts. */
   let firstInLine = 0;
 
