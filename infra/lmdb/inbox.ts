@@ -8,7 +8,17 @@
  *   transaction, so several processes can publish to one inbox (LMDB serialises writers);
  * - `inbox_offsets`: consumer group -> last sequence it handled (committed after the handler);
  * - `dead_letters`: id (1, 2, ...) -> DeadLetter; `dead_letter_keys`: `source \0 reason` (its
- *   hash when long) -> id, so a redelivered poison record is not dead-lettered twice.
+ *   hash when long) -> id, so a redelivered poison record is not dead-lettered twice;
+ * - `inbox_times`: sequence -> publish time (ms): the records from that sequence up to the next
+ *   mark's were published within a minute from that time (a publish outside that minute, later
+ *   or earlier by a clock set back, writes a new mark), about 10,000 marks a week.
+ *
+ * Retention, as Kafka's topics have it (7 days by default): a record is removed once it is older
+ * than `retentionMs` and every group that ever committed has handled it, so an observation no
+ * group has handled is never lost, and the newest record always stays (the next sequence is the
+ * last key plus one, so removing it would hand out numbers the groups have already passed).
+ * Dead letters older than `retentionMs` go too. Every daily crawl publishes the whole catalog
+ * again, so without this the data directory grew by the size of a crawl every day.
  *
  * One consumer per group at a time: the inbox has no partitions to share out, and a second
  * consumer of the same group in this process is refused (another process is not detected).
@@ -35,8 +45,24 @@ export interface LmdbInboxOptions {
   dataDir: string;
   /** How long a caught-up consumer waits before checking for new records, in ms. Default 50. */
   pollMs?: number;
-  /** Stamps dead letters. Default the system clock. */
+  /** Stamps dead letters and records; the time retention is measured by. Default the system clock. */
   clock?: Clock;
+  /** How long handled records and dead letters are kept, in ms. Default 7 days (Kafka's default). */
+  retentionMs?: number;
+  /** How often a consumer removes what retention lets go, in ms. Default 60,000. */
+  pruneEveryMs?: number;
+}
+
+/** What the inbox holds, for `marquee status`. */
+export interface InboxRetained {
+  /** Records kept, and their first and last sequence (0 and 0 when empty). */
+  records: number;
+  firstSequence: number;
+  lastSequence: number;
+  /** When the oldest kept record was published, as far as the minute marks tell; null if unknown. */
+  oldestPublishedAt: string | null;
+  deadLetters: number;
+  retentionMs: number;
 }
 
 export interface LmdbInbox extends ObservationBus {
@@ -49,6 +75,12 @@ export interface LmdbInbox extends ObservationBus {
   lastSequence(): number;
   /** The committed offset of a group (the last sequence it handled), 0 before its first commit. */
   committedOffset(group: string): number;
+  /**
+   * Removes the records and dead letters retention lets go, in transactions of at most
+   * PRUNE_CHUNK keys; resolves to how many of each went. Consumers call it every `pruneEveryMs`.
+   */
+  prune(): Promise<{ records: number; deadLetters: number }>;
+  retained(): InboxRetained;
 }
 
 /**
@@ -74,16 +106,26 @@ function storable(payload: unknown): unknown {
 const DEFAULT_GROUP = 'ingest';
 const DEFAULT_BATCH = 500;
 const DEFAULT_DEAD_LETTER_LIMIT = 100;
+export const DEFAULT_INBOX_RETENTION_MS = 7 * 24 * 3600 * 1000;
+const DEFAULT_PRUNE_EVERY_MS = 60_000;
+/** One time mark per minute at most: ~10,000 a week, however many records are published. */
+const MARK_EVERY_MS = 60_000;
+/** Keys removed per write transaction: short enough not to hold the environment's write lock. */
+const PRUNE_CHUNK = 10_000;
 
 export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
   const { dataDir } = options;
   const pollMs = options.pollMs ?? 50;
   const clock = options.clock ?? systemClock;
+  const retentionMs = options.retentionMs ?? DEFAULT_INBOX_RETENTION_MS;
+  const pruneEveryMs = options.pruneEveryMs ?? DEFAULT_PRUNE_EVERY_MS;
+  if (!(retentionMs > 0)) throw new AppError('internal', `retentionMs must be positive, got ${retentionMs}`);
   const root: RootDatabase = openLmdb({ dataDir });
   const inbox: Database<Uint8Array, number> = root.openDB({ name: 'inbox', encoding: 'binary' });
   const offsets: Database<number, string> = root.openDB({ name: 'inbox_offsets' });
   const deadLetters: Database<DeadLetter, number> = root.openDB({ name: 'dead_letters' });
   const deadLetterKeys: Database<number, string> = root.openDB({ name: 'dead_letter_keys' });
+  const times: Database<number, number> = root.openDB({ name: 'inbox_times' });
 
   let closed = false;
   const active = new Map<string, Consumer>();
@@ -95,6 +137,117 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
   function lastKey<V>(db: Database<V, number>): number {
     for (const key of db.getKeys({ reverse: true, limit: 1 })) return key;
     return 0;
+  }
+
+  function lastEntry<V>(db: Database<V, number>): { key: number; value: V } | null {
+    for (const entry of db.getRange({ reverse: true, limit: 1 })) return entry;
+    return null;
+  }
+
+  function firstKey<V>(db: Database<V, number>): number {
+    for (const key of db.getKeys({ limit: 1 })) return key;
+    return 0;
+  }
+
+  async function removeKeys<V>(db: Database<V, number>, keys: number[], also?: (key: number) => void): Promise<void> {
+    await root.transaction(() => {
+      for (const key of keys) {
+        also?.(key);
+        void db.remove(key);
+      }
+    });
+  }
+
+  /** Removes the records from `start` to `end` (inclusive), PRUNE_CHUNK keys per transaction. */
+  async function removeRange(start: number, end: number): Promise<number> {
+    let removed = 0;
+    for (;;) {
+      const keys = [...inbox.getKeys({ start, end: end + 1, limit: PRUNE_CHUNK })];
+      if (keys.length === 0) return removed;
+      await removeKeys(inbox, keys);
+      removed += keys.length;
+    }
+  }
+
+  /**
+   * Each minute's records go as a whole once the minute has passed the retention, if every
+   * group that committed has handled them and the newest record is not among them. Minutes are
+   * taken one by one rather than as a prefix: a mark dated in the future by a clock set wrong
+   * holds back its own records only, not everything published after it.
+   */
+  async function pruneRecords(cutoff: number): Promise<number> {
+    let handled = Infinity;
+    for (const { value } of offsets.getRange({})) handled = Math.min(handled, value);
+    // Before any group has committed, nothing has been handled.
+    if (handled === Infinity) return 0;
+    const limit = Math.min(handled, lastSequence() - 1);
+    if (!(limit >= 1)) return 0;
+    const marks = [...times.getRange({})];
+    let removed = 0;
+    // Records older than every mark (written before marks existed) were published before the first.
+    const first = marks[0];
+    if (first !== undefined && first.value <= cutoff) removed += await removeRange(1, Math.min(first.key - 1, limit));
+    for (let i = 0; i < marks.length; i += 1) {
+      const { key, value } = marks[i] as { key: number; value: number };
+      if (key > limit) break;
+      if (value + MARK_EVERY_MS > cutoff) continue;
+      const next = marks[i + 1];
+      const end = next === undefined ? limit : Math.min(next.key - 1, limit);
+      removed += await removeRange(key, end);
+      // The minute's mark goes with its last record; the newest mark always stays (publishing
+      // compares against it).
+      const left = [...inbox.getKeys({ start: key, end: end + 1, limit: 1 })].length;
+      if (next !== undefined && end === next.key - 1 && left === 0) await removeKeys(times, [key]);
+    }
+    return removed;
+  }
+
+  async function prune(): Promise<{ records: number; deadLetters: number }> {
+    ensureOpen();
+    const cutoff = clock.now().getTime() - retentionMs;
+    let records = 0;
+    let removedLetters = 0;
+    try {
+      inbox.resetReadTxn();
+      records = await pruneRecords(cutoff);
+      // Dead letters are numbered in the order they were written, so the old ones come first.
+      for (;;) {
+        const old: number[] = [];
+        const keysOf = new Map<number, string>();
+        for (const { key, value } of deadLetters.getRange({ limit: PRUNE_CHUNK })) {
+          if (Date.parse(value.at) > cutoff) break;
+          old.push(key);
+          keysOf.set(key, dedupeKeyOf(value.source, value.reason));
+        }
+        if (old.length === 0) break;
+        // The dedupe key goes with it, unless it already points at a newer letter.
+        await removeKeys(deadLetters, old, (id) => {
+          const dedupeKey = keysOf.get(id) as string;
+          if (deadLetterKeys.get(dedupeKey) === id) void deadLetterKeys.remove(dedupeKey);
+        });
+        removedLetters += old.length;
+      }
+    } catch (err) {
+      throw lmdbError(err, 'the local inbox');
+    }
+    return { records, deadLetters: removedLetters };
+  }
+
+  function retained(): InboxRetained {
+    inbox.resetReadTxn();
+    const first = firstKey(inbox);
+    const last = lastSequence();
+    // The mark at or before the first record kept; records older than every mark have none.
+    let oldest: number | null = null;
+    for (const { value } of times.getRange({ reverse: true, start: first, limit: 1 })) oldest = value;
+    return {
+      records: inbox.getCount(),
+      firstSequence: first,
+      lastSequence: last,
+      oldestPublishedAt: first === 0 || oldest === null ? null : new Date(oldest).toISOString(),
+      deadLetters: deadLetters.getCount(),
+      retentionMs,
+    };
   }
 
   function lastSequence(): number {
@@ -113,6 +266,9 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       // or another, can take the same numbers.
       return await root.transaction(() => {
         let seq = lastKey(inbox);
+        const now = clock.now().getTime();
+        const mark = lastEntry(times);
+        if (mark === null || now - mark.value >= MARK_EVERY_MS || now < mark.value) void times.put(seq + 1, now);
         for (const record of records) {
           seq += 1;
           void inbox.put(seq, record);
@@ -196,10 +352,17 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       return { last: entries.at(-1)?.key ?? offset, records };
     };
 
+    let lastPrune = -Infinity;
     const run = async (): Promise<void> => {
       let offset = committedOffset(group);
       let next: Awaited<ReturnType<typeof take>> = null;
       while (!stopping) {
+        // Here rather than in a loop of its own: it fails, and is restarted, with the consumer.
+        const now = clock.now().getTime();
+        if (now - lastPrune >= pruneEveryMs || now < lastPrune) {
+          lastPrune = now;
+          await prune();
+        }
         const batch = next ?? (await take(offset));
         next = null;
         if (batch === null) {
@@ -263,6 +426,8 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
     publishRaw,
     lastSequence,
     committedOffset,
+    prune,
+    retained,
     consume,
     async deadLetter(record, reason) {
       const payload = 'observation' in record ? record.observation : record.payload;

@@ -269,8 +269,16 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
     }
     console.log('\nevents per type:');
     for (const [type, n] of [...counts.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${type.padEnd(26)} ${n}`);
-    const dead = await adapters.bus.listDeadLetters({ limit: 100_000 });
-    console.log(`\ndead letters: ${dead.length}`);
+    if (adapters.localInbox) {
+      const kept = adapters.localInbox.retained();
+      const since = kept.oldestPublishedAt === null ? '' : `, the oldest published ${kept.oldestPublishedAt}`;
+      const span = kept.records === 0 ? '' : ` (sequences ${kept.firstSequence}-${kept.lastSequence}${since})`;
+      console.log(`\nlocal inbox: ${kept.records} observations kept${span}; handled ones go after ${kept.retentionMs / 3_600_000} h (INBOX_RETENTION_HOURS)`);
+      console.log(`dead letters: ${kept.deadLetters}`);
+    } else {
+      const dead = await adapters.bus.listDeadLetters({ limit: 100_000 });
+      console.log(`\ndead letters: ${dead.length}`);
+    }
     await printParkedStatus(adapters, head);
     return 0;
   });

@@ -159,7 +159,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     observations = `Kafka ${config.kafkaBrokers.join(',')}`;
     dependencies.push({ name: 'kafka', critical: true, check: () => kafka.ping() });
   } else {
-    localInbox = lmdbInbox({ dataDir });
+    localInbox = lmdbInbox({ dataDir, retentionMs: config.inboxRetentionHours * 3_600_000 });
     bus = localInbox;
     observations = `local inbox ${dataDir}`;
   }

@@ -112,6 +112,8 @@ export interface Config {
   } | null;
   /** How far ahead of the clock an observation's `observedAt` may be before it is dead-lettered, in hours. `INGEST_MAX_FUTURE_SKEW_HOURS`, default 24. */
   ingestMaxFutureSkewHours: number;
+  /** How long the local inbox keeps handled observations and dead letters, in hours. `INBOX_RETENTION_HOURS`, default 168 (7 days, Kafka's default). */
+  inboxRetentionHours: number;
 }
 
 export type EventStoreEngine = 'lmdb' | 'kafka' | 'eventstoredb';
@@ -153,6 +155,12 @@ function int(value: string | undefined, fallback: number, name: string): number 
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw configError(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/** 0 would mean "keep nothing", which no one setting a retention wants: refused at start. */
+function positive(n: number, name: string): number {
+  if (n < 1) throw configError(`${name} must be at least 1, got ${n}`);
   return n;
 }
 
@@ -209,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     releasesKeep: int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'),
     releasesS3: releasesS3(env),
     ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
+    inboxRetentionHours: positive(int(env.INBOX_RETENTION_HOURS, 168, 'INBOX_RETENTION_HOURS'), 'INBOX_RETENTION_HOURS'),
   };
 }
 

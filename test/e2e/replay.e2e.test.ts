@@ -136,6 +136,8 @@ describe('marquee replay (e2e)', function () {
     const types: EventType[] = ['MediaRegistered', 'OfferAdded', 'RankingComputed'];
     for (const type of types) assert.match(status.stdout, new RegExp(`${type}\\s+\\d+`));
     assert.match(status.stdout, /\s0\s+\d+\n/, 'a caught-up projection has no lag');
+    // Published just now: everything is kept, from the first sequence, dated by its publishing.
+    assert.match(status.stdout, /^local inbox: [1-9]\d* observations kept \(sequences 1-[1-9]\d*, the oldest published \d{4}-\d\d-\d\dT[\d:.]+Z\); handled ones go after 168 h/m);
   });
 
   it('lists the observation ingest refused, with its reason, and ingested the rest', async () => {

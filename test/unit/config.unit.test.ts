@@ -63,3 +63,12 @@ describe('loadConfig: TRUSTED_PROXIES', () => {
     for (const bad of ['true', '-1', '1.5']) assert.throws(() => loadConfig({ TRUSTED_PROXIES: bad }), /TRUSTED_PROXIES must be a non-negative integer/, bad);
   });
 });
+
+describe('loadConfig: INBOX_RETENTION_HOURS', () => {
+  it("keeps the local inbox 7 days, as Kafka's default, and refuses a retention of nothing", () => {
+    assert.equal(loadConfig({}).inboxRetentionHours, 168);
+    assert.equal(loadConfig({ INBOX_RETENTION_HOURS: '24' }).inboxRetentionHours, 24);
+    assert.throws(() => loadConfig({ INBOX_RETENTION_HOURS: '0' }), /INBOX_RETENTION_HOURS must be at least 1, got 0/);
+    assert.throws(() => loadConfig({ INBOX_RETENTION_HOURS: 'week' }), /INBOX_RETENTION_HOURS must be a non-negative integer/);
+  });
+});
