@@ -273,6 +273,15 @@ export const HEALTH_COLLECTION = '_health';
 export const HEALTH_STALE_AFTER_MS = 30_000;
 
 /**
+ * A report this old is removed by the processes still reporting: a killed process never removes
+ * its own, and one whose host name changes with every restart (a container's) would otherwise
+ * leave one more STALE entry in `marquee status` at every kill, for good. A day keeps a crash in
+ * view long enough to be looked into.
+ */
+export const HEALTH_FORGET_AFTER_MS = 24 * 3600 * 1000;
+const HEALTH_FORGET_EVERY_MS = 10 * 60 * 1000;
+
+/**
  * Publishes this process's report to the read store, keyed by process name, for `marquee
  * status` in another process: at once when a state changes (checked every 250 ms), else every
  * `intervalMs` (default 5 s) so its age shows the process is alive. Supervised, so a read store
@@ -283,9 +292,10 @@ export function publishHealth(
   health: Health,
   readStore: ReadStore,
   logger: Logger,
-  options: { ready: () => boolean; intervalMs?: number },
+  options: { ready: () => boolean; intervalMs?: number; forgetAfterMs?: number },
 ): Supervised {
   const intervalMs = options.intervalMs ?? 5000;
+  const forgetAfterMs = options.forgetAfterMs ?? HEALTH_FORGET_AFTER_MS;
   let position = 0;
   // Positions only go up (a write not ahead of the stored one is skipped); the clock's ms keep
   // them ahead of an earlier process of the same name.
@@ -293,10 +303,25 @@ export function publishHealth(
     position = Math.max(Date.now(), position + 1);
     return readStore.writeBatch(HEALTH_COLLECTION, [{ key: health.processName, doc, position }]);
   };
+  /** Removes the reports of processes silent for `forgetAfterMs`; resolves to how many. */
+  const forget = async (): Promise<number> => {
+    const now = Date.now();
+    const gone = (await readStore.scan<HealthReport>(HEALTH_COLLECTION))
+      .filter(({ key, doc }) => key !== health.processName && !(now - Date.parse(doc.at) < forgetAfterMs));
+    if (gone.length === 0) return 0;
+    await readStore.writeBatch(HEALTH_COLLECTION, gone.map(({ key }) => ({ key, doc: null, position: now })));
+    logger.info({ processes: gone.map((g) => g.key) }, `removed the health reports of ${gone.length} process(es) silent for over ${Math.round(forgetAfterMs / 3_600_000)} h`);
+    return gone.length;
+  };
   const loop = supervise(health, 'health-report', logger, async (signal) => {
     let written = '';
     let writtenAt = 0;
+    let forgotAt = -Infinity;
     while (!signal.aborted) {
+      if (Date.now() - forgotAt >= HEALTH_FORGET_EVERY_MS) {
+        forgotAt = Date.now();
+        await forget();
+      }
       const report = health.report(options.ready() && health.failing().length === 0);
       // Counts and lag in `detail` change all the time; states are what a reader waits for.
       const states = JSON.stringify([report.ready, report.components.map((c) => [c.name, c.state, c.restarts, c.lastError])]);

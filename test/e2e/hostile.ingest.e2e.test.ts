@@ -228,6 +228,24 @@ describe('hostile input to ingest (e2e)', function () {
     assert.equal(await readStore.get(HEALTH_COLLECTION, health.processName), null);
   });
 
+  it('forgets the reports of processes silent for over a day, so killed processes do not pile up in `status`', async () => {
+    const hour = 3_600_000;
+    const aged = (process: string, ageMs: number): HealthReport => ({ process, at: new Date(Date.now() - ageMs).toISOString(), ready: true, components: [] });
+    await readStore.writeBatch(HEALTH_COLLECTION, [
+      { key: 'pod-killed-yesterday:1', doc: aged('pod-killed-yesterday:1', 25 * hour), position: 1 },
+      { key: 'pod-killed-an-hour-ago:1', doc: aged('pod-killed-an-hour-ago:1', hour), position: 1 },
+      { key: 'garbled:1', doc: { process: 'garbled:1' } as unknown as HealthReport, position: 1 },
+    ]);
+    const report = publishHealth(health, readStore, silentLogger, { ready: () => true, intervalMs: 100 });
+    try {
+      await waitFor('this process\'s report', async () => (await readStore.get(HEALTH_COLLECTION, health.processName)) !== null);
+      await waitFor('the day-old and garbled reports removed', async () => (await readStore.count(HEALTH_COLLECTION)) === 2);
+      assert.deepEqual((await readStore.scan(HEALTH_COLLECTION)).map((r) => r.key).sort(), [health.processName, 'pod-killed-an-hour-ago:1'].sort());
+    } finally {
+      await report.stop();
+    }
+  });
+
   describeWithServer('poison on a real Kafka broker', 'KAFKA_BROKERS', (url) => {
     let bus: KafkaObservationBus;
 
