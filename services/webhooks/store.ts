@@ -83,6 +83,38 @@ export async function requireWebhook(readStore: ReadStore, id: string): Promise<
 export async function deleteWebhook(readStore: ReadStore, id: string): Promise<void> {
   await requireWebhook(readStore, id);
   await writeOwned<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, id, () => null);
+  // Its log and state go with it (they were left behind for good before).
+  for (;;) {
+    const rows = await readStore.scan<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${id}:`, limit: 1000 });
+    if (rows.length === 0) break;
+    await removeAll(readStore, WEBHOOK_DELIVERIES_COLLECTION, rows.map((r) => r.key));
+  }
+  await removeAll(readStore, WEBHOOK_STATE_COLLECTION, [id]);
+}
+
+/** Removes documents whatever their position (the positions of these count versions). */
+async function removeAll(readStore: ReadStore, collection: string, keys: string[]): Promise<void> {
+  if (keys.length > 0) await readStore.writeBatch(collection, keys.map((key) => ({ key, doc: null, position: Number.MAX_SAFE_INTEGER })));
+}
+
+/**
+ * Deliveries kept per webhook: the log is for seeing what a receiver answered lately, and each
+ * holds up to 100 change ids and every attempt, so kept for good it grew by a document per
+ * delivery, without end. A change delivered long ago is still in the feed (`/v1/changes`) and
+ * can be delivered again with `webhooks replay`.
+ */
+export const DELIVERIES_KEEP = 1000;
+
+/**
+ * Removes the deliveries of a webhook older than its `keep` newest, at most 100 at a time:
+ * called after each new delivery, so the log stays at `keep` and any left over (a removal that
+ * failed) goes with the next ones.
+ */
+export async function trimDeliveries(readStore: ReadStore, webhookId: string, newest: number, keep = DELIVERIES_KEEP): Promise<number> {
+  if (newest <= keep) return 0;
+  const old = await readStore.scan<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${webhookId}:`, end: deliveryKey(webhookId, newest - keep + 1), limit: 100 });
+  await removeAll(readStore, WEBHOOK_DELIVERIES_COLLECTION, old.map((r) => r.key));
+  return old.length;
 }
 
 export const INITIAL_STATE: WebhookState = { cursor: null, deliveries: 0, pending: null };

@@ -6,10 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { WEBHOOK_DELIVERIES_COLLECTION, WEBHOOK_STATE_COLLECTION } from '../../contracts/changeModels.ts';
 import { systemClock } from '../../contracts/ports.ts';
-import { createDeliveryWorker, type DeliveryWorker, type DeliveryWorkerOptions } from '../../services/webhooks/worker.ts';
+import { createDeliveryWorker, DELIVERY_MAX_CHANGES, type DeliveryWorker, type DeliveryWorkerOptions } from '../../services/webhooks/worker.ts';
 import { verifySignature } from '../../services/webhooks/signature.ts';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from '../../services/webhooks/store.ts';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, webhookState } from '../../services/webhooks/store.ts';
 import { crawledCatalog, followFeed, type CrawledCatalog } from './changes.support.ts';
 import { marquee } from './process.ts';
 
@@ -286,6 +287,27 @@ describe('webhooks (e2e)', function () {
     await until('both receivers have the whole feed', () => hooks.ids('/turn-a').length === feed.changes.length && hooks.ids('/turn-b').length === feed.changes.length, 30_000);
     for (const w of workers.splice(0)) await w.stop();
     for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+  });
+
+  it('keeps the newest deliveries of each log; deleting a webhook removes its log and state', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/trimmed`, country: 'US' }, systemClock);
+    const feed = await followFeed(catalog, 'US', null);
+    const expected = Math.ceil(feed.changes.length / DELIVERY_MAX_CHANGES);
+    assert.ok(expected > 3, `the feed takes ${expected} deliveries`);
+    worker({ deliveriesKeep: 3 });
+    await until('the whole feed delivered', () => hooks.ids('/trimmed').length === feed.changes.length, 30_000);
+    await until('the last delivery recorded', async () => (await webhookState(catalog.adapters.readStore, hook.id)).pending === null);
+    for (const w of workers.splice(0)) await w.stop();
+    const log = await listDeliveries(catalog.adapters.readStore, hook.id, 1000);
+    const { deliveries } = await webhookState(catalog.adapters.readStore, hook.id);
+    assert.ok(deliveries >= expected, `${deliveries} deliveries`);
+    assert.deepEqual(log.map((d) => [d.sequence, d.state]), [0, 1, 2].map((k) => [deliveries - k, 'delivered']));
+
+    await deleteWebhook(catalog.adapters.readStore, hook.id);
+    assert.equal(await catalog.adapters.readStore.count(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${hook.id}:` }), 0);
+    assert.equal(await catalog.adapters.readStore.get(WEBHOOK_STATE_COLLECTION, hook.id), null);
   });
 
   it('has exactly one worker deliver a webhook when two run', async () => {
