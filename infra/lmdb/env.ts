@@ -92,7 +92,7 @@ function refuseTruncated(root: RootDatabase, path: string): void {
   const mb = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MB`;
   throw new AppError(
     'internal',
-    `${file} is damaged: ${mb(size)}, where its last committed page needs ${mb(needed)} (the file was cut short, by a copy or a restore that stopped). Restore ${path} from a copy of the whole directory, or move it away to start empty.`,
+    `${file} is damaged: ${mb(size)}, where its last committed page needs ${mb(needed)} (the file was cut short, by a copy or a restore that stopped). Restore the data directory from a backup (marquee backup), or move ${path} away to start empty.`,
     { retriable: false },
   );
 }

@@ -34,6 +34,7 @@ import { catchUpWhileHeld, createPipeline, ingestSettings } from './pipeline.ts'
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
 import { awaitProjections } from './schedule.ts';
+import { backupCommand } from './backup.ts';
 import { webhooksCommand } from './webhooks.ts';
 
 export interface CommandContext {
@@ -507,4 +508,5 @@ export const commands: Record<string, (ctx: CommandContext) => Promise<number>> 
   keys: keysCommand,
   snapshot: snapshotCommand,
   webhooks: (ctx) => webhooksCommand(ctx),
+  backup: (ctx) => backupCommand(ctx),
 };

@@ -43,6 +43,8 @@ Commands:
                                  create a webhook for a country's changes (prints its id and signing secret)
   webhooks list | delete ID | deliveries ID | replay ID --since CURSOR
                                  list, delete, see the delivery log of, or re-deliver from a /v1/changes cursor
+  backup --out DIR               a consistent copy of $DATA_DIR (event log, read models, keys, inbox, releases) while
+                                 Marquee runs; start from it with DATA_DIR=DIR
 
 Environment: KAFKA_BROKERS, EVENTSTORE_URL, MONGODB_URL, OPENSEARCH_URL, REDIS_URL switch a part to its server.`;
 

@@ -1,0 +1,135 @@
+/**
+ * `marquee backup --out DIR`: a copy of what the data directory holds, taken while Marquee runs,
+ * that `DATA_DIR=DIR` starts from as it stood: the LMDB environment (event log, read models,
+ * API keys, webhooks, the local inbox: whichever of them are embedded) as of one commit, the
+ * published releases, and the development download-signing key when there is one.
+ *
+ * Parts on servers are not in it; the command names them and how each is backed up. The one
+ * part that cannot be rebuilt is the event log: read models and the search index are
+ * projections of it (`marquee replay`), releases are rebuilt from it byte for byte.
+ */
+import { copyFileSync, cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import type { parseArgs } from 'node:util';
+import { AppError } from '../../contracts/errors.ts';
+import { backupLmdb } from '../../infra/lmdb/backup.ts';
+import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import type { Config } from '../shared/config.ts';
+import { progress } from './progress.ts';
+
+interface BackupContext {
+  args: string[];
+  config: Config;
+  parse: typeof parseArgs;
+}
+
+/** A usage mistake: one line, exit 1, nothing written. */
+const usage = (why: string): AppError => new AppError('invalid_parameter', why);
+
+const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+export async function backupCommand(ctx: BackupContext): Promise<number> {
+  const { values } = ctx.parse({ args: ctx.args, options: { out: { type: 'string' } } });
+  if (!values.out) throw usage('backup needs --out DIR, a new or empty directory');
+  const { config } = ctx;
+  const dataDir = resolve(config.dataDir);
+  const out = resolve(values.out);
+  if (out === dataDir || out.startsWith(dataDir + sep)) throw usage(`--out ${out} is inside DATA_DIR ${dataDir}: a backup goes elsewhere`);
+  if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
+    throw usage(`--out ${out} is not an empty directory: a backup never writes over files`);
+  }
+
+  const embedded: string[] = [];
+  const onServers: string[] = [];
+  (config.eventStore === 'lmdb' ? embedded : onServers).push(config.eventStore === 'lmdb' ? 'the event log' : `the event log (${config.eventStore === 'kafka' ? 'Kafka: its topic, replicated by the brokers' : 'EventStoreDB: its own backup'})`);
+  (config.mongodbUrl ? onServers : embedded).push(config.mongodbUrl ? 'read models, API keys and webhooks (MongoDB: mongodump; read models can also be rebuilt with `marquee replay`)' : 'read models, API keys and webhooks');
+  if (!config.kafkaBrokers) embedded.push('the local inbox');
+  if (config.releasesS3) onServers.push('releases (the S3 bucket; they can also be rebuilt from the event log with `marquee snapshot build --week`)');
+  if (embedded.length === 0) {
+    console.error(`marquee: backup: nothing is kept in ${dataDir}; every part is on a server:\n${onServers.map((p) => `  ${p}`).join('\n')}`);
+    return 1;
+  }
+
+  if (!existsSync(join(dataDir, 'lmdb'))) throw usage(`${dataDir} holds no data yet (no lmdb/ in it): is DATA_DIR right?`);
+
+  const created = !existsSync(out);
+  try {
+    return await copyAll(config, dataDir, out, embedded, onServers);
+  } catch (err) {
+    // A copy that failed (a full disk) is not a backup: nothing of it is left to be taken for one.
+    if (created) rmSync(out, { recursive: true, force: true });
+    else for (const entry of readdirSync(out)) rmSync(join(out, entry), { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function copyAll(config: Config, dataDir: string, out: string, embedded: string[], onServers: string[]): Promise<number> {
+  const started = Date.now();
+  const bar = progress('backup', 0, 'MB');
+  const lmdb = await backupLmdb(dataDir, out, (written, used) => bar.update(Math.round(written / 1e6), Math.round(used / 1e6)))
+    .then((copy) => {
+      // The copy leaves out free pages, so it ends below the used size it was measured against.
+      bar.update(Math.round(copy.bytes / 1e6), Math.round(copy.bytes / 1e6));
+      return copy;
+    })
+    .finally(() => bar.stop());
+
+  const copied: string[] = [`LMDB ${mb(lmdb.bytes)} (${embedded.join(', ')})`];
+  if (!config.releasesS3) {
+    const releases = copyReleases(join(dataDir, 'releases'), join(out, 'releases'));
+    if (releases.count > 0) copied.push(`${releases.count} release(s), ${mb(releases.bytes)}`);
+    for (const gone of releases.skipped) console.error(`marquee: backup: release ${gone} was pruned while it was copied; left out`);
+  }
+  const signingKey = join(dataDir, 'download-signing.key');
+  if (existsSync(signingKey)) {
+    copyFileSync(signingKey, join(out, 'download-signing.key'));
+    copied.push('the development download-signing key');
+  }
+
+  // Read back from the copy: it opens (a truncated file is refused at open), and its log's head.
+  let head = '';
+  if (config.eventStore === 'lmdb') {
+    const events = lmdbEventStore({ dataDir: out });
+    try {
+      head = `, its event log up to position ${await events.headPosition()}`;
+    } finally {
+      await events.close();
+    }
+  }
+  console.log(`backup of ${dataDir} written to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s${head}:`);
+  for (const part of copied) console.log(`  ${part}`);
+  if (onServers.length > 0) console.log(`not in it, on their servers:\n${onServers.map((p) => `  ${p}`).join('\n')}`);
+  console.log(`to restore: stop every Marquee process on ${dataDir}, then put ${out} in its place (or start with DATA_DIR=${out})`);
+  return 0;
+}
+
+/** Copies each published release (a directory with its manifest), never one being staged. */
+function copyReleases(from: string, to: string): { count: number; bytes: number; skipped: string[] } {
+  const result = { count: 0, bytes: 0, skipped: [] as string[] };
+  if (!existsSync(from)) return result;
+  for (const version of readdirSync(from)) {
+    if (version.startsWith('.') || !existsSync(join(from, version, 'manifest.json'))) continue;
+    try {
+      cpSync(join(from, version), join(to, version), { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
+    } catch (err) {
+      // Pruning renames a release away and deletes it: one that went meanwhile is left out.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        result.skipped.push(version);
+        continue;
+      }
+      throw new AppError('unavailable', `copying release ${version} to ${to} failed: ${(err as Error).message}`, { cause: err, retriable: false });
+    }
+    result.count += 1;
+    result.bytes += sizeOfTree(join(to, version));
+  }
+  return result;
+}
+
+function sizeOfTree(dir: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    bytes += entry.isDirectory() ? sizeOfTree(path) : statSync(path).size;
+  }
+  return bytes;
+}
