@@ -127,6 +127,10 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         assert.deepEqual(keysOf(await store.scan(col, { start: 'b' })), ['b', 'ba', 'bb', 'c', 'é']);
         assert.deepEqual(keysOf(await store.scan(col, { end: 'a1' })), ['Z', 'a']);
         assert.deepEqual(keysOf(await store.scan(col, { prefix: 'b', start: 'ba' })), ['ba', 'bb']);
+        // A prefix with an end (the webhook log's trim: a webhook's deliveries before one).
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'b', end: 'bb' })), ['b', 'ba']);
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'b', end: 'c', limit: 2 })), ['b', 'ba']);
+        assert.deepEqual(keysOf(await store.scan(col, { prefix: 'b', end: 'a1' })), []);
         assert.deepEqual(keysOf(await store.scan(col, { start: 'c', end: 'c' })), []);
       });
 
