@@ -54,7 +54,7 @@ if (!process.execArgv.some((a) => a.startsWith('--max-semi-space-size')) && proc
         signal === 'SIGKILL'
           ? 'the system (its out-of-memory killer, most often) or someone killed it'
           : signal === 'SIGBUS' || signal === 'SIGSEGV'
-            ? 'a damaged LMDB file under $DATA_DIR/lmdb is the most likely cause (restore it from a copy of the whole directory, or move it away to start empty)'
+            ? 'a damaged LMDB file under $DATA_DIR/lmdb (a copy or a restore cut short) is the most likely cause: restore the directory from a backup (marquee backup), or move it away to start empty'
             : 'it was sent by someone else';
       process.stderr.write(`marquee: the process died of ${signal}: ${why}.\n`);
     }

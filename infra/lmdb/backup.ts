@@ -3,7 +3,8 @@
  * writing to it: LMDB's own copy (`mdb_env_copy2` through lmdb-js `backup`) reads every page in
  * one read transaction, so the copy is the environment as of one commit. Copying `data.mdb`
  * with `cp` instead reads pages while commits rewrite them: a copy taken during ingest can hold
- * half a commit, and a copy cut short is refused at open (env.ts `refuseTruncated`).
+ * half a commit, and a copy cut short kills the process that maps it at its first read past the
+ * end (SIGBUS).
  *
  * Compacted: free pages are left out (pages LMDB keeps for reuse after the inbox's retention
  * removed records, or a replay dropped a collection), so the copy is no larger than the data.

@@ -3,7 +3,7 @@
  * store. LMDB allows several processes on one environment (a CLI appends while the server
  * runs), each opening its own named databases inside it.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { AppError } from '../../contracts/errors.ts';
@@ -71,30 +71,7 @@ function openHandle(path: string, options: LmdbOptions): RootDatabase {
     // Durable when a write resolves: every commit is fsync'd (no noSync, no overlapping sync).
     overlappingSync: false,
   });
-  refuseTruncated(root, path);
   return root;
-}
-
-/**
- * A data file shorter than its last committed page (a copy cut short, a restore that stopped)
- * is mapped all the same, and the first read of a page past its end kills the process with
- * SIGBUS and not a word (seen: `start` on such a directory exited 128, silent). LMDB writes a
- * commit's pages before the meta page naming them, so a whole file always holds them: this
- * looks at the size before anything reads a page.
- */
-function refuseTruncated(root: RootDatabase, path: string): void {
-  const { lastPageNumber, pageSize } = root.getStats() as { lastPageNumber: number; pageSize: number };
-  const file = join(path, 'data.mdb');
-  const size = statSync(file).size;
-  const needed = (lastPageNumber + 1) * pageSize;
-  if (size >= needed) return;
-  void root.close();
-  const mb = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MB`;
-  throw new AppError(
-    'internal',
-    `${file} is damaged: ${mb(size)}, where its last committed page needs ${mb(needed)} (the file was cut short, by a copy or a restore that stopped). Restore the data directory from a backup (marquee backup), or move ${path} away to start empty.`,
-    { retriable: false },
-  );
 }
 
 /** Releases one reference; the last one closes the environment. */

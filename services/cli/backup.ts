@@ -86,7 +86,7 @@ async function copyAll(config: Config, dataDir: string, out: string, embedded: s
     copied.push('the development download-signing key');
   }
 
-  // Read back from the copy: it opens (a truncated file is refused at open), and its log's head.
+  // Read back from the copy: it opens, and its log's head reads.
   let head = '';
   if (config.eventStore === 'lmdb') {
     const events = lmdbEventStore({ dataDir: out });

@@ -64,14 +64,36 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
     assert.doesNotMatch(stderr, /^Node\.js v/m, 'no uncaught exception');
   });
 
-  it('refuses a data file cut short with one line naming it, before a read past its end kills the process (SIGBUS)', async () => {
+  it('says what most likely killed a process reading a data file cut short (SIGBUS), with its exit code', async () => {
     const filled = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env);
     assert.equal(filled.code, 0, filled.stderr.slice(-2000));
     const file = join(dataDir, 'lmdb', 'data.mdb');
     truncateSync(file, Math.floor(statSync(file).size / 4));
     const started = await marquee(['start', '--sample'], embeddedEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }));
-    assert.equal(started.code, 1, started.stderr.slice(-2000));
-    assert.match(started.stderr, new RegExp(`^marquee: ${file.replace(/[.]/g, '\\.')} is damaged: [0-9.]+ MB, where its last committed page needs [0-9.]+ MB`, 'm'));
+    assert.equal(started.code, 135, started.stderr.slice(-2000));
+    assert.match(started.stderr, /^marquee: the process died of SIGBUS: a damaged LMDB file under \$DATA_DIR\/lmdb \(a copy or a restore cut short\) is the most likely cause: restore the directory from a backup \(marquee backup\), or move it away to start empty\.$/m);
+  });
+
+  it('opens a healthy data file shorter than its last page number says (pages a transaction took and freed are never written)', async () => {
+    // The state a size check at open refused at one restart in four: found in a few commits of
+    // large values written and removed in one transaction.
+    const { open } = await import('lmdb');
+    const path = join(dataDir, 'short', 'lmdb');
+    const env = open({ path, overlappingSync: false });
+    const db = env.openDB({ name: 'x' });
+    let short = 0;
+    for (let t = 0; t < 60 && short === 0; t++) {
+      await env.transaction(() => {
+        for (let i = 0; i < 20; i++) void db.put(`big${i}`, 'w'.repeat(((t * 7919 + i * 104729) % 300_000) + 1));
+        if (t % 2 === 0) for (let i = 0; i < 20; i++) void db.remove(`big${i}`);
+      });
+      const { lastPageNumber, pageSize } = env.getStats() as { lastPageNumber: number; pageSize: number };
+      if ((lastPageNumber + 1) * pageSize > statSync(join(path, 'data.mdb')).size) short += 1;
+    }
+    await env.close();
+    assert.ok(short > 0, 'a commit left the file shorter than its last page number');
+    const status = await marquee(['status'], embeddedEnv({ DATA_DIR: join(dataDir, 'short') }));
+    assert.equal(status.code, 0, status.stderr.slice(-2000));
   });
 
   it('says so when the process dies of a signal nobody forwarded, with the shell exit code of that signal', async () => {

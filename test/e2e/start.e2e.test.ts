@@ -100,7 +100,7 @@ describe('marquee start (e2e)', function () {
       const listed = await marquee(['keys', 'list'], env);
       assert.match(listed.stdout, /e2e/);
     } finally {
-      assert.equal(await stop(again), 0);
+      assert.equal(await stop(again), 0, `graceful stop after the restart:\n${log2.slice(-3000)}`);
     }
   });
 
