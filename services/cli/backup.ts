@@ -8,8 +8,8 @@
  * part that cannot be rebuilt is the event log: read models and the search index are
  * projections of it (`marquee replay`), releases are rebuilt from it byte for byte.
  */
-import { copyFileSync, cpSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { copyFileSync, cpSync, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { parseArgs } from 'node:util';
 import { AppError } from '../../contracts/errors.ts';
 import { backupLmdb } from '../../infra/lmdb/backup.ts';
@@ -34,7 +34,9 @@ export async function backupCommand(ctx: BackupContext): Promise<number> {
   const { config } = ctx;
   const dataDir = resolve(config.dataDir);
   const out = resolve(values.out);
-  if (out === dataDir || out.startsWith(dataDir + sep)) throw usage(`--out ${out} is inside DATA_DIR ${dataDir}: a backup goes elsewhere`);
+  // Compared with symbolic links resolved: a link into DATA_DIR is inside it too.
+  const [realData, realOut] = [realPathOf(dataDir), realPathOf(out)];
+  if (realOut === realData || realOut.startsWith(realData + sep)) throw usage(`--out ${out} is inside DATA_DIR ${dataDir}: a backup goes elsewhere`);
   if (existsSync(out) && (!statSync(out).isDirectory() || readdirSync(out).length > 0)) {
     throw usage(`--out ${out} is not an empty directory: a backup never writes over files`);
   }
@@ -101,6 +103,22 @@ async function copyAll(config: Config, dataDir: string, out: string, embedded: s
   if (onServers.length > 0) console.log(`not in it, on their servers:\n${onServers.map((p) => `  ${p}`).join('\n')}`);
   console.log(`to restore: stop every Marquee process on ${dataDir}, then put ${out} in its place (or start with DATA_DIR=${out})`);
   return 0;
+}
+
+/** The real path of `path`, or of its nearest existing ancestor with the rest appended. */
+function realPathOf(path: string): string {
+  let head = path;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      return join(realpathSync(head), ...rest);
+    } catch {
+      const parent = dirname(head);
+      if (parent === head) return path;
+      rest.unshift(basename(head));
+      head = parent;
+    }
+  }
 }
 
 /** Copies each published release (a directory with its manifest), never one being staged. */

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bin, embeddedEnv, marquee, root, scratchDirs, spawnMarquee } from './process.ts';
 
@@ -103,6 +103,12 @@ describe('marquee backup (e2e)', function () {
     const inside = await marquee(['backup', '--out', join(dataDir, 'backup')], env);
     assert.equal(inside.code, 1);
     assert.match(inside.stderr, /is inside DATA_DIR .*: a backup goes elsewhere/);
+    assert.equal(existsSync(join(dataDir, 'backup')), false);
+    const link = join(dirs.make(), 'to-data');
+    symlinkSync(dataDir, link);
+    const throughLink = await marquee(['backup', '--out', join(link, 'backup')], env);
+    assert.equal(throughLink.code, 1);
+    assert.match(throughLink.stderr, /is inside DATA_DIR .*: a backup goes elsewhere/);
     assert.equal(existsSync(join(dataDir, 'backup')), false);
 
     const empty = dirs.make();
