@@ -161,12 +161,15 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
   /** Removes the records from `start` to `end` (inclusive), PRUNE_CHUNK keys per transaction. */
   async function removeRange(start: number, end: number): Promise<number> {
     let removed = 0;
-    for (;;) {
-      const keys = [...inbox.getKeys({ start, end: end + 1, limit: PRUNE_CHUNK })];
-      if (keys.length === 0) return removed;
+    // Each round starts past the last key removed: a read that still saw them could not spin.
+    for (let from = start; from <= end; ) {
+      const keys = [...inbox.getKeys({ start: from, end: end + 1, limit: PRUNE_CHUNK })];
+      if (keys.length === 0) break;
       await removeKeys(inbox, keys);
       removed += keys.length;
+      from = (keys.at(-1) as number) + 1;
     }
+    return removed;
   }
 
   /**
@@ -211,15 +214,16 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       inbox.resetReadTxn();
       records = await pruneRecords(cutoff);
       // Dead letters are numbered in the order they were written, so the old ones come first.
-      for (;;) {
+      for (let from = 0; ; ) {
         const old: number[] = [];
         const keysOf = new Map<number, string>();
-        for (const { key, value } of deadLetters.getRange({ limit: PRUNE_CHUNK })) {
+        for (const { key, value } of deadLetters.getRange({ start: from, limit: PRUNE_CHUNK })) {
           if (Date.parse(value.at) > cutoff) break;
           old.push(key);
           keysOf.set(key, dedupeKeyOf(value.source, value.reason));
         }
         if (old.length === 0) break;
+        from = (old.at(-1) as number) + 1;
         // The dedupe key goes with it, unless it already points at a newer letter.
         await removeKeys(deadLetters, old, (id) => {
           const dedupeKey = keysOf.get(id) as string;

@@ -99,9 +99,11 @@ async function removeAll(readStore: ReadStore, collection: string, keys: string[
 
 /**
  * Deliveries kept per webhook: the log is for seeing what a receiver answered lately, and each
- * holds up to 100 change ids and every attempt, so kept for good it grew by a document per
- * delivery, without end. A change delivered long ago is still in the feed (`/v1/changes`) and
- * can be delivered again with `webhooks replay`.
+ * holds up to 100 change ids and every attempt, so kept for good it grew by a document of a few
+ * KB per delivery, without end. A change delivered long ago is still in the feed
+ * (`/v1/changes`) and can be delivered again with `webhooks replay`. What a removal leaves is
+ * the read store's tombstone of the key (its position, so a replayed write cannot bring the
+ * document back): tens of bytes a delivery, not the document.
  */
 export const DELIVERIES_KEEP = 1000;
 
