@@ -83,13 +83,16 @@ export async function requireWebhook(readStore: ReadStore, id: string): Promise<
 export async function deleteWebhook(readStore: ReadStore, id: string): Promise<void> {
   await requireWebhook(readStore, id);
   await writeOwned<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, id, () => null);
-  // Its log and state go with it (they were left behind for good before).
+  // Its log, state, lease and pending replays go with it (they were left behind for good before).
   for (;;) {
     const rows = await readStore.scan<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${id}:`, limit: 1000 });
     if (rows.length === 0) break;
     await removeAll(readStore, WEBHOOK_DELIVERIES_COLLECTION, rows.map((r) => r.key));
   }
   await removeAll(readStore, WEBHOOK_STATE_COLLECTION, [id]);
+  const leases = await readStore.scan(WEBHOOK_LEASES_COLLECTION, { prefix: `${id}:`, limit: 1000 });
+  await removeAll(readStore, WEBHOOK_LEASES_COLLECTION, leases.map((l) => l.key));
+  await removeReplays(readStore, (await pendingReplays(readStore, id)).keys);
 }
 
 /** Removes documents whatever their position (the positions of these count versions). */

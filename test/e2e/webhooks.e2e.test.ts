@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { WEBHOOK_DELIVERIES_COLLECTION, WEBHOOK_STATE_COLLECTION } from '../../contracts/changeModels.ts';
+import { WEBHOOK_DELIVERIES_COLLECTION, WEBHOOK_LEASES_COLLECTION, WEBHOOK_REPLAYS_COLLECTION, WEBHOOK_STATE_COLLECTION } from '../../contracts/changeModels.ts';
 import { systemClock } from '../../contracts/ports.ts';
 import { createDeliveryWorker, DELIVERY_MAX_CHANGES, type DeliveryWorker, type DeliveryWorkerOptions } from '../../services/webhooks/worker.ts';
 import { verifySignature } from '../../services/webhooks/signature.ts';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, webhookState } from '../../services/webhooks/store.ts';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, webhookState } from '../../services/webhooks/store.ts';
 import { crawledCatalog, followFeed, type CrawledCatalog } from './changes.support.ts';
 import { marquee } from './process.ts';
 
@@ -289,7 +289,7 @@ describe('webhooks (e2e)', function () {
     for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
   });
 
-  it('keeps the newest deliveries of each log; deleting a webhook removes its log and state', async () => {
+  it('keeps the newest deliveries of each log; deleting a webhook removes its log, state, lease and replays', async () => {
     for (const w of workers.splice(0)) await w.stop();
     for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
     const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/trimmed`, country: 'US' }, systemClock);
@@ -305,9 +305,14 @@ describe('webhooks (e2e)', function () {
     assert.ok(deliveries >= expected, `${deliveries} deliveries`);
     assert.deepEqual(log.map((d) => [d.sequence, d.state]), [0, 1, 2].map((k) => [deliveries - k, 'delivered']));
 
+    // The lease's epochs the worker left, and a replay asked for since.
+    assert.ok((await catalog.adapters.readStore.count(WEBHOOK_LEASES_COLLECTION, { prefix: `${hook.id}:` })) > 0);
+    await requestReplay(catalog.adapters.readStore, hook.id, null, systemClock);
     await deleteWebhook(catalog.adapters.readStore, hook.id);
     assert.equal(await catalog.adapters.readStore.count(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${hook.id}:` }), 0);
     assert.equal(await catalog.adapters.readStore.get(WEBHOOK_STATE_COLLECTION, hook.id), null);
+    assert.equal(await catalog.adapters.readStore.count(WEBHOOK_LEASES_COLLECTION, { prefix: `${hook.id}:` }), 0);
+    assert.equal(await catalog.adapters.readStore.count(WEBHOOK_REPLAYS_COLLECTION, { prefix: `${hook.id}:` }), 0);
   });
 
   it('has exactly one worker deliver a webhook when two run', async () => {
