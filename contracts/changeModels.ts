@@ -1,5 +1,5 @@
 /**
- * Read models of the availability history (decisions.md "History, changes and alerts"): the
+ * Read models of the availability history (docs/api.md): the
  * change feed, the per-title history, and the arrival and departure indexes behind `/v1/new`
  * and `/v1/leaving`. Also the webhook account data the CLI writes (not derived from events).
  */

@@ -1,6 +1,6 @@
 /**
  * Value types shared by observations, domain events and read models. Plain data only.
- * Dates are `YYYY-MM-DD` strings, timestamps RFC 3339 UTC strings (decisions.md).
+ * Dates are `YYYY-MM-DD` strings, timestamps RFC 3339 UTC strings (docs/api.md "Ids and formats").
  */
 
 export type ContentType = 'movie' | 'tv_show';
@@ -14,7 +14,7 @@ export type Format = (typeof FORMATS)[number];
 export const PLATFORMS = ['web', 'ios', 'android', 'android_tv', 'fire_tv', 'roku', 'webos'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
-/** The locales that have a search index (spec 4.11); the only valid `lang` values. */
+/** The locales that have a search index: the only valid `lang` values. */
 export const LOCALES = [
   'ar', 'bg', 'bn', 'ca', 'cs', 'da', 'de', 'el', 'en', 'es', 'et', 'fa', 'fi', 'fr', 'he', 'hi',
   'hr', 'hu', 'id', 'it', 'ja', 'ka', 'kn', 'ko', 'lt', 'lv', 'mk', 'ml', 'ms', 'nb', 'nl', 'no',
@@ -68,7 +68,7 @@ export interface MediaDetails {
   tagline: string | null;
   overview: string | null;
   classification: string | null;
-  /** Path template `/posters/{size}/<image-id>.{ext}` (decisions.md). */
+  /** Path template `/posters/{size}/<image-id>.{ext}` (docs/api.md). */
   poster: string | null;
   /** Path template `/backdrops/{size}/<image-id>.{ext}`. */
   backdrop: string | null;
@@ -113,7 +113,7 @@ export interface Season {
 
 /**
  * An offer is identified by provider, add-on provider, season, episode and web URL
- * (DESIGN.md); any other field changing is an OfferChanged.
+ * (docs/architecture.md); any other field changing is an OfferChanged.
  */
 export interface OfferKey {
   providerId: string;

@@ -1,10 +1,10 @@
 /**
  * The one error type of Marquee. Adapters convert driver errors into it at the boundary,
  * guards check `code` (never `instanceof`), and exactly one API middleware maps it to the
- * JSON error body of spec/decisions.md.
+ * JSON error body of docs/api.md ("Errors").
  */
 export type ErrorCode =
-  // API-facing codes (decisions.md "Errors")
+  // API-facing codes (docs/api.md "Errors")
   | 'unauthorized'
   | 'invalid_parameter'
   | 'missing_parameter'

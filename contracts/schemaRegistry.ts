@@ -129,7 +129,7 @@ export function buildSchemaRegistry(sources: readonly SchemaSource[]): SchemaReg
       if (entry.version !== i + 1) throw invalid(entry.file, `version ${entry.version} leaves a gap: versions start at v1 and go up by one`);
       const previous = list[i - 1];
       if (!previous) return;
-      // A new version must read everything the previous one wrote (DESIGN.md "schemas").
+      // A new version must read everything the previous one wrote (contracts/schemas/README.md).
       try {
         entry.avro.createResolver(previous.avro);
       } catch (err) {

@@ -142,7 +142,7 @@ const metadata = (file: string, description: string, sorted_by: string[], column
   file, description, location: 'global', sorted_by, columns,
 });
 
-/** The sixteen core metadata files bundled in metadata.tar.gz (spec 2.7), in bundle order. */
+/** The sixteen core metadata files bundled in metadata.tar.gz, in bundle order. */
 export const METADATA_FILES: readonly SnapshotFileSchema[] = [
   metadata('media_details.parquet', 'Every title with its base (English) metadata.', ['media_id'], [
     mediaId,
@@ -293,7 +293,7 @@ export const releasePaths = {
 /** A release label `<ISO year>-W<two-digit ISO week>`, e.g. `2026-W47`. */
 export const RELEASE_VERSION_PATTERN = /^\d{4}-W(0[1-9]|[1-4]\d|5[0-3])$/;
 
-/** The body of `GET /v1/schemas` (spec 2.7). */
+/** The body of `GET /v1/schemas`. */
 export function schemaDefinitions(docs: string = SNAPSHOT_DOCS_DEFAULT): {
   schema_version: number;
   description: string;

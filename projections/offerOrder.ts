@@ -1,7 +1,7 @@
 /**
  * The deterministic order of offers inside a document: provider, add-on provider, season,
- * episode, web URL (the offer identity, DESIGN.md). Nulls sort first, so show-level links come
- * before season and episode links. Strings compare by code unit, not locale, so every process
+ * episode, web URL (the offer identity, docs/architecture.md). Nulls sort first, so show-level
+ * links come before season and episode links. Strings compare by code unit, not locale, so every process
  * orders the same way.
  */
 import type { OfferKey } from '../contracts/domain.ts';

@@ -1,5 +1,5 @@
 /**
- * The projection runner: the projection decides, the runner writes (STYLE.md practice 5).
+ * The projection runner: the projection decides, the runner writes.
  *
  * Per batch of events after the checkpoint: keep the events the projection handles, group them
  * by document, load each document once, fold its events with `evolve`, and write every changed

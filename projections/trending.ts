@@ -2,7 +2,7 @@
  * `trending` read model, key: `${country}:${date}`. Built only from PositionChanged, one entry
  * per title that moved, entered or left the chart that day, stored in the order the API serves.
  *
- * Order (decisions.md: "largest climb first (new entries ranked by their position), ties by
+ * Order (docs/api.md: "largest climb first (new entries ranked by their position), ties by
  * position"), with change = previousPosition - position:
  *   1. climbers (change > 0): largest change first, ties by position;
  *   2. new entries (previousPosition null): by position, after the climbers, because a title

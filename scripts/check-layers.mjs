@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// Enforces the dependency rule of DESIGN.md: `contracts/` depends on nothing, `projections/`
-// only on `contracts/`; neither imports a driver or a node I/O module (they must stay pure so
-// analysts can replay them anywhere). Also refuses import cycles between local files.
+// Enforces the layer rule of docs/architecture.md: `contracts/` depends on nothing,
+// `projections/` only on `contracts/`; neither imports a driver or a node I/O module (they must
+// stay pure so analysts can replay them anywhere). Also refuses import cycles between local files.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 

@@ -1,4 +1,4 @@
-/** The endpoints of the availability history (decisions.md "History, changes and alerts"). */
+/** The endpoints of the availability history (docs/api.md, and the README's "Changes, history and alerts"). */
 import { CHANGE_TYPES } from '../../contracts/changeModels.ts';
 import { MEDIA_ID_PATTERN } from '../../contracts/ids.ts';
 import { CURSOR_PATTERN, FEED_EXAMINE_MAX } from '../changes/feed.ts';

@@ -39,7 +39,7 @@ export interface ParamDef {
   maxWords?: number;
   /** Value applied when the parameter is absent. */
   default?: string | number | boolean;
-  /** Upper bound of an `integer`: larger values are clamped to it, not refused (decisions.md). */
+  /** Upper bound of an `integer`: larger values are clamped to it, not refused (docs/api.md). */
   max?: number;
   /** Upper bound of an `integer` without `max`: larger values are refused. */
   maximum?: number;

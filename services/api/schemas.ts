@@ -1,6 +1,6 @@
 /**
  * OpenAPI 3.0.3 schemas of every response body (components.schemas). Nullability is exact:
- * `nullable: true` where spec/interface.md says "null", and `required` lists every `req` field.
+ * `nullable: true` where the API contract says "null", and `required` lists every `req` field.
  */
 import { FORMATS, LOCALES, PLATFORMS, PRICE_TYPES } from '../../contracts/domain.ts';
 

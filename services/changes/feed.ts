@@ -175,7 +175,7 @@ async function withBeforeAndTitle(catalog: Catalog, docs: ChangeDoc[]): Promise<
   }));
 }
 
-/** Offer field names as the link objects of spec 2.2 name them. */
+/** Offer field names as the link objects of `/v1/media/{id}/links` name them. */
 const LINK_FIELD: Record<string, string> = {
   priceTypes: 'price_types',
   formats: 'formats',
@@ -186,7 +186,7 @@ const LINK_FIELD: Record<string, string> = {
   platforms: 'platforms',
 };
 
-/** The change object of the contract (decisions.md), with link objects as `/v1/media/{id}/links` gives them. */
+/** The change object of `/v1/changes` (docs/api.md), with link objects as `/v1/media/{id}/links` gives them. */
 export function presentChange(change: FeedChange, encode: (url: string) => string): Record<string, unknown> {
   const { doc, before } = change;
   const isTv = doc.kind === 'tv_show';

@@ -1,7 +1,7 @@
 /**
  * The 50 countries the sample catalog covers, with their primary language. The API uses
- * COUNTRY_LANGUAGE as the default `lang` of a country (interface.md 4.2), so every value is one
- * of contracts/domain.ts LOCALES.
+ * COUNTRY_LANGUAGE as the default `lang` of a country (docs/api.md), so every value is one of
+ * contracts/domain.ts LOCALES.
  */
 import type { Locale } from '../../contracts/domain.ts';
 

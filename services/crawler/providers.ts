@@ -27,7 +27,7 @@ export interface CatalogProvider extends Provider {
   baseWeight: number;
 }
 
-/** Fewest and most providers a country lists (interface.md 4.11: about 50-200). */
+/** Fewest and most providers a country lists (the API contract: about 50-200). */
 export const MIN_PROVIDERS = 55;
 export const MAX_PROVIDERS = 200;
 

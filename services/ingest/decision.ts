@@ -6,7 +6,7 @@ import type { DomainEvent, EventMetadata } from '../../contracts/events.ts';
 import type { Observation } from '../../contracts/observations.ts';
 
 /**
- * What an observation leads to. Outcomes are values (STYLE.md 6): a skip moves on, a reject
+ * What an observation leads to. Outcomes are values, not exceptions: a skip moves on, a reject
  * goes to the dead letters with its reason; neither is an exception.
  */
 export type Decision =

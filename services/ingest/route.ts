@@ -6,7 +6,7 @@
 import { mediaIdOf, streamOfObservation } from '../../contracts/ids.ts';
 import type { Observation } from '../../contracts/observations.ts';
 
-/** Country codes are accepted in any case and stored upper case (decisions.md). */
+/** Country codes are accepted in any case and stored upper case (docs/crawler-contract.md). */
 export function normalizeCountry(country: string): string {
   return country.toUpperCase();
 }

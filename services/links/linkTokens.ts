@@ -1,5 +1,5 @@
 /**
- * Link tokens (decisions.md "Link tokens and the redirect"): a streaming link is published as
+ * Link tokens (docs/api.md "Link tokens and `/go`"): a streaming link is published as
  * `/go/<link_token>` so the provider URL never appears in API responses or snapshots.
  *
  * token = base58 (Bitcoin alphabet) of [key version byte] ++ AES-SIV(key, URL bytes), with the

@@ -1,5 +1,5 @@
 /**
- * The snapshot endpoints of the /v1 API (spec 4.12, decisions.md "Snapshots"), as the
+ * The snapshot endpoints of the /v1 API (docs/api.md "Snapshots and signed downloads"), as the
  * `SnapshotRoutes` the API delegates to (`createApp({ ..., snapshots: createSnapshotRoutes(deps) })`).
  * Authentication, rate limiting and error rendering stay with the API: these handlers only
  * throw AppError.

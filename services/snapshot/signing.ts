@@ -1,7 +1,7 @@
 /**
- * Signed download URLs: `sig` = hex HMAC-SHA256 over `version\npath\nexpires` (decisions.md
- * "Snapshots"). The signature binds the exact release, file and expiry, so a URL cannot be
- * replayed for another file or past its hour.
+ * Signed download URLs: `sig` = hex HMAC-SHA256 over `version\npath\nexpires` (docs/api.md
+ * "Snapshots and signed downloads"). The signature binds the exact release, file and expiry, so
+ * a URL cannot be replayed for another file or past its hour.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';

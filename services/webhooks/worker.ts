@@ -35,7 +35,7 @@ import { rfc3339 } from '../snapshot/week.ts';
 import { signatureHeader } from './signature.ts';
 import { acquireLease, DELIVERIES_KEEP, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays, removeReplays, trimDeliveries, writeOwned } from './store.ts';
 
-/** Changes per delivery at most (decisions.md). */
+/** Changes per delivery at most (the README's webhooks). */
 export const DELIVERY_MAX_CHANGES = 100;
 
 /** Webhooks a worker steps at once by default (each step is at most one POST). */

@@ -1,6 +1,6 @@
 /**
  * The served OpenAPI document and the API agree: every value a parameter's schema allows is
- * accepted, every value it forbids is refused with the JSON error of decisions.md (400 for a
+ * accepted, every value it forbids is refused with the JSON error of docs/api.md (400 for a
  * query parameter, 404 for a path parameter not of its form), and any method other than GET
  * and HEAD on a path the API answers is 405 with `Allow`. The cases are derived from the
  * document itself, so a constraint added to a parameter definition is tested here at once.
@@ -346,7 +346,7 @@ describe('hostile requests: the OpenAPI document declares every constraint the A
     });
   });
 
-  describe('GET /v1/featured size (spec 4.5: about 10-20 items in one answer)', () => {
+  describe('GET /v1/featured size (about 10-20 items in one answer)', () => {
     it(`holds at most ${FEATURED_MAX} items: the first half of each selection, daily first`, async () => {
       const both = await get('/v1/featured?country=GB');
       assert.equal(both.body.results.length, 20);

@@ -33,7 +33,7 @@ describe('snapshot schema definitions', () => {
     assert.deepEqual(LINKS_FILE.columns.slice(10).map((c) => c.name), ['formats', 'audio_languages', 'subtitle_languages', 'platforms']);
   });
 
-  it('name the sixteen metadata files of spec 2.7', () => {
+  it('name the sixteen metadata files of a release', () => {
     assert.deepEqual(METADATA_FILES.map((f) => f.file), [
       'media_details.parquet', 'movies.parquet', 'tv_shows.parquet', 'seasons.parquet', 'episodes.parquet',
       'media_genres.parquet', 'genres.parquet', 'media_ids.parquet', 'media_ratings.parquet', 'media_talents.parquet',

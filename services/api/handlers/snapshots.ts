@@ -1,6 +1,6 @@
 /**
  * Snapshot endpoints: delegated to the snapshot service's routes when configured; until the
- * first release exists (or without that service) they answer 503 as spec 4.12 documents.
+ * first release exists (or without that service) they answer 503 as docs/api.md documents.
  */
 import { AppError } from '../../../contracts/errors.ts';
 import { reqStr, str } from '../params.ts';
