@@ -4,7 +4,7 @@
  * IPC record batch to parquet-wasm's streaming writer (`transformParquetStream`) on a worker
  * thread of parquetPool.ts, whose bytes flow back to a sink (a release file, a temp file) as
  * row groups complete. Neither the rows nor the file are ever held whole in memory:
- * parquet-wasm's `writeParquet` would build the whole file in wasm memory (reference/anchors.md).
+ * parquet-wasm's `writeParquet` would build the whole file in wasm memory.
  *
  * Every file: ZSTD, page-level statistics (min/max/null count per column chunk and page), row
  * groups of at most `maxRowGroupRows` rows. Rows must arrive in the file's `sorted_by` order;
