@@ -152,6 +152,8 @@ export interface ObservationBus {
   /** Records an observation that ingest refused, with the reason; the rest goes on. */
   deadLetter(record: ObservationRecord | { source: string; payload: unknown }, reason: string): Promise<void>;
   listDeadLetters(options?: { limit?: number }): Promise<DeadLetter[]>;
+  /** How many dead letters are kept (what listDeadLetters lists without a limit), none read. */
+  countDeadLetters(): Promise<number>;
   close(): Promise<void>;
 }
 

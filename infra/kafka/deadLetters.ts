@@ -92,6 +92,20 @@ export function toDeadLetter(message: KafkaMessage, partition: number): DeadLett
 }
 
 /**
+ * The records the dead-letter topic keeps, from its partitions' offsets alone (the topic is
+ * neither compacted nor written in transactions, so every offset between low and high is one).
+ * `status` read up to 100,000 of them to count them, and counted no further.
+ */
+export async function countDeadLetters(admin: Admin, topic: string): Promise<number> {
+  try {
+    const ends = await admin.fetchTopicOffsets(topic);
+    return ends.reduce((sum, p) => sum + Number(BigInt(p.high) - BigInt(p.low)), 0);
+  } catch (err) {
+    throw kafkaError(err, `reading the offsets of ${topic}`);
+  }
+}
+
+/**
  * Reads the dead-letter topic from its start up to its end as of the call, with a throwaway
  * consumer group (deleted afterwards): kafkajs has no group-less consumer.
  */

@@ -27,7 +27,7 @@ import type { Observation } from '../../contracts/observations.ts';
 import { systemClock, type Clock, type Consumer, type ObservationBus } from '../../contracts/ports.ts';
 import { connectedOnUse, createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
 import { CONSUMER_RETRY, startConsumer } from './consumer.ts';
-import { deadLetterMessage, payloadBytes, readDeadLetters } from './deadLetters.ts';
+import { countDeadLetters, deadLetterMessage, payloadBytes, readDeadLetters } from './deadLetters.ts';
 import { streamKeyOf, topicNames, type TopicNames } from './topics.ts';
 
 export interface KafkaObservationBusOptions extends KafkaClientOptions {
@@ -296,6 +296,12 @@ export function kafkaObservationBus(options: KafkaObservationBusOptions): KafkaO
         limit: listOptions.limit ?? DEFAULT_DEAD_LETTER_LIMIT,
         timeoutMs: options.listTimeoutMs ?? 30_000,
       });
+    },
+
+    async countDeadLetters() {
+      ensureOpen();
+      await ensureTopics([topics.deadLetter]);
+      return countDeadLetters(await admin(), topics.deadLetter);
     },
 
     async ping() {

@@ -437,6 +437,10 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       const payload = 'observation' in record ? record.observation : record.payload;
       await writeDeadLetter(record.source, payload, reason);
     },
+    async countDeadLetters() {
+      ensureOpen();
+      return deadLetters.getCount();
+    },
     async listDeadLetters(listOptions = {}) {
       ensureOpen();
       const limit = listOptions.limit ?? DEFAULT_DEAD_LETTER_LIMIT;

@@ -277,8 +277,7 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
       console.log(`\nlocal inbox: ${kept.records} observations kept${span}; handled ones go after ${kept.retentionMs / 3_600_000} h (INBOX_RETENTION_HOURS)`);
       console.log(`dead letters: ${kept.deadLetters}`);
     } else {
-      const dead = await adapters.bus.listDeadLetters({ limit: 100_000 });
-      console.log(`\ndead letters: ${dead.length}`);
+      console.log(`\ndead letters: ${await adapters.bus.countDeadLetters()}`);
     }
     await printParkedStatus(adapters, head);
     return 0;

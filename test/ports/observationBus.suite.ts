@@ -208,6 +208,7 @@ export function observationBusSuite(name: string, make: () => Promise<Observatio
       }
       assert.notEqual(all[0]?.id, all[1]?.id);
       assert.deepEqual((await bus.listDeadLetters({ limit: 1 })).map((l) => l.source), ['test:1']);
+      assert.equal(await bus.countDeadLetters(), 2);
     });
   });
 }

@@ -25,6 +25,7 @@ function recordingBus(): { bus: ObservationBus; batches: Observation[][] } {
     },
     deadLetter: refuse,
     listDeadLetters: refuse,
+    countDeadLetters: refuse,
     close: async () => {},
   };
   return { bus, batches };

@@ -129,6 +129,9 @@ export function memoryBus(): MemoryBus {
     async listDeadLetters() {
       return [...deadLetters];
     },
+    async countDeadLetters() {
+      return deadLetters.length;
+    },
     async close() {},
   };
 }
