@@ -8,7 +8,7 @@
  * part that cannot be rebuilt is the event log: read models and the search index are
  * projections of it (`marquee replay`), releases are rebuilt from it byte for byte.
  */
-import { copyFileSync, cpSync, existsSync, readdirSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import type { parseArgs } from 'node:util';
 import { AppError } from '../../contracts/errors.ts';
@@ -54,18 +54,25 @@ export async function backupCommand(ctx: BackupContext): Promise<number> {
 
   if (!existsSync(join(dataDir, 'lmdb'))) throw usage(`${dataDir} holds no data yet (no lmdb/ in it): is DATA_DIR right?`);
 
-  const created = !existsSync(out);
+  // Written beside --out and renamed to it once whole and read back: a copy that failed (a full
+  // disk) or was killed is never found at --out to be taken for a backup.
+  const staging = `${out}.partial-${process.pid}`;
   try {
-    return await copyAll(config, dataDir, out, embedded, onServers);
+    const report = await copyAll(config, dataDir, staging, embedded, out);
+    if (existsSync(out)) rmdirSync(out);
+    renameSync(staging, out);
+    console.log(report);
+    if (onServers.length > 0) console.log(`not in it, on their servers:\n${onServers.map((p) => `  ${p}`).join('\n')}`);
+    console.log(`to restore: stop every Marquee process on ${dataDir}, then put ${out} in its place (or start with DATA_DIR=${out})`);
+    return 0;
   } catch (err) {
-    // A copy that failed (a full disk) is not a backup: nothing of it is left to be taken for one.
-    if (created) rmSync(out, { recursive: true, force: true });
-    else for (const entry of readdirSync(out)) rmSync(join(out, entry), { recursive: true, force: true });
+    rmSync(staging, { recursive: true, force: true });
     throw err;
   }
 }
 
-async function copyAll(config: Config, dataDir: string, out: string, embedded: string[], onServers: string[]): Promise<number> {
+/** Copies everything into `out`, to be renamed `shownAs`; resolves to the report's first lines. */
+async function copyAll(config: Config, dataDir: string, out: string, embedded: string[], shownAs: string): Promise<string> {
   const started = Date.now();
   const bar = progress('backup', 0, 'MB');
   const lmdb = await backupLmdb(dataDir, out, (written, used) => bar.update(Math.round(written / 1e6), Math.round(used / 1e6)))
@@ -98,11 +105,7 @@ async function copyAll(config: Config, dataDir: string, out: string, embedded: s
       await events.close();
     }
   }
-  console.log(`backup of ${dataDir} written to ${out} in ${((Date.now() - started) / 1000).toFixed(1)} s${head}:`);
-  for (const part of copied) console.log(`  ${part}`);
-  if (onServers.length > 0) console.log(`not in it, on their servers:\n${onServers.map((p) => `  ${p}`).join('\n')}`);
-  console.log(`to restore: stop every Marquee process on ${dataDir}, then put ${out} in its place (or start with DATA_DIR=${out})`);
-  return 0;
+  return [`backup of ${dataDir} written to ${shownAs} in ${((Date.now() - started) / 1000).toFixed(1)} s${head}:`, ...copied.map((part) => `  ${part}`)].join('\n');
 }
 
 /** The real path of `path`, or of its nearest existing ancestor with the rest appended. */

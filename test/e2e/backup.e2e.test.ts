@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { bin, embeddedEnv, marquee, root, scratchDirs, spawnMarquee } from './process.ts';
 
 describe('marquee backup (e2e)', function () {
@@ -85,7 +85,8 @@ describe('marquee backup (e2e)', function () {
     });
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, /^marquee: the copy of .*lmdb to .*lmdb failed: File too large$/m);
-    assert.equal(existsSync(out), false, 'the partial copy is removed');
+    assert.equal(existsSync(out), false, 'nothing is found at --out');
+    assert.deepEqual(readdirSync(dirname(out)), [], 'and nothing is left beside it');
   });
 
   it('refuses an --out that is missing, not empty, or inside DATA_DIR, writing nothing', async () => {
