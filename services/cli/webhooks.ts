@@ -66,7 +66,10 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
       const id = positionals[0];
       if (!id) throw usage('webhooks deliveries needs the webhook id');
       await requireWebhook(readStore, id);
-      const deliveries = await listDeliveries(readStore, id, values.limit === undefined ? 50 : Number(values.limit));
+      const limit = values.limit === undefined ? 50 : Number(values.limit);
+      // As every --limit of the CLI: a typo is said, not read as "no deliveries yet".
+      if (!Number.isInteger(limit) || limit < 0) throw new AppError('invalid_parameter', `--limit takes a non-negative integer, got "${values.limit}"`);
+      const deliveries = await listDeliveries(readStore, id, limit);
       if (deliveries.length === 0) console.log('no deliveries yet');
       for (const d of deliveries) {
         console.log(`${d.id}  ${d.state}  ${d.changeIds.length} changes  created ${d.createdAt}  until cursor ${encodeCursor(d.until)}`);

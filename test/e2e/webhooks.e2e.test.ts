@@ -192,6 +192,9 @@ describe('webhooks (e2e)', function () {
 
     const listed = await marquee(['webhooks', 'list'], env);
     assert.match(listed.stdout, new RegExp(`${failing.id}  US  http://127.0.0.1:${hooks.port}/fail  types=new`));
+    const typo = await marquee(['webhooks', 'deliveries', failing.id, '--limit', 'ten'], env);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /^marquee: --limit takes a non-negative integer, got "ten"$/m);
     const deleted = await marquee(['webhooks', 'delete', failing.id], env);
     assert.equal(deleted.code, 0, deleted.stderr);
     assert.deepEqual(await listWebhooks(catalog.adapters.readStore), []);
