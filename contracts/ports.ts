@@ -208,6 +208,12 @@ export interface ReadStore {
     writes: Array<DocumentWrite<T>>,
     checkpoint?: { name: string; position: number },
   ): Promise<WriteBatchResult>;
+  /**
+   * Removes documents outright, tombstones too, whatever their positions: for keys no write will
+   * ever come back to (a lease's past epochs), where a deletion by writeBatch would leave a
+   * tombstone for good. A write to a purged key later is a write to a new key.
+   */
+  purge(collection: string, keys: string[]): Promise<void>;
   getCheckpoint(name: string): Promise<number>;
   /**
    * Several checkpoints at once, in the order asked (0 for one never set): the API stamps each

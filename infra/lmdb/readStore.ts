@@ -370,6 +370,18 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
       await write('setCheckpoint', () => meta.putSync(checkpointKey(name), position));
     },
 
+    async purge(collection, keys) {
+      if (keys.length === 0) return;
+      const built = docKeys(collectionPrefix(collection), keys);
+      await write('purge', () => {
+        for (const key of built) {
+          docs.removeSync(key);
+          positions.removeSync(key);
+          tombstones.removeSync(key);
+        }
+      });
+    },
+
     async dropCollection(collection) {
       const range = scanRange(collection, {});
       if (range === null) return;

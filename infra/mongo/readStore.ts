@@ -472,6 +472,15 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
       await run('setCheckpoint', () => putMeta(checkpointId(name), { position }));
     },
 
+    async purge(collection, keys) {
+      if (keys.length === 0) return;
+      // One equality each: FerretDB pushes only equality down to PostgreSQL (see the header).
+      await run('purge', () => forEachLimited(keys, concurrency, async (key) => {
+        await docs(collection).deleteOne({ _id: key });
+      }));
+      storedKeys.get(collection)?.clear();
+    },
+
     async dropCollection(collection) {
       await run('dropCollection', async () => {
         existing.delete(collection);

@@ -39,8 +39,15 @@ const epochKey = (name: string, epoch: number): string => `${name}:${String(epoc
 /**
  * Takes or renews the lease `name` for `holder` at time `now` (ms) for `ms`: the time until which
  * `holder` holds it (at least `now + ms / 2`), or null when another holder has it. A renewal
- * inserts a new epoch only once half the lease is gone; the holder removes epochs older than the
+ * inserts a new epoch only once half the lease is gone; the holder purges epochs older than the
  * previous one.
+ *
+ * Purged, not deleted: a deletion leaves a tombstone for good, and the projector's lease alone
+ * renews every 5 s (17,000 tombstones a day, measured growing by 14 a minute under `start`).
+ * Without the tombstone a process that read an old epoch, then stalled, can insert the epoch
+ * after it again; so a taker also checks that its epoch is the newest after inserting it. The
+ * holder keeps its current and previous epochs, so an old epoch inserted again is never the
+ * newest, and the taker that inserted it walks away.
  */
 export async function takeLease(readStore: ReadStore, collection: string, name: string, holder: string, now: number, ms: number): Promise<number | null> {
   const [latest] = await readStore.scan<Lease>(collection, { prefix: `${name}:`, reverse: true, limit: 1 });
@@ -48,10 +55,13 @@ export async function takeLease(readStore: ReadStore, collection: string, name: 
   if (latest && latest.doc.holder !== holder && latest.doc.until > now) return null;
   if (latest && latest.doc.holder === holder && latest.doc.until - now > ms / 2) return latest.doc.until;
   const until = now + ms;
-  if (!(await insertNew<Lease>(readStore, collection, epochKey(name, epoch + 1), { holder, until }))) return null;
+  const mine = epochKey(name, epoch + 1);
+  if (!(await insertNew<Lease>(readStore, collection, mine, { holder, until }))) return null;
+  const [newest] = await readStore.scan<Lease>(collection, { prefix: `${name}:`, reverse: true, limit: 1 });
+  if (newest?.key !== mine) return null;
   if (epoch > 1) {
     const old = await readStore.scan<Lease>(collection, { prefix: `${name}:`, end: epochKey(name, epoch), limit: 100 });
-    if (old.length > 0) await readStore.writeBatch(collection, old.map((o) => ({ key: o.key, doc: null, position: 2 })));
+    if (old.length > 0) await readStore.purge(collection, old.map((o) => o.key));
   }
   return until;
 }

@@ -15,7 +15,7 @@ import { defineProjection } from '../../contracts/projection.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { ProjectionGroup, type ProjectionGroupOptions, type RunnerLog } from '../../projections/group.ts';
-import { LeaseKeeper } from '../../services/shared/lease.ts';
+import { LEASES_COLLECTION, LeaseKeeper, takeLease } from '../../services/shared/lease.ts';
 import { countingProjection, type StreamTally } from '../fixtures/countingProjection.ts';
 import { genreEvent, waitFor } from '../ports/support.ts';
 
@@ -235,5 +235,41 @@ describe('projection runner of a process (group) on LMDB', () => {
     assert.ok(calls > 0, 'half of it gone: renewed in the store');
     now += 500;
     assert.ok(keeper.holds(), 'the renewal holds past the first lease (until 2,000)');
+  });
+
+  it('purges past epochs, tombstones too, and refuses a taker that read an epoch since purged and then stalled', async () => {
+    let now = 1_000;
+    const a = new LeaseKeeper(readStore, 'projector', 'a', 1000, () => now);
+    assert.equal(await a.take(), true);
+    // What a taker reads and then sits on (a long GC, SIGSTOP): epoch 1, which will have expired.
+    const [stale] = await readStore.scan<{ holder: string; until: number }>(LEASES_COLLECTION, { prefix: 'projector:', reverse: true, limit: 1 });
+    assert.equal(stale?.key, 'projector:000000000001');
+    for (let i = 0; i < 5; i++) {
+      now += 600;
+      assert.equal(await a.take(), true);
+    }
+    assert.deepEqual((await readStore.scan(LEASES_COLLECTION, { prefix: 'projector:' })).map((l) => l.key), ['projector:000000000005', 'projector:000000000006']);
+    // Purged outright: a deletion's tombstone would refuse this write (position 1) for good.
+    assert.deepEqual(await readStore.writeBatch(LEASES_COLLECTION, [{ key: 'projector:000000000003', doc: { holder: 'probe', until: 0 }, position: 1 }]), { written: 1, skipped: 0 });
+    await readStore.purge(LEASES_COLLECTION, ['projector:000000000003']);
+
+    // The stalled taker goes on from what it read: epoch 1, expired; epoch 2 is free to insert again.
+    let first = true;
+    const stalled = new Proxy(readStore, {
+      get: (target, key: keyof ReadStore) => {
+        if (key !== 'scan') return typeof target[key] === 'function' ? (target[key] as (...a: unknown[]) => unknown).bind(target) : target[key];
+        return async (...args: Parameters<ReadStore['scan']>) => {
+          if (first && args[1]?.reverse === true) {
+            first = false;
+            return [stale];
+          }
+          return target.scan(...args);
+        };
+      },
+    });
+    assert.equal(await takeLease(stalled, LEASES_COLLECTION, 'projector', 'stalled', now, 1000), null, 'its epoch is not the newest');
+    assert.ok(a.holds());
+    now += 600;
+    assert.equal(await a.take(), true, 'the holder renews as before');
   });
 });

@@ -352,6 +352,25 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
       it('drops a collection that does not exist without failing', async () => {
         await store.dropCollection(uniqueName('never'));
       });
+
+      it('purges documents and tombstones outright: a purged key takes any position again, the others are untouched', async () => {
+        await store.writeBatch(col, [
+          { key: 'live', doc: { v: 1 }, position: 5 },
+          { key: 'gone', doc: { v: 1 }, position: 5 },
+          { key: 'kept', doc: { v: 1 }, position: 5 },
+        ]);
+        await store.writeBatch(col, [{ key: 'gone', doc: null, position: 6 }]);
+        // The tombstone holds off an older write; a purge takes it away with the live document.
+        assert.deepEqual(await store.writeBatch(col, [{ key: 'gone', doc: { v: 2 }, position: 1 }]), { written: 0, skipped: 1 });
+        await store.purge(col, ['live', 'gone', 'never-there']);
+        assert.equal(await store.get(col, 'live'), null);
+        assert.deepEqual(keysOf(await store.scan(col)), ['kept']);
+        assert.equal(await store.count(col), 1);
+        assert.deepEqual(await store.writeBatch(col, [{ key: 'gone', doc: { v: 3 }, position: 1 }, { key: 'live', doc: { v: 3 }, position: 1 }]), { written: 2, skipped: 0 });
+        assert.deepEqual((await store.get(col, 'gone'))?.doc, { v: 3 });
+        assert.deepEqual((await store.get(col, 'kept'))?.doc, { v: 1 });
+        await store.purge(col, []);
+      });
     });
   });
 }
