@@ -309,7 +309,9 @@ export function publishHealth(
     const gone = (await readStore.scan<HealthReport>(HEALTH_COLLECTION))
       .filter(({ key, doc }) => key !== health.processName && !(now - Date.parse(doc.at) < forgetAfterMs));
     if (gone.length === 0) return 0;
-    await readStore.writeBatch(HEALTH_COLLECTION, gone.map(({ key }) => ({ key, doc: null, position: now })));
+    // Purged, not deleted: a tombstone would stay for good, and would refuse the reports of a
+    // process of that name whose clock runs behind this one's.
+    await readStore.purge(HEALTH_COLLECTION, gone.map(({ key }) => key));
     logger.info({ processes: gone.map((g) => g.key) }, `removed the health reports of ${gone.length} process(es) silent for over ${Math.round(forgetAfterMs / 3_600_000)} h`);
     return gone.length;
   };

@@ -104,9 +104,7 @@ async function removeAll(readStore: ReadStore, collection: string, keys: string[
  * Deliveries kept per webhook: the log is for seeing what a receiver answered lately, and each
  * holds up to 100 change ids and every attempt, so kept for good it grew by a document of a few
  * KB per delivery, without end. A change delivered long ago is still in the feed
- * (`/v1/changes`) and can be delivered again with `webhooks replay`. What a removal leaves is
- * the read store's tombstone of the key (its position, so a replayed write cannot bring the
- * document back): tens of bytes a delivery, not the document.
+ * (`/v1/changes`) and can be delivered again with `webhooks replay`.
  */
 export const DELIVERIES_KEEP = 1000;
 
@@ -118,7 +116,8 @@ export const DELIVERIES_KEEP = 1000;
 export async function trimDeliveries(readStore: ReadStore, webhookId: string, newest: number, keep = DELIVERIES_KEEP): Promise<number> {
   if (newest <= keep) return 0;
   const old = await readStore.scan<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${webhookId}:`, end: deliveryKey(webhookId, newest - keep + 1), limit: 100 });
-  await removeAll(readStore, WEBHOOK_DELIVERIES_COLLECTION, old.map((r) => r.key));
+  // Purged: no write comes back to a delivery this far behind, and a deletion's tombstone would stay.
+  await readStore.purge(WEBHOOK_DELIVERIES_COLLECTION, old.map((r) => r.key));
   return old.length;
 }
 
