@@ -6,7 +6,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
-import { AppError } from '../../contracts/errors.ts';
 import { isCommitFailure } from './errors.ts';
 
 export interface LmdbOptions {
@@ -64,14 +63,13 @@ function handleCommitFailures(): void {
 function openHandle(path: string, options: LmdbOptions): RootDatabase {
   handleCommitFailures();
   mkdirSync(path, { recursive: true });
-  const root = open({
+  return open({
     path,
     maxDbs: 256,
     mapSize: options.mapSize ?? 64 * 1024 ** 3,
     // Durable when a write resolves: every commit is fsync'd (no noSync, no overlapping sync).
     overlappingSync: false,
   });
-  return root;
 }
 
 /** Releases one reference; the last one closes the environment. */

@@ -61,7 +61,6 @@ export interface InboxRetained {
   lastSequence: number;
   /** When the oldest kept record was published, as far as the minute marks tell; null if unknown. */
   oldestPublishedAt: string | null;
-  deadLetters: number;
   retentionMs: number;
 }
 
@@ -106,7 +105,7 @@ function storable(payload: unknown): unknown {
 const DEFAULT_GROUP = 'ingest';
 const DEFAULT_BATCH = 500;
 const DEFAULT_DEAD_LETTER_LIMIT = 100;
-export const DEFAULT_INBOX_RETENTION_MS = 7 * 24 * 3600 * 1000;
+const DEFAULT_INBOX_RETENTION_MS = 7 * 24 * 3600 * 1000;
 const DEFAULT_PRUNE_EVERY_MS = 60_000;
 /** One time mark per minute at most: ~10,000 a week, however many records are published. */
 const MARK_EVERY_MS = 60_000;
@@ -129,6 +128,11 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
 
   let closed = false;
   const active = new Map<string, Consumer>();
+  /**
+   * When a consumer of this inbox last pruned: kept here, not per consumer, since a load that
+   * consumes until idle starts a consumer each time it catches up with the crawl.
+   */
+  let lastPrune = -Infinity;
 
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'the inbox is closed');
@@ -249,7 +253,6 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       firstSequence: first,
       lastSequence: last,
       oldestPublishedAt: first === 0 || oldest === null ? null : new Date(oldest).toISOString(),
-      deadLetters: deadLetters.getCount(),
       retentionMs,
     };
   }
@@ -356,7 +359,6 @@ export function lmdbInbox(options: LmdbInboxOptions): LmdbInbox {
       return { last: entries.at(-1)?.key ?? offset, records };
     };
 
-    let lastPrune = -Infinity;
     const run = async (): Promise<void> => {
       let offset = committedOffset(group);
       let next: Awaited<ReturnType<typeof take>> = null;

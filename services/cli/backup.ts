@@ -14,6 +14,7 @@ import type { parseArgs } from 'node:util';
 import { AppError } from '../../contracts/errors.ts';
 import { backupLmdb } from '../../infra/lmdb/backup.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
+import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import type { Config } from '../shared/config.ts';
 import { progress } from './progress.ts';
 
@@ -41,10 +42,14 @@ export async function backupCommand(ctx: BackupContext): Promise<number> {
     throw usage(`--out ${out} is not an empty directory: a backup never writes over files`);
   }
 
+  // What the LMDB environment holds, and what lives on servers with how each is kept.
   const embedded: string[] = [];
   const onServers: string[] = [];
-  (config.eventStore === 'lmdb' ? embedded : onServers).push(config.eventStore === 'lmdb' ? 'the event log' : `the event log (${config.eventStore === 'kafka' ? 'Kafka: its topic, replicated by the brokers' : 'EventStoreDB: its own backup'})`);
-  (config.mongodbUrl ? onServers : embedded).push(config.mongodbUrl ? 'read models, API keys and webhooks (MongoDB: mongodump; read models can also be rebuilt with `marquee replay`)' : 'read models, API keys and webhooks');
+  if (config.eventStore === 'lmdb') embedded.push('the event log');
+  else if (config.eventStore === 'kafka') onServers.push('the event log (Kafka: its topic, replicated by the brokers)');
+  else onServers.push('the event log (EventStoreDB: its own backup)');
+  if (config.mongodbUrl) onServers.push('read models, API keys and webhooks (MongoDB: mongodump; read models can also be rebuilt with `marquee replay`)');
+  else embedded.push('read models, API keys and webhooks');
   if (!config.kafkaBrokers) embedded.push('the local inbox');
   if (config.releasesS3) onServers.push('releases (the S3 bucket; they can also be rebuilt from the event log with `marquee snapshot build --week`)');
   if (embedded.length === 0) {
@@ -85,7 +90,7 @@ async function copyAll(config: Config, dataDir: string, out: string, embedded: s
 
   const copied: string[] = [`LMDB ${mb(lmdb.bytes)} (${embedded.join(', ')})`];
   if (!config.releasesS3) {
-    const releases = copyReleases(join(dataDir, 'releases'), join(out, 'releases'));
+    const releases = await copyReleases(join(dataDir, 'releases'), join(out, 'releases'));
     if (releases.count > 0) copied.push(`${releases.count} release(s), ${mb(releases.bytes)}`);
     for (const gone of releases.skipped) console.error(`marquee: backup: release ${gone} was pruned while it was copied; left out`);
   }
@@ -124,12 +129,14 @@ function realPathOf(path: string): string {
   }
 }
 
-/** Copies each published release (a directory with its manifest), never one being staged. */
-function copyReleases(from: string, to: string): { count: number; bytes: number; skipped: string[] } {
+/**
+ * Copies each published release, as the release store lists them (never one being staged),
+ * counting the bytes of its manifest's files.
+ */
+async function copyReleases(from: string, to: string): Promise<{ count: number; bytes: number; skipped: string[] }> {
   const result = { count: 0, bytes: 0, skipped: [] as string[] };
-  if (!existsSync(from)) return result;
-  for (const version of readdirSync(from)) {
-    if (version.startsWith('.') || !existsSync(join(from, version, 'manifest.json'))) continue;
+  for (const manifest of await fsReleaseStore({ dir: from }).list()) {
+    const { version } = manifest;
     try {
       cpSync(join(from, version), join(to, version), { recursive: true, errorOnExist: true, force: false, preserveTimestamps: true });
     } catch (err) {
@@ -141,16 +148,7 @@ function copyReleases(from: string, to: string): { count: number; bytes: number;
       throw new AppError('unavailable', `copying release ${version} to ${to} failed: ${(err as Error).message}`, { cause: err, retriable: false });
     }
     result.count += 1;
-    result.bytes += sizeOfTree(join(to, version));
+    result.bytes += manifest.files.reduce((sum, f) => sum + f.sizeBytes, 0);
   }
   return result;
-}
-
-function sizeOfTree(dir: string): number {
-  let bytes = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    bytes += entry.isDirectory() ? sizeOfTree(path) : statSync(path).size;
-  }
-  return bytes;
 }

@@ -279,10 +279,8 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
       const since = kept.oldestPublishedAt === null ? '' : `, the oldest published ${kept.oldestPublishedAt}`;
       const span = kept.records === 0 ? '' : ` (sequences ${kept.firstSequence}-${kept.lastSequence}${since})`;
       console.log(`\nlocal inbox: ${kept.records} observations kept${span}; handled ones go after ${kept.retentionMs / 3_600_000} h (INBOX_RETENTION_HOURS)`);
-      console.log(`dead letters: ${kept.deadLetters}`);
-    } else {
-      console.log(`\ndead letters: ${await adapters.bus.countDeadLetters()}`);
     }
+    console.log(`${adapters.localInbox ? '' : '\n'}dead letters: ${await adapters.bus.countDeadLetters()}`);
     await printParkedStatus(adapters, head);
     return 0;
   });

@@ -84,19 +84,21 @@ export async function deleteWebhook(readStore: ReadStore, id: string): Promise<v
   await requireWebhook(readStore, id);
   await writeOwned<WebhookDoc>(readStore, WEBHOOKS_COLLECTION, id, () => null);
   // Its log, state, lease and pending replays go with it (they were left behind for good before).
+  // The log is purged like a trimmed one; the state and lease epochs are deleted at the highest
+  // position, so their tombstones refuse a step still under way that would write them back.
   for (;;) {
     const rows = await readStore.scan<DeliveryDoc>(WEBHOOK_DELIVERIES_COLLECTION, { prefix: `${id}:`, limit: 1000 });
     if (rows.length === 0) break;
-    await removeAll(readStore, WEBHOOK_DELIVERIES_COLLECTION, rows.map((r) => r.key));
+    await readStore.purge(WEBHOOK_DELIVERIES_COLLECTION, rows.map((r) => r.key));
   }
-  await removeAll(readStore, WEBHOOK_STATE_COLLECTION, [id]);
+  await deleteForGood(readStore, WEBHOOK_STATE_COLLECTION, [id]);
   const leases = await readStore.scan(WEBHOOK_LEASES_COLLECTION, { prefix: `${id}:`, limit: 1000 });
-  await removeAll(readStore, WEBHOOK_LEASES_COLLECTION, leases.map((l) => l.key));
+  await deleteForGood(readStore, WEBHOOK_LEASES_COLLECTION, leases.map((l) => l.key));
   await removeReplays(readStore, (await pendingReplays(readStore, id)).keys);
 }
 
-/** Removes documents whatever their position (the positions of these count versions). */
-async function removeAll(readStore: ReadStore, collection: string, keys: string[]): Promise<void> {
+/** Deletes documents at the highest position: their tombstones refuse any later write of them. */
+async function deleteForGood(readStore: ReadStore, collection: string, keys: string[]): Promise<void> {
   if (keys.length > 0) await readStore.writeBatch(collection, keys.map((key) => ({ key, doc: null, position: Number.MAX_SAFE_INTEGER })));
 }
 

@@ -33,7 +33,7 @@ import { feedSourceOf, presentChange, readFeed, type FeedFilter, type FeedSource
 import type { Logger } from '../shared/logger.ts';
 import { rfc3339 } from '../snapshot/week.ts';
 import { signatureHeader } from './signature.ts';
-import { acquireLease, DELIVERIES_KEEP, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays, removeReplays, trimDeliveries, writeOwned } from './store.ts';
+import { acquireLease, deliveryKey, INITIAL_STATE, listWebhooks, pendingReplays, removeReplays, trimDeliveries, writeOwned } from './store.ts';
 
 /** Changes per delivery at most (the README's webhooks). */
 export const DELIVERY_MAX_CHANGES = 100;
@@ -91,7 +91,7 @@ export interface DeliveryWorkerOptions {
   concurrency?: number;
   /** This process's name in leases and the delivery log. Default host:pid:random. */
   holder?: string;
-  /** Deliveries kept in each webhook's log, the newest. Default DELIVERIES_KEEP (1,000). */
+  /** Deliveries kept in each webhook's log, the newest. Default store.ts DELIVERIES_KEEP (1,000). */
   deliveriesKeep?: number;
 }
 
@@ -126,7 +126,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   /** The steps under way, by webhook id: one at a time per webhook keeps its deliveries in order. */
   const stepping = new Map<string, Promise<void>>();
   const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  const deliveriesKeep = options.deliveriesKeep ?? DELIVERIES_KEEP;
   /** Where in the list of webhooks the next look starts. */
   let firstInLine = 0;
 
@@ -164,7 +163,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     await saveDelivery(delivery);
     const pending = { ...state, deliveries: sequence, pending: sequence };
     await saveState(hook, pending);
-    await trimDeliveries(readStore, hook.id, sequence, deliveriesKeep);
+    await trimDeliveries(readStore, hook.id, sequence, options.deliveriesKeep);
     await attempt(hook, pending, delivery);
   }
 

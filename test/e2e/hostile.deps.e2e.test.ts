@@ -198,6 +198,8 @@ describe('hostile: dependencies down (e2e)', function () {
       });
       if (!found) {
         if (requireServers) throw new Error('REQUIRE_SERVERS=1 but redis-server is not on PATH (infra/local/servers.sh up redis installs it)');
+        // Skipped only outside CI, on a machine without this server (a newcomer's `npm test`);
+        // .ci/run sets REQUIRE_SERVERS=1, so there the check above fails the run instead.
         this.skip();
       }
       dir = mkdtempSync(join(tmpdir(), 'marquee-deps-redis-'));
@@ -343,6 +345,8 @@ describe('hostile: dependencies down (e2e)', function () {
     before(async function () {
       if (!existsSync(ferretBin)) {
         if (requireServers) throw new Error(`REQUIRE_SERVERS=1 but ${ferretBin} is missing: run infra/local/servers.sh up ferretdb`);
+        // Skipped only outside CI, on a machine without this server (a newcomer's `npm test`);
+        // .ci/run sets REQUIRE_SERVERS=1, so there the check above fails the run instead.
         this.skip();
       }
       dir = mkdtempSync(join(tmpdir(), 'marquee-deps-mongo-'));
