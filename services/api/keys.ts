@@ -25,7 +25,23 @@ function rfc3339Seconds(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/** Longest key name: `keys list` prints one key a line, its name in a column. */
+export const API_KEY_NAME_MAX = 100;
+
+/**
+ * A key's name is a label for people: 1 to API_KEY_NAME_MAX characters, none of them a control
+ * character, since `keys list` prints it as it is and a newline in it would forge a line of the
+ * listing (another key, or a revocation that never happened).
+ */
+export function checkApiKeyName(name: string): void {
+  if (name.trim() === '') throw new AppError('invalid_parameter', 'a key name needs a character other than spaces');
+  if (name.length > API_KEY_NAME_MAX) throw new AppError('invalid_parameter', `a key name is at most ${API_KEY_NAME_MAX} characters (got ${name.length})`);
+  // C0 controls, DEL and C1 controls; line and paragraph separators too (some terminals break there).
+  if (/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(name)) throw new AppError('invalid_parameter', 'a key name cannot hold control characters (a newline, a tab, an escape)');
+}
+
 export async function createApiKey(keys: ApiKeyStore, name: string, clock: Clock): Promise<{ key: string; doc: ApiKeyRecord }> {
+  checkApiKeyName(name);
   const key = `mk_live_${randomBytes(16).toString('hex')}`;
   const hash = hashApiKey(key);
   const doc: ApiKeyRecord = {

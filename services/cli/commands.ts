@@ -35,6 +35,7 @@ import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
 import { awaitProjections } from './schedule.ts';
 import { backupCommand } from './backup.ts';
+import { onlyPositionals, UsageError } from './args.ts';
 import { webhooksCommand } from './webhooks.ts';
 
 export interface CommandContext {
@@ -45,9 +46,7 @@ export interface CommandContext {
   parse: typeof parseArgs;
 }
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+export { UsageError };
 
 async function withAdapters<T>(ctx: CommandContext, work: (adapters: Adapters) => Promise<T>): Promise<T> {
   const adapters = await openAdapters(ctx.config, ctx.logger);
@@ -238,6 +237,7 @@ async function replayToFile(adapters: Adapters, projection: Projection<unknown>,
 }
 
 async function statusCommand(ctx: CommandContext): Promise<number> {
+  onlyPositionals(ctx.parse, ctx.args, 0, 'status takes no arguments');
   return withAdapters(ctx, async (adapters) => {
     const { readStore, eventStore } = adapters;
     const head = await eventStore.headPosition();
@@ -427,13 +427,13 @@ async function keysSubcommand(sub: string | undefined, rest: string[], apiKeys: 
     return 0;
   }
   if (sub === 'revoke') {
-    const target = rest[0];
-    if (!target) throw new UsageError('keys revoke needs the key or its prefix');
+    const [target] = onlyPositionals(ctx.parse, rest, 1, 'keys revoke needs the key or its prefix, and nothing else') as [string];
     const revoked = await revokeApiKey(apiKeys, target, ctx.clock);
     console.log(`revoked key "${revoked.name}" (${revoked.prefix}…)`);
     return 0;
   }
   if (sub === 'list') {
+    onlyPositionals(ctx.parse, rest, 0, 'keys list takes no arguments');
     const keys = await listApiKeys(apiKeys);
     if (keys.length === 0) console.log('no keys yet: marquee keys create --name NAME');
     for (const k of keys) {

@@ -7,8 +7,13 @@ import { openReadStore } from '../shared/adapters.ts';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, requireWebhook, webhookState } from '../webhooks/store.ts';
 import type { parseArgs } from 'node:util';
 import { AppError } from '../../contracts/errors.ts';
+import { onlyPositionals } from './args.ts';
 import type { Clock } from '../../contracts/ports.ts';
 import type { Config } from '../shared/config.ts';
+import { resolveCollection } from '../shared/readModels.ts';
+import { providersProjection } from '../../projections/providers.ts';
+import type { ProvidersDoc } from '../../contracts/readModels.ts';
+import type { ReadStore } from '../../contracts/ports.ts';
 
 /** The part of the CLI's command context this command uses (commands.ts registers it). */
 interface WebhooksContext {
@@ -24,6 +29,24 @@ const USAGE = 'webhooks create --url URL --country CC [--provider P,...] [--medi
   + ' | webhooks list | webhooks delete ID | webhooks deliveries ID [--limit N] | webhooks replay ID --since CURSOR';
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
+
+/**
+ * What the catalog says of a new webhook's country and providers. A country or provider the
+ * catalog does not know yet is taken (a crawler may publish it tomorrow), but a typo (UK for
+ * GB, a provider's name for its id) would otherwise wait for changes that never come, silently.
+ */
+async function filterNotes(readStore: ReadStore, country: string, providers: readonly string[]): Promise<string[]> {
+  const doc = await readStore.get<ProvidersDoc>(await resolveCollection(readStore, providersProjection), country);
+  const known = new Set((doc?.doc.providers ?? []).map((p) => p.id));
+  if (known.size === 0) return [`the catalog has no offers in ${country} yet: this webhook delivers once changes there are ingested (a typo? The United Kingdom is GB)`];
+  const unknown = providers.filter((p) => !known.has(p));
+  if (unknown.length === 0) return [];
+  const one = unknown.length === 1;
+  return [
+    `${one ? 'no provider' : 'no providers'} ${unknown.join(', ')} in ${country} yet: ${one ? 'its' : 'their'} changes are delivered once ${one ? 'it appears' : 'they appear'}`
+      + ` (a typo? Provider ids are as GET /v1/providers?country=${country} lists them, such as ${[...known].slice(0, 3).join(', ')})`,
+  ];
+}
 
 export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
   const [sub, ...rest] = ctx.args;
@@ -41,9 +64,11 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
       console.log(`created webhook for ${hook.country} changes to ${hook.url}; verify each delivery's Marquee-Signature with the secret:`);
       console.log(`id: ${hook.id}`);
       console.log(`secret: ${hook.secret}`);
+      for (const note of await filterNotes(readStore, hook.country, hook.providers)) console.error(`note: ${note}`);
       return 0;
     }
     if (sub === 'list') {
+      onlyPositionals(ctx.parse, rest, 0, 'webhooks list takes no arguments');
       const hooks = await listWebhooks(readStore);
       if (hooks.length === 0) console.log('no webhooks yet: marquee webhooks create --url URL --country CC');
       for (const h of hooks) {
@@ -55,8 +80,7 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
       return 0;
     }
     if (sub === 'delete') {
-      const id = rest[0];
-      if (!id) throw usage('webhooks delete needs the webhook id');
+      const [id] = onlyPositionals(ctx.parse, rest, 1, 'webhooks delete needs the webhook id, and nothing else') as [string];
       await deleteWebhook(readStore, id);
       console.log(`deleted webhook ${id}`);
       return 0;

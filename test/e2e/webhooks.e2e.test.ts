@@ -13,6 +13,9 @@ import { verifySignature } from '../../services/webhooks/signature.ts';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, webhookState } from '../../services/webhooks/store.ts';
 import { crawledCatalog, followFeed, type CrawledCatalog } from './changes.support.ts';
 import { marquee } from './process.ts';
+import type { ProvidersDoc } from '../../contracts/readModels.ts';
+import { providersProjection } from '../../projections/providers.ts';
+import { resolveCollection } from '../../services/shared/readModels.ts';
 
 interface Received {
   path: string;
@@ -328,5 +331,36 @@ describe('webhooks (e2e)', function () {
     const holders = new Set((await listDeliveries(catalog.adapters.readStore, hook.id, 1000)).flatMap((d) => d.attempts.map((a) => a.holder)));
     assert.equal(holders.size, 1, [...holders].join(','));
     assert.equal(hooks.received.filter((r) => r.path === '/pair').length, (await listDeliveries(catalog.adapters.readStore, hook.id, 1000)).length);
+  });
+
+  it('takes a country or provider the catalog does not know, and says so; list and delete refuse arguments they do not take', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
+    const providers = await catalog.adapters.readStore.get<ProvidersDoc>(await resolveCollection(catalog.adapters.readStore, providersProjection), 'US');
+    const known = providers?.doc.providers.map((p) => p.id) ?? [];
+    assert.ok(known.length >= 2, 'the catalog has providers in US');
+    const url = `http://127.0.0.1:${hooks.port}/notes`;
+
+    const uk = await marquee(['webhooks', 'create', '--url', url, '--country', 'uk'], env);
+    assert.equal(uk.code, 0, uk.stderr);
+    assert.match(uk.stderr, /^note: the catalog has no offers in UK yet: this webhook delivers once changes there are ingested/m);
+    const typo = await marquee(['webhooks', 'create', '--url', url, '--country', 'US', '--provider', `${known[0]},no-such-provider`], env);
+    assert.equal(typo.code, 0, typo.stderr);
+    // Only the unknown one is named (the known one given first is not).
+    assert.match(typo.stderr, /^note: no provider no-such-provider in US yet: its changes are delivered once it appears/m);
+    const fine = await marquee(['webhooks', 'create', '--url', url, '--country', 'US', '--provider', known.slice(0, 2).join(',')], env);
+    assert.equal(fine.code, 0, fine.stderr);
+    assert.equal(fine.stderr.includes('note:'), false, fine.stderr);
+    assert.equal((await listWebhooks(catalog.adapters.readStore)).length, 3, 'all three were created');
+
+    const ids = (await listWebhooks(catalog.adapters.readStore)).map((h) => h.id);
+    const extra = await marquee(['webhooks', 'list', '--json'], env);
+    assert.equal(extra.code, 1);
+    assert.match(extra.stderr, /^marquee: Unknown option '--json'/m);
+    const two = await marquee(['webhooks', 'delete', ids[0] as string, ids[1] as string], env);
+    assert.equal(two.code, 1);
+    assert.match(two.stderr, /^marquee: webhooks delete needs the webhook id, and nothing else$/m);
+    assert.equal((await listWebhooks(catalog.adapters.readStore)).length, 3, 'nothing deleted');
+    for (const id of ids) await deleteWebhook(catalog.adapters.readStore, id);
   });
 });

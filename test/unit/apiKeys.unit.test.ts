@@ -37,6 +37,16 @@ describe('API keys', () => {
     assert.equal(JSON.stringify(stored).includes(key), false);
   });
 
+  it('refuses a name that is empty, longer than 100 characters, or holds a control character, and stores nothing', async () => {
+    for (const name of ['', '   ', 'n'.repeat(101), 'ops\nmk_live_0000…  admin  created 2026-01-01T00:00:00Z', 'tab\there', 'esc\u001b[2J', 'c1\u0085', 'sep\u2028']) {
+      await assert.rejects(createApiKey(store, name, clock), (err: Error & { code?: string }) => err.code === 'invalid_parameter', JSON.stringify(name));
+    }
+    assert.deepEqual(await store.list(), []);
+    // At the bounds, and letters of any script, are names.
+    for (const name of ['n'.repeat(100), 'x', 'équipe données', '運用チーム']) await createApiKey(store, name, clock);
+    assert.equal((await store.list()).length, 4);
+  });
+
   it('looks a key up, and refuses it once revoked', async () => {
     const { key, doc } = await createApiKey(store, 'bob', clock);
     const lookup = createKeyLookup(store, { ttlMs: 0, clock });

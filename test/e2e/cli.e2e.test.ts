@@ -1,0 +1,56 @@
+/**
+ * The CLI's arguments, as a person types them: what a command does not take is refused with one
+ * line and exit 1 before anything is done, never ignored; a key name that would forge a line of
+ * `keys list` is refused.
+ */
+import assert from 'node:assert/strict';
+import { embeddedEnv, marquee, scratchDirs } from './process.ts';
+
+describe('marquee CLI arguments (e2e)', function () {
+  this.timeout(120_000);
+  const dirs = scratchDirs('marquee-cli-');
+  let env: NodeJS.ProcessEnv;
+
+  before(() => {
+    env = embeddedEnv({ DATA_DIR: dirs.make() });
+  });
+  after(() => dirs.removeAll());
+
+  it('refuses options and arguments that status and keys list do not take', async () => {
+    for (const [args, line] of [
+      [['status', '--json'], "marquee: Unknown option '--json'"],
+      [['status', 'now'], "marquee: Unexpected argument 'now'. This command does not take positional arguments"],
+      [['keys', 'list', '--all'], "marquee: Unknown option '--all'"],
+    ] as const) {
+      const run = await marquee([...args], env);
+      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}`);
+      assert.equal(run.stderr.trim(), line);
+      assert.equal(run.stdout, '', 'nothing printed before the refusal');
+    }
+  });
+
+  it('refuses a key name with a newline or over 100 characters, and revokes one key at a time', async () => {
+    const forged = await marquee(['keys', 'create', '--name', 'ops\nmk_live_0000…  admin  created 2026-01-01T00:00:00Z'], env);
+    assert.equal(forged.code, 1);
+    assert.match(forged.stderr, /^marquee: a key name cannot hold control characters/m);
+    const long = await marquee(['keys', 'create', '--name', 'n'.repeat(101)], env);
+    assert.equal(long.code, 1);
+    assert.match(long.stderr, /^marquee: a key name is at most 100 characters \(got 101\)$/m);
+    assert.match((await marquee(['keys', 'list'], env)).stdout, /^no keys yet/);
+
+    const keys = [];
+    for (const name of ['first', 'second']) {
+      const created = await marquee(['keys', 'create', '--name', name], env);
+      assert.equal(created.code, 0, created.stderr);
+      keys.push(created.stdout.trim().split('\n').at(-1) as string);
+    }
+    const both = await marquee(['keys', 'revoke', keys[0] as string, keys[1] as string], env);
+    assert.equal(both.code, 1);
+    assert.match(both.stderr, /^marquee: keys revoke needs the key or its prefix, and nothing else$/m);
+    const listed = await marquee(['keys', 'list'], env);
+    assert.equal((listed.stdout.match(/revoked/g) ?? []).length, 0, `neither key revoked:\n${listed.stdout}`);
+    const one = await marquee(['keys', 'revoke', keys[0] as string], env);
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(((await marquee(['keys', 'list'], env)).stdout.match(/revoked/g) ?? []).length, 1);
+  });
+});
