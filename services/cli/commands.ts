@@ -165,6 +165,10 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
     allowPositionals: true,
     options: { module: { type: 'string' }, out: { type: 'string' }, 'keep-old': { type: 'boolean', default: false } },
   });
+  // One projection a run: `replay media links` rebuilt media alone and said nothing of links.
+  if (positionals.length > (values.module ? 0 : 1)) {
+    throw new UsageError(`replay takes one projection${values.module ? ' or --module, not both' : ''}; got ${positionals.join(' ')}`);
+  }
   if (values.module) {
     if (!values.out) throw new UsageError('replay --module needs --out FILE.ndjson');
     const projection = await loadProjectionModule(values.module);

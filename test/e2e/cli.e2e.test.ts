@@ -16,11 +16,13 @@ describe('marquee CLI arguments (e2e)', function () {
   });
   after(() => dirs.removeAll());
 
-  it('refuses options and arguments that status and keys list do not take', async () => {
+  it('refuses options and arguments that status, keys list and replay do not take', async () => {
     for (const [args, line] of [
       [['status', '--json'], "marquee: Unknown option '--json'"],
       [['status', 'now'], "marquee: Unexpected argument 'now'. This command does not take positional arguments"],
       [['keys', 'list', '--all'], "marquee: Unknown option '--all'"],
+      [['replay', 'media', 'links'], 'marquee: replay takes one projection; got media links'],
+      [['replay', 'media', '--module', 'mine.ts', '--out', 'mine.ndjson'], 'marquee: replay takes one projection or --module, not both; got media'],
     ] as const) {
       const run = await marquee([...args], env);
       assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}`);
