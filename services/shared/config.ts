@@ -174,11 +174,69 @@ function url(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
 
+/** The credentials of a connection string hidden, for an error message (the shapes the drivers take, several hosts included). */
+function withoutPassword(value: string): string {
+  return value.replace(/\/\/([^:/@]*):([^@]*)@/, '//$1:***@');
+}
+
+/**
+ * A server's connection string, checked at start for its scheme and a host after it: a typo
+ * otherwise surfaced as the driver's stack trace (MongoDB, EventStoreDB, OpenSearch) or, for
+ * Redis and S3, only at the first request or release. The drivers parse the rest; several hosts
+ * (`mongodb://a:27017,b:27017/`) are theirs to read, so only the scheme and host are checked here.
+ */
+function serverUrl(value: string | undefined, name: string, schemes: readonly string[], example: string): string | null {
+  const v = url(value);
+  if (v === null) return null;
+  const scheme = schemes.find((s) => v.toLowerCase().startsWith(`${s}://`));
+  const host = scheme === undefined ? '' : v.slice(scheme.length + 3).replace(/^[^@/]*@/, '');
+  if (scheme === undefined || !/^[^/?#\s]/.test(host) || /\s/.test(v)) {
+    throw configError(`${name} must start with ${schemes.map((s) => `${s}://`).join(' or ')} and name a host, such as ${example}; got "${withoutPassword(v)}"`);
+  }
+  return v;
+}
+
+/** An absolute http(s) URL a client is handed (download links): a typo would be in every answer. */
+function httpUrl(value: string, name: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(value);
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
+    throw configError(`${name} must be an http:// or https:// URL, got "${withoutPassword(value)}"`);
+  }
+  return value;
+}
+
+/** `host:port,host:port`, as kafkajs takes its bootstrap brokers. */
+function kafkaBrokers(value: string | undefined): string | null {
+  const v = url(value);
+  if (v === null) return null;
+  for (const broker of v.split(',')) {
+    const match = /^([^\s:,]+|\[[0-9a-fA-F:.]+\]):(\d{1,5})$/.exec(broker.trim());
+    if (match === null || Number(match[2]) < 1 || Number(match[2]) > 65_535) {
+      throw configError(`KAFKA_BROKERS takes host:port pairs separated by commas, such as 127.0.0.1:9092; got "${broker.trim()}"`);
+    }
+  }
+  return v;
+}
+
+/** pino's levels: another is refused by pino with a stack trace. */
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function logLevel(value: string | undefined): string {
+  const v = value?.trim() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(v)) throw configError(`LOG_LEVEL takes one of ${LOG_LEVELS.join(', ')}; got "${v}"`);
+  return v;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // 0 takes a free port (tests); above 65535 is no port, refused here rather than at listen.
   const port = env.PORT?.trim() === '0' ? 0 : env.PORT?.trim() ? port1to65535(env.PORT, 'PORT') : 8080;
-  const brokers = url(env.KAFKA_BROKERS);
-  const eventStoreUrl = url(env.EVENTSTORE_URL);
+  const brokers = kafkaBrokers(env.KAFKA_BROKERS);
+  const eventStoreUrl = serverUrl(env.EVENTSTORE_URL, 'EVENTSTORE_URL', ['esdb', 'esdb+discover'], 'esdb://127.0.0.1:2113?tls=false');
   const kafkaTopicPrefix = env.KAFKA_TOPIC_PREFIX || 'marquee.';
   const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : int(env.API_WORKERS, 1, 'API_WORKERS');
   return {
@@ -194,19 +252,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ingestGroup: env.INGEST_GROUP || `${kafkaTopicPrefix}ingest`,
     eventStoreUrl,
     eventStore: eventStoreEngine(env.EVENT_STORE, brokers, eventStoreUrl),
-    mongodbUrl: url(env.MONGODB_URL),
+    mongodbUrl: serverUrl(env.MONGODB_URL, 'MONGODB_URL', ['mongodb', 'mongodb+srv'], 'mongodb://127.0.0.1:27017'),
     mongodbDb: env.MONGODB_DB ?? 'marquee',
-    opensearchUrl: url(env.OPENSEARCH_URL),
-    redisUrl: url(env.REDIS_URL),
+    opensearchUrl: serverUrl(env.OPENSEARCH_URL, 'OPENSEARCH_URL', ['http', 'https'], 'http://127.0.0.1:9200'),
+    redisUrl: serverUrl(env.REDIS_URL, 'REDIS_URL', ['redis', 'rediss'], 'redis://127.0.0.1:6379'),
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
     goRateLimitPerMinute: int(env.GO_RATE_LIMIT_PER_MINUTE, 120, 'GO_RATE_LIMIT_PER_MINUTE'),
     trustedProxies: int(env.TRUSTED_PROXIES, 0, 'TRUSTED_PROXIES'),
     linkTokenKeys: url(env.LINK_TOKEN_KEYS),
     downloadSigningKey: signingKey(url(env.DOWNLOAD_SIGNING_KEY)),
     imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',
-    publicBaseUrl: env.PUBLIC_BASE_URL ?? `http://localhost:${port}`,
+    publicBaseUrl: env.PUBLIC_BASE_URL ? httpUrl(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL') : `http://localhost:${port}`,
     opensearchIndexPrefix: env.OPENSEARCH_INDEX_PREFIX || 'marquee-search',
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
     sampleStartDate: env.SAMPLE_START_DATE || null,
     replayDropGraceMs: int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'),
@@ -232,7 +290,7 @@ function signingKey(value: string | null): string | null {
 }
 
 function releasesS3(env: NodeJS.ProcessEnv): Config['releasesS3'] {
-  const endpoint = url(env.RELEASES_S3_URL);
+  const endpoint = serverUrl(env.RELEASES_S3_URL, 'RELEASES_S3_URL', ['http', 'https'], 'https://s3.amazonaws.com');
   if (endpoint === null) return null;
   const accessKeyId = url(env.RELEASES_S3_ACCESS_KEY);
   const secretAccessKey = url(env.RELEASES_S3_SECRET_KEY);

@@ -56,6 +56,47 @@ describe('loadConfig: a setting that cannot be used', () => {
   });
 });
 
+describe('loadConfig: server URLs, brokers, the public base URL and the log level', () => {
+  it('refuses a value of the wrong shape at start, naming the variable, with any password hidden', () => {
+    for (const [env, message] of [
+      [{ MONGODB_URL: 'garbage' }, /^MONGODB_URL must start with mongodb:\/\/ or mongodb\+srv:\/\/ and name a host, such as mongodb:\/\/127.0.0.1:27017; got "garbage"$/],
+      [{ MONGODB_URL: 'mongodb://' }, /^MONGODB_URL must start with/],
+      [{ MONGODB_URL: 'mongodb://admin:hunter2@' }, /got "mongodb:\/\/admin:\*\*\*@"$/],
+      [{ EVENTSTORE_URL: 'http://127.0.0.1:2113' }, /^EVENTSTORE_URL must start with esdb:\/\/ or esdb\+discover:\/\/ and name a host/],
+      [{ OPENSEARCH_URL: 'ftp://x' }, /^OPENSEARCH_URL must start with http:\/\/ or https:\/\/ and name a host, such as http:\/\/127.0.0.1:9200; got "ftp:\/\/x"$/],
+      [{ OPENSEARCH_URL: 'http://opensearch :9200' }, /^OPENSEARCH_URL must start with/],
+      [{ REDIS_URL: '127.0.0.1:6379' }, /^REDIS_URL must start with redis:\/\/ or rediss:\/\//],
+      [{ RELEASES_S3_URL: 's3.amazonaws.com' }, /^RELEASES_S3_URL must start with http:\/\/ or https:\/\//],
+      [{ KAFKA_BROKERS: '::::' }, /^KAFKA_BROKERS takes host:port pairs separated by commas, such as 127.0.0.1:9092; got "::::"$/],
+      [{ KAFKA_BROKERS: '127.0.0.1:9092,kafka2' }, /got "kafka2"$/],
+      [{ KAFKA_BROKERS: 'kafka:99999' }, /got "kafka:99999"$/],
+      [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL, got "api.example.com"$/],
+      [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL takes one of fatal, error, warn, info, debug, trace, silent; got "loud"$/],
+    ] as const) {
+      assert.throws(() => loadConfig(env), (err: unknown) => isAppError(err) && message.test(err.message), JSON.stringify(env));
+    }
+  });
+
+  it('takes what the drivers take: several hosts, SRV and discovery schemes, credentials, IPv6 brokers', () => {
+    const config = loadConfig({
+      MONGODB_URL: 'mongodb://u:p@a:27017,b:27017/marquee?replicaSet=rs0',
+      EVENTSTORE_URL: 'esdb+discover://cluster.example:2113?tls=true',
+      OPENSEARCH_URL: 'https://admin:secret@search.example:9200',
+      REDIS_URL: 'rediss://:pw@cache.example:6380/0',
+      RELEASES_S3_URL: 'https://s3.amazonaws.com',
+      KAFKA_BROKERS: 'kafka1:9092, [::1]:9093',
+      PUBLIC_BASE_URL: 'https://api.example.com/marquee',
+      LOG_LEVEL: 'debug',
+    });
+    assert.equal(config.mongodbUrl, 'mongodb://u:p@a:27017,b:27017/marquee?replicaSet=rs0');
+    assert.equal(config.eventStore, 'eventstoredb');
+    assert.deepEqual(config.kafkaBrokers, ['kafka1:9092', '[::1]:9093']);
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(loadConfig({ MONGODB_URL: 'mongodb+srv://cluster0.example.net/' }).mongodbUrl, 'mongodb+srv://cluster0.example.net/');
+    assert.equal(loadConfig({ LOG_LEVEL: '' }).logLevel, 'info');
+  });
+});
+
 describe('loadConfig: TRUSTED_PROXIES', () => {
   it('ignores X-Forwarded-For unless set, and takes a count of proxies', () => {
     assert.equal(loadConfig({}).trustedProxies, 0);
