@@ -65,5 +65,7 @@ function listenError(err: NodeJS.ErrnoException, port: number, host: string): Er
   if (err.code === 'EADDRINUSE') return new AppError('unavailable', `${where} is already in use (another Marquee, or another server?): stop it, or choose another port (PORT for the API, OPS_PORT for the ops server)`, { cause: err });
   if (err.code === 'EACCES') return new AppError('forbidden', `not allowed to listen on ${where} (ports below 1024 need privileges): choose another port (PORT, OPS_PORT)`, { cause: err });
   if (err.code === 'EADDRNOTAVAIL') return new AppError('unavailable', `${host} is not an address of this machine: set HOST to one of its interfaces, or 0.0.0.0 for all`, { cause: err });
+  // A HOST that names no address (a typo, or a name this machine cannot resolve).
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new AppError('unavailable', `HOST ${host} does not resolve to an address (${err.code}): set it to an address of this machine, or 0.0.0.0 for all`, { cause: err });
   return err;
 }

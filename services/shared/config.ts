@@ -4,6 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { isIsoDate } from '../../contracts/ids.ts';
 import { AppError } from '../../contracts/errors.ts';
 
 export interface Config {
@@ -223,6 +224,13 @@ function kafkaBrokers(value: string | undefined): string | null {
   return v;
 }
 
+/** The sample's first day: a date that is not one failed deep in the load with a RangeError. */
+function sampleStartDate(value: string | undefined): string | null {
+  const v = value?.trim() || null;
+  if (v !== null && !isIsoDate(v)) throw configError(`SAMPLE_START_DATE takes a date YYYY-MM-DD, got "${v}"`);
+  return v;
+}
+
 /** pino's levels: another is refused by pino with a stack trace. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -266,7 +274,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     opensearchIndexPrefix: env.OPENSEARCH_INDEX_PREFIX || 'marquee-search',
     logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
-    sampleStartDate: env.SAMPLE_START_DATE || null,
+    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE),
     replayDropGraceMs: int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'),
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),

@@ -72,6 +72,8 @@ describe('loadConfig: server URLs, brokers, the public base URL and the log leve
       [{ KAFKA_BROKERS: 'kafka:99999' }, /got "kafka:99999"$/],
       [{ PUBLIC_BASE_URL: 'api.example.com' }, /^PUBLIC_BASE_URL must be an http:\/\/ or https:\/\/ URL, got "api.example.com"$/],
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL takes one of fatal, error, warn, info, debug, trace, silent; got "loud"$/],
+      [{ SAMPLE_START_DATE: 'garbage' }, /^SAMPLE_START_DATE takes a date YYYY-MM-DD, got "garbage"$/],
+      [{ SAMPLE_START_DATE: '2026-02-30' }, /^SAMPLE_START_DATE takes a date/],
     ] as const) {
       assert.throws(() => loadConfig(env), (err: unknown) => isAppError(err) && message.test(err.message), JSON.stringify(env));
     }
@@ -94,6 +96,7 @@ describe('loadConfig: server URLs, brokers, the public base URL and the log leve
     assert.equal(config.logLevel, 'debug');
     assert.equal(loadConfig({ MONGODB_URL: 'mongodb+srv://cluster0.example.net/' }).mongodbUrl, 'mongodb+srv://cluster0.example.net/');
     assert.equal(loadConfig({ LOG_LEVEL: '' }).logLevel, 'info');
+    assert.equal(loadConfig({ SAMPLE_START_DATE: '2026-11-01' }).sampleStartDate, '2026-11-01');
   });
 });
 

@@ -68,11 +68,17 @@ describe('ops server (OPS_PORT)', () => {
     assert.match(await (await fetch(`${ops.url}/metrics`)).text(), /^marquee_ingest_observations_total 121$/m);
   });
 
-  it('says which port is taken and what sets it, not a stack (main.ts prints an AppError as one line)', async () => {
+  it('says which port is taken, or that HOST resolves to nothing, and what sets it, not a stack (main.ts prints an AppError as one line)', async () => {
     const port = Number(new URL(ops.url).port);
     await assert.rejects(startOpsServer({ port, host: '127.0.0.1', health, ready: () => true }), (err: unknown) => {
       assert.ok(isAppError(err));
       assert.equal(err.message, `127.0.0.1:${port} is already in use (another Marquee, or another server?): stop it, or choose another port (PORT for the API, OPS_PORT for the ops server)`);
+      return true;
+    });
+    // A HOST that resolves to nothing (.invalid never does, RFC 2606).
+    await assert.rejects(startOpsServer({ port: 0, host: 'no-such-host.invalid', health, ready: () => true }), (err: unknown) => {
+      assert.ok(isAppError(err), String(err));
+      assert.match(err.message, /^HOST no-such-host\.invalid does not resolve to an address \((ENOTFOUND|EAI_AGAIN)\): set it to an address of this machine, or 0\.0\.0\.0 for all$/);
       return true;
     });
   });
