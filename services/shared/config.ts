@@ -224,6 +224,16 @@ function kafkaBrokers(value: string | undefined): string | null {
   return v;
 }
 
+/**
+ * A name the server makes part of its own names, checked against the server's rules at start
+ * (a MongoDB database named `my.db` failed with the driver's stack trace, a Kafka prefix with a
+ * `/` at the first topic creation, an index prefix in capitals at the first index).
+ */
+function serverName(value: string, name: string, pattern: RegExp, rule: string): string {
+  if (!pattern.test(value)) throw configError(`${name} ${rule}; got "${value}"`);
+  return value;
+}
+
 /** The sample's first day: a date that is not one failed deep in the load with a RangeError. */
 function sampleStartDate(value: string | undefined): string | null {
   const v = value?.trim() || null;
@@ -245,7 +255,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = env.PORT?.trim() === '0' ? 0 : env.PORT?.trim() ? port1to65535(env.PORT, 'PORT') : 8080;
   const brokers = kafkaBrokers(env.KAFKA_BROKERS);
   const eventStoreUrl = serverUrl(env.EVENTSTORE_URL, 'EVENTSTORE_URL', ['esdb', 'esdb+discover'], 'esdb://127.0.0.1:2113?tls=false');
-  const kafkaTopicPrefix = env.KAFKA_TOPIC_PREFIX || 'marquee.';
+  // Kafka topic names: letters, digits, '.', '_', '-', at most 249 (the longest suffix is 22).
+  const kafkaTopicPrefix = serverName(env.KAFKA_TOPIC_PREFIX || 'marquee.', 'KAFKA_TOPIC_PREFIX', /^[A-Za-z0-9._-]{1,200}$/, 'takes letters, digits, ".", "_" and "-" (at most 200), as Kafka topic names do');
   const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : int(env.API_WORKERS, 1, 'API_WORKERS');
   return {
     port,
@@ -261,7 +272,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventStoreUrl,
     eventStore: eventStoreEngine(env.EVENT_STORE, brokers, eventStoreUrl),
     mongodbUrl: serverUrl(env.MONGODB_URL, 'MONGODB_URL', ['mongodb', 'mongodb+srv'], 'mongodb://127.0.0.1:27017'),
-    mongodbDb: env.MONGODB_DB ?? 'marquee',
+    mongodbDb: serverName(env.MONGODB_DB || 'marquee', 'MONGODB_DB', /^[^/\\. "$*<>:|?\u0000]{1,63}$/, 'is a MongoDB database name: at most 63 characters, none of / \\ . " $ * < > : | ? or a space'),
     opensearchUrl: serverUrl(env.OPENSEARCH_URL, 'OPENSEARCH_URL', ['http', 'https'], 'http://127.0.0.1:9200'),
     redisUrl: serverUrl(env.REDIS_URL, 'REDIS_URL', ['redis', 'rediss'], 'redis://127.0.0.1:6379'),
     rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
@@ -271,7 +282,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     downloadSigningKey: signingKey(url(env.DOWNLOAD_SIGNING_KEY)),
     imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',
     publicBaseUrl: env.PUBLIC_BASE_URL ? httpUrl(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL') : `http://localhost:${port}`,
-    opensearchIndexPrefix: env.OPENSEARCH_INDEX_PREFIX || 'marquee-search',
+    opensearchIndexPrefix: serverName(env.OPENSEARCH_INDEX_PREFIX || 'marquee-search', 'OPENSEARCH_INDEX_PREFIX', /^[a-z0-9][a-z0-9._-]{0,199}$/, 'takes lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (at most 200), as OpenSearch index names do'),
     logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
     sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE),

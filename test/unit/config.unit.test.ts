@@ -56,7 +56,7 @@ describe('loadConfig: a setting that cannot be used', () => {
   });
 });
 
-describe('loadConfig: server URLs, brokers, the public base URL and the log level', () => {
+describe('loadConfig: server URLs and names, brokers, the public base URL, the log level and the sample start', () => {
   it('refuses a value of the wrong shape at start, naming the variable, with any password hidden', () => {
     for (const [env, message] of [
       [{ MONGODB_URL: 'garbage' }, /^MONGODB_URL must start with mongodb:\/\/ or mongodb\+srv:\/\/ and name a host, such as mongodb:\/\/127.0.0.1:27017; got "garbage"$/],
@@ -74,6 +74,11 @@ describe('loadConfig: server URLs, brokers, the public base URL and the log leve
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL takes one of fatal, error, warn, info, debug, trace, silent; got "loud"$/],
       [{ SAMPLE_START_DATE: 'garbage' }, /^SAMPLE_START_DATE takes a date YYYY-MM-DD, got "garbage"$/],
       [{ SAMPLE_START_DATE: '2026-02-30' }, /^SAMPLE_START_DATE takes a date/],
+      [{ MONGODB_DB: 'my.db' }, /^MONGODB_DB is a MongoDB database name: at most 63 characters, none of .*; got "my.db"$/],
+      [{ MONGODB_DB: 'd'.repeat(64) }, /^MONGODB_DB is a MongoDB database name/],
+      [{ KAFKA_TOPIC_PREFIX: 'my/prefix.' }, /^KAFKA_TOPIC_PREFIX takes letters, digits, ".", "_" and "-" \(at most 200\), as Kafka topic names do; got "my\/prefix."$/],
+      [{ OPENSEARCH_INDEX_PREFIX: 'Marquee_Search' }, /^OPENSEARCH_INDEX_PREFIX takes lowercase letters/],
+      [{ OPENSEARCH_INDEX_PREFIX: '_hidden' }, /^OPENSEARCH_INDEX_PREFIX takes lowercase letters/],
     ] as const) {
       assert.throws(() => loadConfig(env), (err: unknown) => isAppError(err) && message.test(err.message), JSON.stringify(env));
     }
@@ -97,6 +102,9 @@ describe('loadConfig: server URLs, brokers, the public base URL and the log leve
     assert.equal(loadConfig({ MONGODB_URL: 'mongodb+srv://cluster0.example.net/' }).mongodbUrl, 'mongodb+srv://cluster0.example.net/');
     assert.equal(loadConfig({ LOG_LEVEL: '' }).logLevel, 'info');
     assert.equal(loadConfig({ SAMPLE_START_DATE: '2026-11-01' }).sampleStartDate, '2026-11-01');
+    const names = loadConfig({ MONGODB_DB: 'marquee_lanes_42_x1', KAFKA_TOPIC_PREFIX: 'Staging-2.', OPENSEARCH_INDEX_PREFIX: 'marquee-deps-42-x1' });
+    assert.deepEqual([names.mongodbDb, names.kafkaTopicPrefix, names.opensearchIndexPrefix], ['marquee_lanes_42_x1', 'Staging-2.', 'marquee-deps-42-x1']);
+    assert.deepEqual([loadConfig({}).mongodbDb, loadConfig({}).kafkaTopicPrefix, loadConfig({}).opensearchIndexPrefix], ['marquee', 'marquee.', 'marquee-search']);
   });
 });
 
