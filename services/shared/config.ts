@@ -159,9 +159,21 @@ function int(value: string | undefined, fallback: number, name: string): number 
   return n;
 }
 
-/** 0 would mean "keep nothing", which no one setting a retention wants: refused at start. */
-function positive(n: number, name: string): number {
-  if (n < 1) throw configError(`${name} must be at least 1, got ${n}`);
+/**
+ * Where 0 would do harm no one setting it wants, refused at start: a retention of nothing,
+ * RELEASES_KEEP=0 (each new release pruned with the rest the moment it is published), a rate
+ * limit of 0 (every request refused).
+ */
+function positive(n: number, name: string, why = ''): number {
+  if (n < 1) throw configError(`${name} must be at least 1, got ${n}${why}`);
+  return n;
+}
+
+/** Longest timer Node keeps: a longer one fires at once (REPLAY_DROP_GRACE_MS would drop at once). */
+const MAX_TIMER_MS = 2_147_483_647;
+
+function atMost(n: number, max: number, name: string): number {
+  if (n > max) throw configError(`${name} must be at most ${max}, got ${n}`);
   return n;
 }
 
@@ -275,8 +287,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mongodbDb: serverName(env.MONGODB_DB || 'marquee', 'MONGODB_DB', /^[^/\\. "$*<>:|?\u0000]{1,63}$/, 'is a MongoDB database name: at most 63 characters, none of / \\ . " $ * < > : | ? or a space'),
     opensearchUrl: serverUrl(env.OPENSEARCH_URL, 'OPENSEARCH_URL', ['http', 'https'], 'http://127.0.0.1:9200'),
     redisUrl: serverUrl(env.REDIS_URL, 'REDIS_URL', ['redis', 'rediss'], 'redis://127.0.0.1:6379'),
-    rateLimitPerMinute: int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'),
-    goRateLimitPerMinute: int(env.GO_RATE_LIMIT_PER_MINUTE, 120, 'GO_RATE_LIMIT_PER_MINUTE'),
+    rateLimitPerMinute: positive(int(env.RATE_LIMIT_PER_MINUTE, 60, 'RATE_LIMIT_PER_MINUTE'), 'RATE_LIMIT_PER_MINUTE', ' (0 would refuse every request)'),
+    goRateLimitPerMinute: positive(int(env.GO_RATE_LIMIT_PER_MINUTE, 120, 'GO_RATE_LIMIT_PER_MINUTE'), 'GO_RATE_LIMIT_PER_MINUTE', ' (0 would refuse every redirect)'),
     trustedProxies: int(env.TRUSTED_PROXIES, 0, 'TRUSTED_PROXIES'),
     linkTokenKeys: url(env.LINK_TOKEN_KEYS),
     downloadSigningKey: signingKey(url(env.DOWNLOAD_SIGNING_KEY)),
@@ -286,12 +298,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
     sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE),
-    replayDropGraceMs: int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'),
+    replayDropGraceMs: atMost(int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'), MAX_TIMER_MS, 'REPLAY_DROP_GRACE_MS'),
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),
-    sampleTitles: env.SAMPLE_TITLES ? int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES') : null,
+    sampleTitles: env.SAMPLE_TITLES ? atMost(positive(int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES'), 'SAMPLE_TITLES'), 5_000_000, 'SAMPLE_TITLES') : null,
     sampleCountries: env.SAMPLE_COUNTRIES ? env.SAMPLE_COUNTRIES.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) : null,
-    releasesKeep: int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'),
+    releasesKeep: positive(int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'), 'RELEASES_KEEP', ' (0 would prune each release the moment it is published)'),
     releasesS3: releasesS3(env),
     ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
     inboxRetentionHours: positive(int(env.INBOX_RETENTION_HOURS, 168, 'INBOX_RETENTION_HOURS'), 'INBOX_RETENTION_HOURS'),
