@@ -254,15 +254,16 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
     for (const name of [PROJECTOR_LEASE, SCHEDULER_LEASE]) console.log(`  ${await describeLease(readStore, name, ctx.clock.now().getTime())}`);
     console.log('');
     console.log(`event store head position: ${head}\n`);
-    console.log(`${'projection'.padEnd(12)} ${'collection'.padEnd(26)} ${'position'.padStart(10)} ${'lag'.padStart(8)} ${'documents'.padStart(10)}`);
+    // Read first, printed after: the columns are as wide as their longest name (availability_history, a replay's collection).
+    const rows: string[][] = [['projection', 'collection', 'position', 'lag', 'documents']];
     for (const projection of ALL_PROJECTIONS) {
       const collection = await resolveCollection(readStore, projection);
       const position = await readStore.getCheckpoint(collection);
       const documents = await readStore.count(collection);
-      console.log(
-        `${projection.name.padEnd(12)} ${collection.padEnd(26)} ${String(position).padStart(10)} ${String(head - position).padStart(8)} ${String(documents).padStart(10)}`,
-      );
+      rows.push([projection.name, collection, String(position), String(head - position), String(documents)]);
     }
+    const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)));
+    for (const row of rows) console.log(row.map((cell, c) => (c < 2 ? cell.padEnd(widths[c]!) : cell.padStart(widths[c]!))).join('  '));
     const counts = new Map<EventType, number>();
     let after = 0;
     // Counting reads the whole log (about 3 s a million events on LMDB): a long one shows progress.
@@ -276,7 +277,7 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
       bar?.update(after);
     }
     bar?.stop();
-    console.log('\nevents per type:');
+    console.log(`\nevents per type:${counts.size === 0 ? ' none yet' : ''}`);
     for (const [type, n] of [...counts.entries()].sort((a, b) => b[1] - a[1])) console.log(`  ${type.padEnd(26)} ${n}`);
     if (adapters.localInbox) {
       const kept = adapters.localInbox.retained();

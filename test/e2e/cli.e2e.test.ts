@@ -31,6 +31,19 @@ describe('marquee CLI arguments (e2e)', function () {
     }
   });
 
+  it('prints the projections as a table whose columns line up, the longest names included', async () => {
+    const status = await marquee(['status'], env);
+    assert.equal(status.code, 0, status.stderr);
+    const lines = status.stdout.split('\n');
+    const header = lines.findIndex((line) => line.startsWith('projection '));
+    const table = lines.slice(header, lines.indexOf('', header));
+    assert.ok(table.some((line) => line.startsWith('availability_history ')), status.stdout);
+    // Every row's numbers end where the header's titles do.
+    const ends = (line: string) => [...line.matchAll(/\S+/g)].slice(2).map((m) => (m.index as number) + m[0].length);
+    for (const row of table.slice(1)) assert.deepEqual(ends(row), ends(table[0] as string), row);
+    assert.match(status.stdout, /^events per type: none yet$/m);
+  });
+
   it('refuses a key name with a newline or over 100 characters, and revokes one key at a time', async () => {
     const forged = await marquee(['keys', 'create', '--name', 'ops\nmk_live_0000…  admin  created 2026-01-01T00:00:00Z'], env);
     assert.equal(forged.code, 1);
