@@ -117,7 +117,9 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
       onProgress: (n: number) => bar.update(n, n),
     });
     bar.stop();
-    console.log(`published ${JSON.stringify(counts)}`);
+    const published = Object.entries(counts as Record<string, number>);
+    const total = published.reduce((sum, [, n]) => sum + n, 0);
+    console.log(`published ${total.toLocaleString('en-US')} observations: ${published.map(([type, n]) => `${n.toLocaleString('en-US')} ${type}`).join(', ')}`);
     if (values['publish-only']) return 0;
     const pipeline = createPipeline(adapters, ctx.logger, ingestSettings(ctx.config, ctx.clock));
     const projecting = progress('ingest and project', 0, 'events');
@@ -138,7 +140,12 @@ async function rankCommand(ctx: CommandContext): Promise<number> {
     await projectionsUpToDate(adapters, ctx.logger);
     const result = await rankDay({ date, readStore: adapters.readStore, eventStore: adapters.eventStore, clock: ctx.clock });
     await projectionsUpToDate(adapters, ctx.logger);
-    console.log(`ranking for ${date}: ${JSON.stringify(result)}`);
+    const appended = result.filter((r) => r.status === 'appended');
+    const existed = result.filter((r) => r.status === 'exists').map((r) => r.country);
+    const already = existed.length > 0 ? `already ranked in ${existed.join(', ')} (a day is ranked once)` : '';
+    const ranked = appended.length > 0 || existed.length === 0 ? `${appended.length} ${appended.length === 1 ? 'country' : 'countries'} ranked` : '';
+    console.log(`ranking for ${date}: ${[ranked, already].filter(Boolean).join('; ')}`);
+    for (const r of appended) console.log(`  ${r.country}  ${r.ranked} titles ranked, ${r.positionChanges} position changes`);
     return 0;
   });
 }
@@ -495,7 +502,7 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
     }
     const bytes = m.files.reduce((sum, f) => sum + f.sizeBytes, 0);
     console.log(
-      `release ${m.version} published: ${m.files.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${m.countries.length} countries, in ${(result.durationMs / 1000).toFixed(1)} s` +
+      `release ${m.version} published: ${m.files.length} files, ${(bytes / 1e6).toFixed(1)} MB, ${m.countries.length} ${m.countries.length === 1 ? 'country' : 'countries'}, in ${(result.durationMs / 1000).toFixed(1)} s` +
         (result.pruned.length > 0 ? `; pruned ${result.pruned.join(', ')}` : ''),
     );
     return 0;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { embeddedEnv, marquee, scratchDirs } from './process.ts';
 
 describe('marquee CLI arguments (e2e)', function () {
-  this.timeout(120_000);
+  this.timeout(180_000);
   const dirs = scratchDirs('marquee-cli-');
   let env: NodeJS.ProcessEnv;
 
@@ -67,5 +67,20 @@ describe('marquee CLI arguments (e2e)', function () {
     const one = await marquee(['keys', 'revoke', keys[0] as string], env);
     assert.equal(one.code, 0, one.stderr);
     assert.equal(((await marquee(['keys', 'list'], env)).stdout.match(/revoked/g) ?? []).length, 1);
+  });
+
+  it('says what crawl, rank and snapshot build did in sentences, not JSON', async () => {
+    const crawled = await marquee(['crawl', '--titles', '200', '--countries', 'US'], env);
+    assert.equal(crawled.code, 0, crawled.stderr);
+    assert.match(crawled.stdout, /^published [\d,]+ observations: [\d,]+ MediaObserved, [\d,]+ MediaTranslationObserved, .*AvailabilityObserved/m);
+    const ranked = await marquee(['rank', '--date', '2026-12-05'], env);
+    assert.equal(ranked.code, 0, ranked.stderr);
+    assert.match(ranked.stdout, /^ranking for 2026-12-05: 1 country ranked\n {2}US {2}\d+ titles ranked, \d+ position changes$/m);
+    const again = await marquee(['rank', '--date', '2026-12-05'], env);
+    assert.match(again.stdout, /^ranking for 2026-12-05: already ranked in US \(a day is ranked once\)$/m);
+    const built = await marquee(['snapshot', 'build', '--sample'], env);
+    assert.equal(built.code, 0, built.stderr);
+    assert.match(built.stdout, /^release \d{4}-W\d\d published: \d+ files, [\d.]+ MB, 1 country, in [\d.]+ s$/m);
+    for (const run of [crawled, ranked, again, built]) assert.doesNotMatch(run.stdout, /[{[]"/, 'no JSON');
   });
 });
