@@ -123,7 +123,7 @@ export function createCodec(registry: SchemaRegistry): Codec {
     try {
       value = resolver ? reader.avro.fromBuffer(payload, resolver) : reader.avro.fromBuffer(payload);
     } catch (err) {
-      throw new Error(`cannot decode a ${writer.typeName} v${writer.version} body: ${(err as Error).message}`);
+      throw new Error(`cannot decode the ${writer.typeName} v${writer.version} body: ${(err as Error).message}`);
     }
     // Plain objects already (schemaRegistry.ts decodeIntoPlainObjects).
     return { type: writer.typeName, body: value as Record<string, unknown> };

@@ -261,19 +261,31 @@ describe('hostile input to ingest (e2e)', function () {
     it('dead-letters poison in the middle of a Kafka batch and ingests everything before and after it', async () => {
       const ingest = createIngest({ eventStore, bus });
       await bus.publish([1, 2, 3, 4, 5].map((n) => good(n)));
+      const valid = encodeUnchecked(availabilityObserved('trailing', T0, [], 'US', 1092));
+      const unknownSchema = Buffer.from(valid);
+      unknownSchema.fill(0xab, 2, 10);
       await bus.publishRaw([
         { value: Buffer.from('not an avro record') },
         { value: encodeUnchecked(availabilityObserved('bad-country', T0, [], 'USA', 1090)) },
+        // A tombstone, an empty value, a record with bytes after it, one naming no schema we know.
+        { value: null },
+        { value: Buffer.alloc(0) },
+        { value: Buffer.concat([valid, Buffer.from([1, 2, 3])]) },
+        { value: unknownSchema },
       ]);
       await bus.publish([availabilityObserved('future', '2999-01-01T00:00:00Z', [], 'US', 1091)]);
       await bus.publish([6, 7, 8, 9, 10].map((n) => good(n)));
       await drain(ingest, { group: 'hostile' });
 
       const letters = await bus.listDeadLetters();
-      assert.deepEqual(letters.map((l) => l.source.replace(/^.*\//, 'offset ')), ['offset 5', 'offset 6', 'offset 7']);
+      assert.deepEqual(letters.map((l) => l.source.replace(/^.*\//, 'offset ')), [5, 6, 7, 8, 9, 10, 11].map((n) => `offset ${n}`));
       assert.match(letters[0]?.reason ?? '', /C3 01 header/);
       assert.equal(letters[1]?.reason, 'AvailabilityObserved.data.country: expected a two-letter country code, got "USA"');
-      assert.match(letters[2]?.reason ?? '', /^observedAt: 2999-01-01T00:00:00Z is later than now/);
+      assert.equal(letters[2]?.reason, 'empty record (no value)');
+      assert.equal(letters[3]?.reason, 'empty record (no value)');
+      assert.equal(letters[4]?.reason, 'cannot decode the AvailabilityObserved v1 body: trailing data');
+      assert.equal(letters[5]?.reason, 'unknown writer schema fingerprint abababababababab');
+      assert.match(letters[6]?.reason ?? '', /^observedAt: 2999-01-01T00:00:00Z is later than now/);
       assert.deepEqual(
         (await allEvents(eventStore)).map((e) => e.streamId),
         [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(goodStream),

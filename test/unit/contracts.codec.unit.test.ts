@@ -96,8 +96,8 @@ describe('contracts codec', () => {
     ['random bytes', () => Buffer.from('not avro at all, just text'), /C3 01 header/],
     ['an empty buffer', () => Buffer.alloc(0), /C3 01 header/],
     ['an unknown fingerprint', () => Buffer.concat([SINGLE_OBJECT_MAGIC, Buffer.alloc(8, 7), Buffer.from([2])]), /unknown writer schema fingerprint 0707070707070707/],
-    ['a truncated body', () => encodeObservation(OBSERVATION_SAMPLES.MediaObserved).subarray(0, 40), /cannot decode a MediaObserved v2 body/],
-    ['trailing bytes', () => Buffer.concat([encodeObservation(OBSERVATION_SAMPLES.GenresObserved), Buffer.from([1, 2, 3])]), /cannot decode a GenresObserved v1 body/],
+    ['a truncated body', () => encodeObservation(OBSERVATION_SAMPLES.MediaObserved).subarray(0, 40), /cannot decode the MediaObserved v2 body: /],
+    ['trailing bytes', () => Buffer.concat([encodeObservation(OBSERVATION_SAMPLES.GenresObserved), Buffer.from([1, 2, 3])]), /cannot decode the GenresObserved v1 body: trailing data/],
     ['an event record', () => encodeEvent(EVENT_SAMPLES.GenreDefined), /record is the event GenreDefined, not an observation/],
   ];
   for (const [what, bytes, reason] of garbage) {
