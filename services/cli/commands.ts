@@ -448,9 +448,11 @@ async function keysSubcommand(sub: string | undefined, rest: string[], apiKeys: 
     onlyPositionals(ctx.parse, rest, 0, 'keys list takes no arguments');
     const keys = await listApiKeys(apiKeys);
     if (keys.length === 0) console.log('no keys yet: marquee keys create --name NAME');
+    // The names' column as wide as the longest (up to 100 characters), so the dates line up.
+    const width = Math.max(20, ...keys.map((k) => k.name.length));
     for (const k of keys) {
       console.log(
-        `${k.prefix}…  ${k.name.padEnd(20)} created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`,
+        `${k.prefix}…  ${k.name.padEnd(width)} created ${k.createdAt}  last used ${k.lastUsedAt ?? 'never'}${k.revokedAt ? `  revoked ${k.revokedAt}` : ''}`,
       );
     }
     return 0;

@@ -67,6 +67,11 @@ describe('marquee CLI arguments (e2e)', function () {
     const one = await marquee(['keys', 'revoke', keys[0] as string], env);
     assert.equal(one.code, 0, one.stderr);
     assert.equal(((await marquee(['keys', 'list'], env)).stdout.match(/revoked/g) ?? []).length, 1);
+
+    // A long name widens its column: every key's creation date starts at the same place.
+    assert.equal((await marquee(['keys', 'create', '--name', 'a team with a long name, '.repeat(3)], env)).code, 0);
+    const rows = (await marquee(['keys', 'list'], env)).stdout.trim().split('\n');
+    assert.equal(new Set(rows.map((row) => row.indexOf(' created '))).size, 1, rows.join('\n'));
   });
 
   it('says what crawl, rank and snapshot build did in sentences, not JSON', async () => {
