@@ -151,15 +151,39 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     // whose lease another projector holds leaves the catching up to it.
     // Waits out the lease of a process killed just before (one lease length): a restart after
     // a crash resumes its own load; a standby beside a live projector stands by after that wait.
-    const holds = projectorLeaseOf !== null && (await takeWithin(projectorLeaseOf, projectorLeaseOf.ms + 1000, abort.signal));
+    let holds = projectorLeaseOf !== null && (await takeWithin(projectorLeaseOf, projectorLeaseOf.ms + 1000, abort.signal));
     if (projectorLeaseOf !== null && !holds) logger.info('another process holds the projector lease: this one stands by');
-    const stopRenewing = holds && projectorLeaseOf ? keepRenewed(projectorLeaseOf) : () => undefined;
+    let stopRenewing = holds && projectorLeaseOf ? keepRenewed(projectorLeaseOf) : () => undefined;
     try {
-      const canLoad = roles.has('ingest') && roles.has('scheduler') && holds;
-      const load = !options.sample ? null : sample.kind === 'empty' ? 0 : sample.kind === 'partial' ? sample.fromDay : null;
+      // A process with these roles loads the sample, once it holds the projector lease.
+      const loader = roles.has('ingest') && roles.has('scheduler') && projectorLeaseOf !== null;
+      let load = !options.sample ? null : sample.kind === 'empty' ? 0 : sample.kind === 'partial' ? sample.fromDay : null;
       if (options.sample && sample.kind === 'other') logger.info(`${config.dataDir} holds data of its own: the sample is not loaded`);
-      if (load !== null && !canLoad) logger.info('the sample is loaded by a process running the ingest, projector and scheduler roles (and holding the projector lease): not by this one');
-      if (load !== null && canLoad) {
+      if (load !== null && !(loader && holds)) {
+        // Another process loads it (the holder of the lease). This one is ready only once the
+        // sample is whole, as that one is: ready before, it served a partly loaded catalog as
+        // the catalog. If the loader goes (its lease lapses), a process that can load takes over.
+        logger.info('the sample is loaded by a process running the ingest, projector and scheduler roles (and holding the projector lease): this one is ready once it is loaded');
+        load = null;
+        for (let waited = 0; !abort.signal.aborted; waited += 1) {
+          const state = await sampleLoadState(adapters, config.sampleDays);
+          if (state.kind === 'complete' || state.kind === 'other') break;
+          if (loader && projectorLeaseOf && (await projectorLeaseOf.take())) {
+            holds = true;
+            stopRenewing = keepRenewed(projectorLeaseOf);
+            load = state.kind === 'empty' ? 0 : state.fromDay;
+            logger.info(`the process loading the sample is gone: this one resumes the load at day ${load}`);
+            break;
+          }
+          if (waited > 0 && waited % 30 === 0) {
+            const where = state.kind === 'partial' ? `day ${state.fromDay} of ${state.days} loaded` : 'not begun';
+            logger.info(`still waiting for the sample (${where}): a process started with --sample and the ingest, projector and scheduler roles loads it`);
+          }
+          await pause(1000, abort.signal);
+        }
+        if (abort.signal.aborted) return;
+      }
+      if (load !== null) {
         // The load fills the search index itself once every day is in.
         await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay: load });
         indexFilled = true;

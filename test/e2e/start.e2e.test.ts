@@ -148,6 +148,53 @@ describe('marquee start (e2e)', function () {
     }
   });
 
+  it('starts a second process on the same data directory while the first loads: it is ready only once the sample is whole, and finishes the load when the first stops', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'marquee-second-'));
+    const [portA, portB] = [await freePort(), await freePort()];
+    // The whole sample over 12 days (about 25 s to load): the second process, which first waits
+    // one lease length for the lease (about 11 s), then finds the load under way.
+    const shared = { ...env, DATA_DIR: fresh, SAMPLE_DAYS: '12' };
+    const launch = (port: number) => {
+      const run = { log: '', readyAt: 0, child: spawn(process.execPath, [bin, 'start', '--sample'], { env: { ...shared, PORT: String(port) }, cwd: root }) };
+      run.child.stdout?.on('data', (d) => (run.log += d));
+      run.child.stderr?.on('data', (d) => (run.log += d));
+      return run;
+    };
+    /** Polls /readyz until `done()`, noting when it first answered 200. */
+    const watch = async (run: ReturnType<typeof launch>, port: number, done: () => boolean) => {
+      while (!done()) {
+        if (run.readyAt === 0 && (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => null))?.status === 200) run.readyAt = Date.now();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    try {
+      const a = launch(portA);
+      const started = Date.now();
+      while (!/day 1\/12/.test(a.log)) {
+        if (a.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no first day:\n${a.log.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const b = launch(portB);
+      try {
+        // Once the second waits for the load, the first is stopped (at its second day or later);
+        // the second takes the load over.
+        await watch(b, portB, () => /this one is ready once it is loaded/.test(b.log) || b.readyAt > 0 || a.child.exitCode !== null || b.child.exitCode !== null || Date.now() - started > 120_000);
+        assert.doesNotMatch(a.log, /sample catalog loaded/, 'the first was still loading');
+        assert.equal(b.readyAt, 0, `the second was ready while the first was loading:\n${b.log.slice(-2000)}`);
+        assert.equal(await stop(a.child), 0, a.log.slice(-2000));
+        await watch(b, portB, () => b.readyAt > 0 || b.child.exitCode !== null || Date.now() - started > 150_000);
+        assert.ok(b.readyAt > 0, `the second never became ready:\n${b.log.slice(-3000)}`);
+        assert.match(b.log, /this one is ready once it is loaded/);
+        assert.match(b.log, /the process loading the sample is gone: this one resumes the load at day \d+/);
+        assert.match(b.log, /sample catalog loaded/);
+      } finally {
+        assert.equal(await stop(b.child), 0, b.log.slice(-2000));
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('ends a start whose server never answers, with one line saying why, instead of retrying forever in silence', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'marquee-nobroker-'));
     // A port nothing listens on: a broker that is down.
