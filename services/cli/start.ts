@@ -177,7 +177,10 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
           }
           if (waited > 0 && waited % 30 === 0) {
             const where = state.kind === 'partial' ? `day ${state.fromDay} of ${state.days} loaded` : 'not begun';
-            logger.info(`still waiting for the sample (${where}): a process started with --sample and the ingest, projector and scheduler roles loads it`);
+            const who = loader
+              ? 'the process holding the projector lease loads it, or this one once the lease is free'
+              : 'a process started with --sample and the ingest, projector and scheduler roles loads it';
+            logger.info(`still waiting for the sample (${where}): ${who}`);
           }
           await pause(1000, abort.signal);
         }

@@ -195,6 +195,32 @@ describe('marquee start (e2e)', function () {
     }
   });
 
+  it('keeps an API-only --sample process on an empty directory unready, since no process of its own loads the sample', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'marquee-apionly-'));
+    const port = await freePort();
+    let log = '';
+    const child = spawn(process.execPath, [bin, 'start', '--sample', '--roles', 'api'], { env: { ...env, DATA_DIR: fresh, PORT: String(port) }, cwd: root });
+    child.stdout?.on('data', (d) => (log += d));
+    child.stderr?.on('data', (d) => (log += d));
+    try {
+      const started = Date.now();
+      while (!/this one is ready once it is loaded/.test(log)) {
+        assert.doesNotMatch(log, /ready in/, 'ready with no sample loaded');
+        if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`no wait:\n${log.slice(-2000)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // It was ready at once before, serving an empty catalog as the sample.
+      for (let i = 0; i < 10; i++) {
+        assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503, log.slice(-2000));
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.doesNotMatch(log, /ready in/);
+    } finally {
+      assert.equal(await stop(child), 0, log.slice(-2000));
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('ends a start whose server never answers, with one line saying why, instead of retrying forever in silence', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'marquee-nobroker-'));
     // A port nothing listens on: a broker that is down.
