@@ -83,7 +83,7 @@ async function* prepend<T>(first: IteratorResult<T>, rest: AsyncGenerator<T>): A
   yield* rest;
 }
 
-export async function loadSample({ adapters, pipeline, logger, config, clock, signal, fromDay = 0 }: SampleOptions & { fromDay?: number }): Promise<void> {
+export async function loadSample({ adapters, pipeline, logger, config, clock, signal, fromDay = 0, onDay }: SampleOptions & { fromDay?: number; onDay?: (day: number, days: number) => void }): Promise<void> {
   const days = Math.max(1, config.sampleDays);
   // The first day is kept from the load that began, so a load resumed on another day (or with
   // another SAMPLE_START_DATE) continues the same week; it is durable before the first publish.
@@ -124,6 +124,7 @@ export async function loadSample({ adapters, pipeline, logger, config, clock, si
       const date = crawlDate(day, startDate);
       const bar = progress(`day ${day + 1}/${days} ${date}`, 0, 'events');
       logger.debug(`sample day ${day + 1}/${days} ${date}: crawling`);
+      onDay?.(day + 1, days);
       let published: number | Record<string, number>;
       if (crawling && localInbox) {
         const chunks = crawling.take(day);

@@ -164,6 +164,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
         // sample is whole, as that one is: ready before, it served a partly loaded catalog as
         // the catalog. If the loader goes (its lease lapses), a process that can load takes over.
         logger.info('the sample is loaded by a process running the ingest, projector and scheduler roles (and holding the projector lease): this one is ready once it is loaded');
+        health.note('waiting for the sample, which another process loads');
         load = null;
         for (let waited = 0; !abort.signal.aborted; waited += 1) {
           const state = await sampleLoadState(adapters, config.sampleDays);
@@ -188,7 +189,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
       }
       if (load !== null) {
         // The load fills the search index itself once every day is in.
-        await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay: load });
+        await loadSample({ adapters, pipeline, logger, config, clock, signal: abort.signal, fromDay: load, onDay: (day, days) => health.note(`loading the sample: day ${day} of ${days}`) });
         indexFilled = true;
         return;
       }
@@ -209,7 +210,10 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     // Loaded before ready, while /readyz still answers 503: the scheduler's first check may
     // build a release at once (see releaseBuilder). Awaited here, before the look at a shutdown
     // below, so nothing is awaited between that look and the loops' start.
-    if (roles.has('scheduler') && !abort.signal.aborted) await releaseBuilder();
+    if (roles.has('scheduler') && !abort.signal.aborted) {
+      health.note("building this week's release, if it is not published yet");
+      await releaseBuilder();
+    }
   } catch (err) {
     if (!abort.signal.aborted) {
       // A start that failed (a server that never answered, say) ends: its servers, loops and
@@ -230,6 +234,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     scheduler = createScheduler({ adapters, logger, clock, config, releases, linkTokens, lease, health });
   }
   ready = true;
+  health.note(null);
   const where = api ? `: ${api.api.url}/v1 (create a key with \`npx marquee keys create --name me\`)` : '';
   logger.info(`ready in ${((Date.now() - startedAt) / 1000).toFixed(1)} s${where}`);
   await stopping.promise;

@@ -41,11 +41,14 @@ export interface HealthReport {
   process: string;
   at: string;
   ready: boolean;
+  /** What a process not ready yet is doing, when it says (loading the sample, waiting for another's load). */
+  note?: string;
   components: ComponentStatus[];
 }
 
 export class Health {
   private readonly components = new Map<string, ComponentStatus>();
+  private doing: string | null = null;
   /** The registries exporting this process's metrics (the API's, the ops server's) and what else each exports. */
   private readonly registries: Registry[] = [];
   private readonly exporters: Array<(registry: Registry) => void> = [];
@@ -100,11 +103,17 @@ export class Health {
     return [...this.components.values()].filter((c) => c.critical && c.state !== 'running');
   }
 
+  /** What the process is doing before it is ready, for `marquee status` (null: nothing to say). */
+  note(text: string | null): void {
+    this.doing = text;
+  }
+
   report(ready: boolean): HealthReport {
     return {
       process: this.processName,
       at: this.now().toISOString(),
       ready,
+      ...(this.doing !== null && !ready ? { note: this.doing } : {}),
       components: [...this.components.values()].map((c) => ({ ...c, ...(c.detail ? { detail: { ...c.detail } } : {}) })),
     };
   }
@@ -325,8 +334,9 @@ export function publishHealth(
         await forget();
       }
       const report = health.report(options.ready() && health.failing().length === 0);
-      // Counts and lag in `detail` change all the time; states are what a reader waits for.
-      const states = JSON.stringify([report.ready, report.components.map((c) => [c.name, c.state, c.restarts, c.lastError])]);
+      // Counts and lag in `detail` change all the time; states (and what a process not ready is
+      // doing) are what a reader waits for.
+      const states = JSON.stringify([report.ready, report.note ?? null, report.components.map((c) => [c.name, c.state, c.restarts, c.lastError])]);
       if (states !== written || Date.now() - writtenAt >= intervalMs) {
         await write(report);
         written = states;
@@ -351,7 +361,7 @@ export function describeHealthReports(reports: readonly HealthReport[], now: Dat
     const age = now.getTime() - Date.parse(report.at);
     const state = age > HEALTH_STALE_AFTER_MS
       ? `STALE: last report ${Math.round(age / 1000)} s ago (killed, or hanging)`
-      : report.ready ? 'ready' : 'not ready';
+      : report.ready ? 'ready' : report.note ? `not ready: ${report.note}` : 'not ready';
     lines.push(`${report.process}  ${state}  (reported ${report.at})`);
     for (const c of report.components) {
       const extra = `${c.kind === 'loop' ? `  restarts ${c.restarts}` : ''}${c.critical ? '' : '  (not critical)'}`;

@@ -151,9 +151,9 @@ describe('marquee start (e2e)', function () {
   it('starts a second process on the same data directory while the first loads: it is ready only once the sample is whole, and finishes the load when the first stops', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'marquee-second-'));
     const [portA, portB] = [await freePort(), await freePort()];
-    // The whole sample over 12 days (about 25 s to load): the second process, which first waits
+    // The whole sample over 20 days (about 35 s to load): the second process, which first waits
     // one lease length for the lease (about 11 s), then finds the load under way.
-    const shared = { ...env, DATA_DIR: fresh, SAMPLE_DAYS: '12' };
+    const shared = { ...env, DATA_DIR: fresh, SAMPLE_DAYS: '20' };
     const launch = (port: number) => {
       const run = { log: '', readyAt: 0, child: spawn(process.execPath, [bin, 'start', '--sample'], { env: { ...shared, PORT: String(port) }, cwd: root }) };
       run.child.stdout?.on('data', (d) => (run.log += d));
@@ -170,7 +170,7 @@ describe('marquee start (e2e)', function () {
     try {
       const a = launch(portA);
       const started = Date.now();
-      while (!/day 1\/12/.test(a.log)) {
+      while (!/day 1\/20/.test(a.log)) {
         if (a.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no first day:\n${a.log.slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -181,6 +181,11 @@ describe('marquee start (e2e)', function () {
         await watch(b, portB, () => /this one is ready once it is loaded/.test(b.log) || b.readyAt > 0 || a.child.exitCode !== null || b.child.exitCode !== null || Date.now() - started > 120_000);
         assert.doesNotMatch(a.log, /sample catalog loaded/, 'the first was still loading');
         assert.equal(b.readyAt, 0, `the second was ready while the first was loading:\n${b.log.slice(-2000)}`);
+        // `status` says what each is doing (health reports are written within a second of a change).
+        await new Promise((r) => setTimeout(r, 1000));
+        const status = await marquee(['status'], { ...shared, PORT: String(portB) });
+        assert.match(status.stdout, /not ready: waiting for the sample, which another process loads/, status.stdout);
+        assert.match(status.stdout, /not ready: loading the sample: day \d+ of 20/, status.stdout);
         assert.equal(await stop(a.child), 0, a.log.slice(-2000));
         await watch(b, portB, () => b.readyAt > 0 || b.child.exitCode !== null || Date.now() - started > 150_000);
         assert.ok(b.readyAt > 0, `the second never became ready:\n${b.log.slice(-3000)}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { Registry } from 'prom-client';
-import { Health, supervise } from '../../services/shared/health.ts';
+import { describeHealthReports, Health, supervise } from '../../services/shared/health.ts';
 import { silentLogger } from '../../services/shared/logger.ts';
 
 const until = async (check: () => boolean, ms = 2000) => {
@@ -12,6 +12,20 @@ const until = async (check: () => boolean, ms = 2000) => {
 };
 
 describe('health and supervision', () => {
+  it('says what a process not ready yet is doing, and nothing once it is ready', () => {
+    const now = new Date('2026-12-05T20:00:00Z');
+    const health = new Health(() => now, 'host:1');
+    assert.equal(health.report(false).note, undefined);
+    health.note('loading the sample: day 3 of 12');
+    const loading = health.report(false);
+    assert.equal(loading.note, 'loading the sample: day 3 of 12');
+    assert.deepEqual(describeHealthReports([loading], now), ['host:1  not ready: loading the sample: day 3 of 12  (reported 2026-12-05T20:00:00.000Z)']);
+    // Ready: no note, whatever was said last.
+    assert.equal(health.report(true).note, undefined);
+    health.note(null);
+    assert.deepEqual(describeHealthReports([health.report(false)], now), ['host:1  not ready  (reported 2026-12-05T20:00:00.000Z)']);
+  });
+
   it('restarts a failing loop with backoff, records the error, and stops cleanly', async () => {
     const health = new Health();
     let runs = 0;
