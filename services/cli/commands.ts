@@ -46,7 +46,6 @@ export interface CommandContext {
   parse: typeof parseArgs;
 }
 
-export { UsageError };
 
 async function withAdapters<T>(ctx: CommandContext, work: (adapters: Adapters) => Promise<T>): Promise<T> {
   const adapters = await openAdapters(ctx.config, ctx.logger);

@@ -9,7 +9,8 @@ import { systemClock } from '../../contracts/ports.ts';
 import { loadConfig, parseRoles } from '../shared/config.ts';
 import { ensureDataDir } from '../shared/dataDir.ts';
 import { createLogger } from '../shared/logger.ts';
-import { commands, UsageError } from './commands.ts';
+import { UsageError } from './args.ts';
+import { commands } from './commands.ts';
 import { startCommand } from './start.ts';
 
 const USAGE = `Marquee: streaming-availability catalog, /v1 API and weekly Parquet releases.

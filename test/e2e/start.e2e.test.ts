@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, embeddedEnv, freePort, marquee, root, stop } from './process.ts';
+import { bin, embeddedEnv, freePort, marquee, root, spawnMarquee, stop } from './process.ts';
 
 async function waitUntilReady(base: string, child: ChildProcess, log: () => string, timeoutMs: number): Promise<number> {
   const started = Date.now();
@@ -154,12 +154,7 @@ describe('marquee start (e2e)', function () {
     // The whole sample over 20 days (about 35 s to load): the second process, which first waits
     // one lease length for the lease (about 11 s), then finds the load under way.
     const shared = { ...env, DATA_DIR: fresh, SAMPLE_DAYS: '20' };
-    const launch = (port: number) => {
-      const run = { log: '', readyAt: 0, child: spawn(process.execPath, [bin, 'start', '--sample'], { env: { ...shared, PORT: String(port) }, cwd: root }) };
-      run.child.stdout?.on('data', (d) => (run.log += d));
-      run.child.stderr?.on('data', (d) => (run.log += d));
-      return run;
-    };
+    const launch = (port: number) => ({ ...spawnMarquee(['start', '--sample'], { ...shared, PORT: String(port) }), readyAt: 0 });
     /** Polls /readyz until `done()`, noting when it first answered 200. */
     const watch = async (run: ReturnType<typeof launch>, port: number, done: () => boolean) => {
       while (!done()) {
@@ -170,30 +165,30 @@ describe('marquee start (e2e)', function () {
     try {
       const a = launch(portA);
       const started = Date.now();
-      while (!/day 1\/20/.test(a.log)) {
-        if (a.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no first day:\n${a.log.slice(-2000)}`);
+      while (!/day 1\/20/.test(a.log())) {
+        if (a.child.exitCode !== null || Date.now() - started > 120_000) throw new Error(`no first day:\n${a.log().slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 50));
       }
       const b = launch(portB);
       try {
         // Once the second waits for the load, the first is stopped (at its second day or later);
         // the second takes the load over.
-        await watch(b, portB, () => /this one is ready once it is loaded/.test(b.log) || b.readyAt > 0 || a.child.exitCode !== null || b.child.exitCode !== null || Date.now() - started > 120_000);
-        assert.doesNotMatch(a.log, /sample catalog loaded/, 'the first was still loading');
-        assert.equal(b.readyAt, 0, `the second was ready while the first was loading:\n${b.log.slice(-2000)}`);
+        await watch(b, portB, () => /this one is ready once it is loaded/.test(b.log()) || b.readyAt > 0 || a.child.exitCode !== null || b.child.exitCode !== null || Date.now() - started > 120_000);
+        assert.doesNotMatch(a.log(), /sample catalog loaded/, 'the first was still loading');
+        assert.equal(b.readyAt, 0, `the second was ready while the first was loading:\n${b.log().slice(-2000)}`);
         // `status` says what each is doing (health reports are written within a second of a change).
         await new Promise((r) => setTimeout(r, 1000));
         const status = await marquee(['status'], { ...shared, PORT: String(portB) });
         assert.match(status.stdout, /not ready: waiting for the sample, which another process loads/, status.stdout);
         assert.match(status.stdout, /not ready: loading the sample: day \d+ of 20/, status.stdout);
-        assert.equal(await stop(a.child), 0, a.log.slice(-2000));
+        assert.equal(await stop(a.child), 0, a.log().slice(-2000));
         await watch(b, portB, () => b.readyAt > 0 || b.child.exitCode !== null || Date.now() - started > 150_000);
-        assert.ok(b.readyAt > 0, `the second never became ready:\n${b.log.slice(-3000)}`);
-        assert.match(b.log, /this one is ready once it is loaded/);
-        assert.match(b.log, /the process loading the sample is gone: this one resumes the load at day \d+/);
-        assert.match(b.log, /sample catalog loaded/);
+        assert.ok(b.readyAt > 0, `the second never became ready:\n${b.log().slice(-3000)}`);
+        assert.match(b.log(), /this one is ready once it is loaded/);
+        assert.match(b.log(), /the process loading the sample is gone: this one resumes the load at day \d+/);
+        assert.match(b.log(), /sample catalog loaded/);
       } finally {
-        assert.equal(await stop(b.child), 0, b.log.slice(-2000));
+        assert.equal(await stop(b.child), 0, b.log().slice(-2000));
       }
     } finally {
       rmSync(fresh, { recursive: true, force: true });
@@ -203,25 +198,22 @@ describe('marquee start (e2e)', function () {
   it('keeps an API-only --sample process on an empty directory unready, since no process of its own loads the sample', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'marquee-apionly-'));
     const port = await freePort();
-    let log = '';
-    const child = spawn(process.execPath, [bin, 'start', '--sample', '--roles', 'api'], { env: { ...env, DATA_DIR: fresh, PORT: String(port) }, cwd: root });
-    child.stdout?.on('data', (d) => (log += d));
-    child.stderr?.on('data', (d) => (log += d));
+    const { child, log } = spawnMarquee(['start', '--sample', '--roles', 'api'], { ...env, DATA_DIR: fresh, PORT: String(port) });
     try {
       const started = Date.now();
-      while (!/this one is ready once it is loaded/.test(log)) {
-        assert.doesNotMatch(log, /ready in/, 'ready with no sample loaded');
-        if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`no wait:\n${log.slice(-2000)}`);
+      while (!/this one is ready once it is loaded/.test(log())) {
+        assert.doesNotMatch(log(), /ready in/, 'ready with no sample loaded');
+        if (child.exitCode !== null || Date.now() - started > 60_000) throw new Error(`no wait:\n${log().slice(-2000)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
       // It was ready at once before, serving an empty catalog as the sample.
       for (let i = 0; i < 10; i++) {
-        assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503, log.slice(-2000));
+        assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503, log().slice(-2000));
         await new Promise((r) => setTimeout(r, 200));
       }
-      assert.doesNotMatch(log, /ready in/);
+      assert.doesNotMatch(log(), /ready in/);
     } finally {
-      assert.equal(await stop(child), 0, log.slice(-2000));
+      assert.equal(await stop(child), 0, log().slice(-2000));
       rmSync(fresh, { recursive: true, force: true });
     }
   });
