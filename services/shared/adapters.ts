@@ -13,7 +13,7 @@ import { lmdbReadStore, type LmdbReadStoreOptions } from '../../infra/lmdb/readS
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
-import type { Config } from './config.ts';
+import { redactUrl, type Config } from './config.ts';
 import type { DependencyCheck } from './dependencies.ts';
 import type { Logger } from './logger.ts';
 
@@ -43,7 +43,7 @@ export interface Adapters {
 export async function openEventStore(config: Config): Promise<{ eventStore: EventStore; engine: string }> {
   if (config.eventStore === 'eventstoredb' && config.eventStoreUrl) {
     const { eventStoreDbEventStore } = await import('../../infra/eventstoredb/eventStore.ts');
-    return { eventStore: eventStoreDbEventStore({ connectionString: config.eventStoreUrl }), engine: `EventStoreDB ${redact(config.eventStoreUrl)}` };
+    return { eventStore: eventStoreDbEventStore({ connectionString: config.eventStoreUrl }), engine: `EventStoreDB ${redactUrl(config.eventStoreUrl)}` };
   }
   if (config.eventStore === 'kafka' && config.kafkaBrokers) {
     const { kafkaEventStore } = await import('../../infra/kafka/eventStore.ts');
@@ -83,7 +83,7 @@ export async function openReadStore(config: Config, lmdb: Omit<LmdbReadStoreOpti
     const { mongoReadStore } = await import('../../infra/mongo/readStore.ts');
     return {
       readStore: await mongoReadStore({ url: config.mongodbUrl, database: config.mongodbDb }),
-      engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}`,
+      engine: `MongoDB ${redactUrl(config.mongodbUrl)}/${config.mongodbDb}`,
     };
   }
   return { readStore: lmdbReadStore({ ...lmdb, dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
@@ -93,7 +93,7 @@ export async function openReadStore(config: Config, lmdb: Omit<LmdbReadStoreOpti
 export async function openApiKeyStore(config: Config): Promise<{ apiKeys: ApiKeyStore; engine: string }> {
   if (config.mongodbUrl) {
     const { mongoApiKeyStore } = await import('../../infra/mongo/apiKeyStore.ts');
-    return { apiKeys: await mongoApiKeyStore({ url: config.mongodbUrl, database: config.mongodbDb }), engine: `MongoDB ${redact(config.mongodbUrl)}/${config.mongodbDb}` };
+    return { apiKeys: await mongoApiKeyStore({ url: config.mongodbUrl, database: config.mongodbDb }), engine: `MongoDB ${redactUrl(config.mongodbUrl)}/${config.mongodbDb}` };
   }
   return { apiKeys: lmdbApiKeyStore({ dataDir: config.dataDir }), engine: `LMDB ${config.dataDir}` };
 }
@@ -137,7 +137,7 @@ export async function openReleaseStore(
   await store.ensureBucket();
   return {
     releases: store,
-    engine: `S3 ${redact(s3.url)}/${s3.bucket}/${s3.prefix}`,
+    engine: `S3 ${redactUrl(s3.url)}/${s3.bucket}/${s3.prefix}`,
     // Not critical: the catalog API answers without it; only snapshot files answer 503.
     dependency: { name: 's3', critical: false, check: () => store.ping() },
     close: () => store.close(),
@@ -174,7 +174,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
   if (config.opensearchUrl) {
     const { openSearchIndex } = await import('../../infra/opensearch/searchIndex.ts');
     search = await openSearchIndex({ url: config.opensearchUrl, indexPrefix: config.opensearchIndexPrefix, logger });
-    searchEngine = `OpenSearch ${redact(config.opensearchUrl)}`;
+    searchEngine = `OpenSearch ${redactUrl(config.opensearchUrl)}`;
     const index = search;
     dependencies.push({ name: 'opensearch', critical: true, check: () => index.count() });
   } else {
@@ -199,15 +199,4 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
       await Promise.allSettled([eventStore.close(), readStore.close()]);
     },
   };
-}
-
-/** Hides credentials in a URL before it is logged. */
-function redact(value: string): string {
-  try {
-    const u = new URL(value);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return value;
-  }
 }

@@ -187,8 +187,12 @@ function url(value: string | undefined): string | null {
   return value === undefined || value.trim() === '' ? null : value.trim();
 }
 
-/** The credentials of a connection string hidden, for an error message (the shapes the drivers take, several hosts included). */
-function withoutPassword(value: string): string {
+/**
+ * A connection string with its password hidden, as given otherwise: for error messages and the
+ * engines' log line. Not by URL parsing: `mongodb://u:p@a:27017,b:27017/` (several hosts) is no
+ * WHATWG URL, and such a parse failing left the password in the log.
+ */
+export function redactUrl(value: string): string {
   return value.replace(/\/\/([^:/@]*):([^@]*)@/, '//$1:***@');
 }
 
@@ -204,7 +208,7 @@ function serverUrl(value: string | undefined, name: string, schemes: readonly st
   const scheme = schemes.find((s) => v.toLowerCase().startsWith(`${s}://`));
   const host = scheme === undefined ? '' : v.slice(scheme.length + 3).replace(/^[^@/]*@/, '');
   if (scheme === undefined || !/^[^/?#\s]/.test(host) || /\s/.test(v)) {
-    throw configError(`${name} must start with ${schemes.map((s) => `${s}://`).join(' or ')} and name a host, such as ${example}; got "${withoutPassword(v)}"`);
+    throw configError(`${name} must start with ${schemes.map((s) => `${s}://`).join(' or ')} and name a host, such as ${example}; got "${redactUrl(v)}"`);
   }
   return v;
 }
@@ -218,7 +222,7 @@ function httpUrl(value: string, name: string): string {
     parsed = null;
   }
   if (parsed === null || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    throw configError(`${name} must be an http:// or https:// URL, got "${withoutPassword(value)}"`);
+    throw configError(`${name} must be an http:// or https:// URL, got "${redactUrl(value)}"`);
   }
   return value;
 }

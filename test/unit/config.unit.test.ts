@@ -1,7 +1,7 @@
 /** The event store engine is chosen once, in the configuration, and refused without its server. */
 import assert from 'node:assert/strict';
 import { isAppError } from '../../contracts/errors.ts';
-import { loadConfig } from '../../services/shared/config.ts';
+import { loadConfig, redactUrl } from '../../services/shared/config.ts';
 
 describe('loadConfig: EVENT_STORE', () => {
   it('defaults to LMDB, or to EventStoreDB when EVENTSTORE_URL is set', () => {
@@ -111,6 +111,16 @@ describe('loadConfig: server URLs and names, brokers, the public base URL, the l
     const names = loadConfig({ MONGODB_DB: 'marquee_lanes_42_x1', KAFKA_TOPIC_PREFIX: 'Staging-2.', OPENSEARCH_INDEX_PREFIX: 'marquee-deps-42-x1' });
     assert.deepEqual([names.mongodbDb, names.kafkaTopicPrefix, names.opensearchIndexPrefix], ['marquee_lanes_42_x1', 'Staging-2.', 'marquee-deps-42-x1']);
     assert.deepEqual([loadConfig({}).mongodbDb, loadConfig({}).kafkaTopicPrefix, loadConfig({}).opensearchIndexPrefix], ['marquee', 'marquee.', 'marquee-search']);
+  });
+});
+
+describe('redactUrl', () => {
+  it('hides the password of every connection string the drivers take, several hosts included, and leaves the rest as given', () => {
+    assert.equal(redactUrl('mongodb://u:secret@a:27017,b:27017/marquee?replicaSet=rs0'), 'mongodb://u:***@a:27017,b:27017/marquee?replicaSet=rs0');
+    assert.equal(redactUrl('https://admin:secret@search.example:9200'), 'https://admin:***@search.example:9200');
+    assert.equal(redactUrl('rediss://:pw@cache.example:6380/0'), 'rediss://:***@cache.example:6380/0');
+    assert.equal(redactUrl('http://127.0.0.1:9200'), 'http://127.0.0.1:9200');
+    assert.equal(redactUrl('garbage'), 'garbage');
   });
 });
 
