@@ -22,7 +22,7 @@ import { crawlDate } from '../crawler/catalog.ts';
 import { crawl } from '../crawler/crawl.ts';
 import { lmdbUnmapGroup } from '../../infra/lmdb/unmapGroup.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
-import { rankDay } from '../ranking/job.ts';
+import { rankDay, rankingDate } from '../ranking/job.ts';
 import { openAdapters, openApiKeyStore, openReadStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
@@ -131,8 +131,9 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
 
 async function rankCommand(ctx: CommandContext): Promise<number> {
   const { values } = ctx.parse({ args: ctx.args, options: { date: { type: 'string' } } });
-  const date = values.date ?? ctx.clock.now().toISOString().slice(0, 10);
-  if (!isIsoDate(date)) throw new UsageError(`--date takes YYYY-MM-DD, got "${date}"`);
+  if (values.date !== undefined && !isIsoDate(values.date)) throw new UsageError(`--date takes YYYY-MM-DD, got "${values.date}"`);
+  // Refused before the wait for the projections below, which can be long.
+  const date = rankingDate(values.date, ctx.clock);
   return withAdapters(ctx, async (adapters) => {
     // Rankings read the links and media read models: bring them up to date first, and fold
     // the ranking's own events before answering.

@@ -70,11 +70,28 @@ export interface CountryRanking {
  */
 export const RANKING_READS: ReadonlyArray<Projection<unknown>> = [rankingInputsProjection, providersProjection];
 
-export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]> {
-  const date = options.date ?? options.clock.now().toISOString().slice(0, 10);
-  if (!isIsoDate(date)) {
-    throw new AppError('invalid_parameter', `ranking date ${date} is not a YYYY-MM-DD calendar date`, { details: { parameter: 'date' } });
+/**
+ * The day a run ranks: `date`, or the clock's UTC day when none is given. Refuses a day that is
+ * not a calendar day, or that has not come yet: a day is ranked from the catalog as it stands,
+ * and its events stay in the log, so a day to come (a mistyped year) would be every country's
+ * latest chart and trending day until then.
+ */
+export function rankingDate(date: string | undefined, clock: Clock): string {
+  const today = clock.now().toISOString().slice(0, 10);
+  const day = date ?? today;
+  if (!isIsoDate(day)) {
+    throw new AppError('invalid_parameter', `ranking date ${day} is not a YYYY-MM-DD calendar date`, { details: { parameter: 'date' } });
   }
+  if (day > today) {
+    throw new AppError('invalid_parameter', `ranking date ${day} is after today (${today}, UTC): a day is ranked once it has come`, {
+      details: { parameter: 'date' },
+    });
+  }
+  return day;
+}
+
+export async function rankDay(options: RankDayOptions): Promise<CountryRanking[]> {
+  const date = rankingDate(options.date, options.clock);
   const chartSize = options.chartSize ?? 200;
   if (!Number.isInteger(chartSize) || chartSize < 1) {
     throw new AppError('invalid_parameter', `chart size ${chartSize} is not a positive integer`, { details: { parameter: 'chartSize' } });

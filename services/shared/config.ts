@@ -250,10 +250,20 @@ function serverName(value: string, name: string, pattern: RegExp, rule: string):
   return value;
 }
 
-/** The sample's first day: a date that is not one failed deep in the load with a RangeError. */
-function sampleStartDate(value: string | undefined): string | null {
+/**
+ * The sample's first day: a date that is not one failed deep in the load with a RangeError. Its
+ * days must all have come, the last (`days` - 1 later) today at the latest: each is ranked, and
+ * a day's ranking is refused until the day comes (services/ranking/job.ts), so a later start
+ * stopped the load after its first crawl.
+ */
+function sampleStartDate(value: string | undefined, days: number, today: string): string | null {
   const v = value?.trim() || null;
-  if (v !== null && !isIsoDate(v)) throw configError(`SAMPLE_START_DATE takes a date YYYY-MM-DD, got "${v}"`);
+  if (v === null) return null;
+  if (!isIsoDate(v)) throw configError(`SAMPLE_START_DATE takes a date YYYY-MM-DD, got "${v}"`);
+  const last = new Date(Date.parse(`${v}T00:00:00Z`) + (Math.max(1, days) - 1) * 86_400_000).toISOString().slice(0, 10);
+  if (last > today) {
+    throw configError(`SAMPLE_START_DATE ${v} puts the sample's last day (${last}, ${days} days: SAMPLE_DAYS) after today (${today}, UTC); the sample's days must have come`);
+  }
   return v;
 }
 
@@ -301,7 +311,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     opensearchIndexPrefix: serverName(env.OPENSEARCH_INDEX_PREFIX || 'marquee-search', 'OPENSEARCH_INDEX_PREFIX', /^[a-z0-9][a-z0-9._-]{0,199}$/, 'takes lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (at most 200), as OpenSearch index names do'),
     logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
-    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE),
+    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE, int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'), new Date().toISOString().slice(0, 10)),
     replayDropGraceMs: atMost(int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'), MAX_TIMER_MS, 'REPLAY_DROP_GRACE_MS'),
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),

@@ -83,6 +83,12 @@ describe('marquee CLI arguments (e2e)', function () {
     assert.match(ranked.stdout, /^ranking for 2026-12-05: 1 country ranked\n {2}US {2}\d+ titles ranked, \d+ position changes$/m);
     const again = await marquee(['rank', '--date', '2026-12-05'], env);
     assert.match(again.stdout, /^ranking for 2026-12-05: already ranked in US \(a day is ranked once\)$/m);
+    // A day to come (two ahead: a midnight between here and the child's clock changes nothing).
+    const ahead = new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10);
+    const early = await marquee(['rank', '--date', ahead], env);
+    assert.equal(early.code, 1);
+    assert.match(early.stderr, new RegExp(`^marquee: ranking date ${ahead} is after today \\(\\d{4}-\\d\\d-\\d\\d, UTC\\)`, 'm'));
+    assert.equal(early.stdout, '');
     const built = await marquee(['snapshot', 'build', '--sample'], env);
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stdout, /^release \d{4}-W\d\d published: \d+ files, [\d.]+ MB, 1 country, in [\d.]+ s$/m);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAppError } from '../../contracts/errors.ts';
 import type { PositionChanged, RankingComputed, RecordedEvent } from '../../contracts/events.ts';
 import type { Clock, EventStore, ReadStore } from '../../contracts/ports.ts';
 import type { ProvidersDoc } from '../../contracts/readModels.ts';
@@ -18,6 +19,8 @@ import { countingReads, foldRankingInputs, offered, registered, withdrawn } from
 import { details, offer, provider } from '../unit/projectionEvents.ts';
 
 const clock: Clock = { now: () => new Date('2026-03-02T03:00:00Z') };
+/** For the tests that rank the days of March: the job ranks no day after its clock's. */
+const endOfMarch: Clock = { now: () => new Date('2026-03-31T03:00:00Z') };
 
 /** The job's inputs of a title: its details as registered, popularity aside. */
 function media(id: string, popularity: number) {
@@ -218,7 +221,7 @@ describe('rankDay on the LMDB adapters', () => {
       // A chart of 3 parts a day, and titles that move, so each day has changes too.
       await foldRankingInputs(readStore, [media('mv00000005', n % 2 === 0 ? 1000 : 10)]);
       const before = reads.events;
-      const [result] = await rankDay({ date: day(n), countries: ['US'], readStore, eventStore: store, clock, chartSize: 3, partSize: 2 });
+      const [result] = await rankDay({ date: day(n), countries: ['US'], readStore, eventStore: store, clock: endOfMarch, chartSize: 3, partSize: 2 });
       assert.equal(result?.status, 'appended');
       perDay.push(reads.events - before);
     }
@@ -234,7 +237,7 @@ describe('rankDay on the LMDB adapters', () => {
   });
 
   it('ranks a day again from its first part after a crash left it unfinished, and serves the old day meanwhile', async () => {
-    await rankDay({ date: day(1), countries: ['US'], readStore, eventStore, clock, chartSize: 3 });
+    await rankDay({ date: day(1), countries: ['US'], readStore, eventStore, clock: endOfMarch, chartSize: 3 });
     await foldRankingInputs(readStore, [media('mv00000005', 1000)]);
     // One part per append: the second append fails as a crashed process would leave it.
     let appends = 0;
@@ -246,7 +249,7 @@ describe('rankDay on the LMDB adapters', () => {
         return eventStore.append(stream, events, expected);
       },
     };
-    const options = { date: day(2), countries: ['US'], readStore, clock, chartSize: 3, partSize: 2, maxAppendBytes: 1 };
+    const options = { date: day(2), countries: ['US'], readStore, clock: endOfMarch, chartSize: 3, partSize: 2, maxAppendBytes: 1 };
     await assert.rejects(rankDay({ ...options, eventStore: crashing }), /process killed/);
     const unfinished = await rankingStream('US');
     assert.equal(foldStream(rankingsProjection, unfinished)?.chart?.date, day(1));
@@ -274,7 +277,7 @@ describe('rankDay on the LMDB adapters', () => {
     });
     await eventStore.append('ranking-US', [whole(day(1))], 'no_stream');
     await eventStore.append('ranking-US', [whole(day(2))], 0);
-    for (const n of [10, 12, 11]) await rankDay({ date: day(n), countries: ['US'], readStore, eventStore, clock, chartSize: 3, partSize: 2 });
+    for (const n of [10, 12, 11]) await rankDay({ date: day(n), countries: ['US'], readStore, eventStore, clock: endOfMarch, chartSize: 3, partSize: 2 });
     const history = (date: string) => readRankingHistory(eventStore, 'ranking-US', date, 3);
     // Day 11 came last, yet day 13 follows day 12.
     const d13 = await history(day(13));
@@ -295,6 +298,18 @@ describe('rankDay on the LMDB adapters', () => {
     assert.equal((await history(day(1))).exists, true);
     const d0 = await history('2026-02-28');
     assert.deepEqual([d0.exists, d0.previous, d0.revision], [false, null, (await eventStore.streamRevision('ranking-US'))]);
+  });
+
+  it('refuses a day after its clock\'s, and appends nothing', async () => {
+    await foldRankingInputs(readStore, [links('mv00000004')]);
+    await assert.rejects(
+      rankDay({ date: '2026-03-03', countries: ['US'], readStore, eventStore, clock }),
+      (err: unknown) => isAppError(err, 'invalid_parameter') && /ranking date 2026-03-03 is after today \(2026-03-02, UTC\)/.test(err.message),
+    );
+    assert.equal(await eventStore.streamRevision('ranking-US'), -1);
+    // Today itself is a day that has come (the scheduler ranks it).
+    const [today] = await rankDay({ date: '2026-03-02', countries: ['US'], readStore, eventStore, clock });
+    assert.equal(today?.status, 'appended');
   });
 
   it('refuses a date that is not a calendar day', async () => {

@@ -74,6 +74,8 @@ describe('loadConfig: server URLs and names, brokers, the public base URL, the l
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL takes one of fatal, error, warn, info, debug, trace, silent; got "loud"$/],
       [{ SAMPLE_START_DATE: 'garbage' }, /^SAMPLE_START_DATE takes a date YYYY-MM-DD, got "garbage"$/],
       [{ SAMPLE_START_DATE: '2026-02-30' }, /^SAMPLE_START_DATE takes a date/],
+      [{ SAMPLE_START_DATE: '2999-01-01' }, /^SAMPLE_START_DATE 2999-01-01 puts the sample's last day \(2999-01-07, 7 days: SAMPLE_DAYS\) after today \(\d{4}-\d\d-\d\d, UTC\); the sample's days must have come$/],
+      [{ SAMPLE_START_DATE: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10), SAMPLE_DAYS: '7' }, /puts the sample's last day/],
       [{ RELEASES_KEEP: '0' }, /^RELEASES_KEEP must be at least 1, got 0 \(0 would prune each release the moment it is published\)$/],
       [{ RATE_LIMIT_PER_MINUTE: '0' }, /^RATE_LIMIT_PER_MINUTE must be at least 1, got 0 \(0 would refuse every request\)$/],
       [{ GO_RATE_LIMIT_PER_MINUTE: '0' }, /^GO_RATE_LIMIT_PER_MINUTE must be at least 1/],
@@ -108,6 +110,9 @@ describe('loadConfig: server URLs and names, brokers, the public base URL, the l
     assert.equal(loadConfig({ MONGODB_URL: 'mongodb+srv://cluster0.example.net/' }).mongodbUrl, 'mongodb+srv://cluster0.example.net/');
     assert.equal(loadConfig({ LOG_LEVEL: '' }).logLevel, 'info');
     assert.equal(loadConfig({ SAMPLE_START_DATE: '2026-11-01' }).sampleStartDate, '2026-11-01');
+    // Seven days whose last is today: every one has come.
+    const sixDaysAgo = new Date(Date.now() - 6 * 86_400_000).toISOString().slice(0, 10);
+    assert.equal(loadConfig({ SAMPLE_START_DATE: sixDaysAgo, SAMPLE_DAYS: '7' }).sampleStartDate, sixDaysAgo);
     const names = loadConfig({ MONGODB_DB: 'marquee_lanes_42_x1', KAFKA_TOPIC_PREFIX: 'Staging-2.', OPENSEARCH_INDEX_PREFIX: 'marquee-deps-42-x1' });
     assert.deepEqual([names.mongodbDb, names.kafkaTopicPrefix, names.opensearchIndexPrefix], ['marquee_lanes_42_x1', 'Staging-2.', 'marquee-deps-42-x1']);
     assert.deepEqual([loadConfig({}).mongodbDb, loadConfig({}).kafkaTopicPrefix, loadConfig({}).opensearchIndexPrefix], ['marquee', 'marquee.', 'marquee-search']);
