@@ -23,6 +23,7 @@ import { crawl } from '../crawler/crawl.ts';
 import { lmdbUnmapGroup } from '../../infra/lmdb/unmapGroup.ts';
 import { createLinkTokens, linkKeysFromEnv } from '../links/linkTokens.ts';
 import { rankDay, rankingDate } from '../ranking/job.ts';
+import { releaseWeek } from '../snapshot/week.ts';
 import { openAdapters, openApiKeyStore, openReadStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
@@ -464,6 +465,8 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
   const [sub, ...rest] = ctx.args;
   if (sub !== 'build') throw new UsageError('snapshot build [--week YYYY-Www] [--sample]');
   const { values } = ctx.parse({ args: rest, options: { week: { type: 'string' }, sample: { type: 'boolean', default: false } } });
+  // Refused before the wait for the projections below, which can be long.
+  if (values.week !== undefined) releaseWeek(values.week, ctx.clock);
   // The same rule as `start`: the development link key only with --sample (a release's tokens
   // must be the ones the serving API decodes).
   const keys = linkKeysFromEnv({ LINK_TOKEN_KEYS: ctx.config.linkTokenKeys ?? undefined }, { development: values.sample });

@@ -31,7 +31,7 @@ import type { ParquetWriterOptions } from './parquet.ts';
 import type { LinkTokenEncoder } from './rows.ts';
 import { scanAll, stopOnFailure } from './scan.ts';
 import { tarGzStream } from './tarball.ts';
-import { isoWeekLabel, rfc3339, weekStart } from './week.ts';
+import { releaseWeek, rfc3339 } from './week.ts';
 
 export type { BuildThreadsOptions };
 
@@ -112,8 +112,7 @@ async function coveredCountries(readStore: ReadStore, collection: string): Promi
 export async function buildRelease(options: BuildReleaseOptions): Promise<BuildReleaseResult> {
   const started = Date.now();
   const { readStore, releases, clock } = options;
-  const version = options.week ?? isoWeekLabel(clock.now());
-  weekStart(version); // refuses a malformed label before anything is written
+  const version = releaseWeek(options.week, clock); // before anything is written
   const existing = await releases.get(version);
   if (existing !== null) {
     return { manifest: existing, created: false, rowCounts: {}, pruned: [], durationMs: Date.now() - started };

@@ -39,6 +39,23 @@ export function weekStart(label: string): number {
 }
 
 /**
+ * The week a build releases: `week`, or the clock's ISO week when none is given. Refuses a
+ * malformed label, and a week to come: releases are immutable and the newest label is the
+ * latest, so a mistyped year would be served as the latest release, and never pruned, until
+ * that week.
+ */
+export function releaseWeek(week: string | undefined, clock: { now(): Date }): string {
+  const thisWeek = isoWeekLabel(clock.now());
+  const version = week ?? thisWeek;
+  if (weekStart(version) > weekStart(thisWeek)) {
+    throw new AppError('invalid_parameter', `release week ${version} is after this week (${thisWeek}, UTC): a week is released once it has come`, {
+      details: { parameter: 'week' },
+    });
+  }
+  return version;
+}
+
+/**
  * The seven days a release's trending file covers: the week's Monday to Sunday, or, when the
  * release is built before its Sunday, the seven days ending on the build day (so a mid-week
  * build still carries a full week of movement).

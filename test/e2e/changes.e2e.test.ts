@@ -174,7 +174,7 @@ describe('the change feed, history, new and leaving (e2e)', function () {
         before_formats: c.before?.formats ?? null, after_formats: c.after?.formats ?? null, after_available_to: c.after?.available_to ?? null,
       })));
       const empty = await buildRelease({
-        readStore: catalog.adapters.readStore, releases: fsReleaseStore({ dir }), linkTokens: catalog.linkTokens, clock: catalog.clock, week: '2026-W47',
+        readStore: catalog.adapters.readStore, releases: fsReleaseStore({ dir }), linkTokens: catalog.linkTokens, clock: catalog.clock, week: '2026-W44',
       });
       assert.equal(empty.rowCounts['country=US/changes.parquet'], 0);
     } finally {

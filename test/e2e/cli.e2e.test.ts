@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { embeddedEnv, marquee, scratchDirs } from './process.ts';
+import { isoWeekLabel } from '../../services/snapshot/week.ts';
 
 describe('marquee CLI arguments (e2e)', function () {
   this.timeout(180_000);
@@ -89,6 +90,10 @@ describe('marquee CLI arguments (e2e)', function () {
     assert.equal(early.code, 1);
     assert.match(early.stderr, new RegExp(`^marquee: ranking date ${ahead} is after today \\(\\d{4}-\\d\\d-\\d\\d, UTC\\)`, 'm'));
     assert.equal(early.stdout, '');
+    const weekAhead = isoWeekLabel(new Date(Date.now() + 14 * 86_400_000));
+    const earlyRelease = await marquee(['snapshot', 'build', '--sample', '--week', weekAhead], env);
+    assert.equal(earlyRelease.code, 1);
+    assert.match(earlyRelease.stderr, new RegExp(`^marquee: release week ${weekAhead} is after this week \\(\\d{4}-W\\d\\d, UTC\\)`, 'm'));
     const built = await marquee(['snapshot', 'build', '--sample'], env);
     assert.equal(built.code, 0, built.stderr);
     assert.match(built.stdout, /^release \d{4}-W\d\d published: \d+ files, [\d.]+ MB, 1 country, in [\d.]+ s$/m);

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AppError } from '../../contracts/errors.ts';
+import { AppError, isAppError } from '../../contracts/errors.ts';
 import type { Clock, EventStore, ReadStore, ReleaseManifest, ReleaseStore } from '../../contracts/ports.ts';
 import type { LinksDoc, MediaDoc } from '../../contracts/readModels.ts';
 import {
@@ -337,6 +337,15 @@ describe('the weekly release built from the read models', function () {
     await assert.rejects(
       buildRelease({ readStore, releases: store, linkTokens, clock, week: '2026-W54' }),
       (err: unknown) => (err as { code?: string }).code === 'invalid_parameter',
+    );
+    assert.deepEqual(await store.list(), []);
+  });
+
+  it('refuses a week after the clock\'s, writing nothing: it would be the latest release until then', async () => {
+    const store = fsReleaseStore({ dir: join(dir, 'to-come') });
+    await assert.rejects(
+      buildRelease({ readStore, releases: store, linkTokens, clock, week: '2026-W48' }),
+      (err: unknown) => isAppError(err, 'invalid_parameter') && err.message === 'release week 2026-W48 is after this week (2026-W47, UTC): a week is released once it has come',
     );
     assert.deepEqual(await store.list(), []);
   });
