@@ -88,6 +88,9 @@ function intOption(value: string | undefined, name: string, fallback: number): n
   return n;
 }
 
+/** Past it a crawl's date is past any the clock can reach (and past what Date holds, near 2.7e8). */
+const MAX_CRAWL_DAY = 1_000_000;
+
 async function crawlCommand(ctx: CommandContext): Promise<number> {
   const { values } = ctx.parse({
     args: ctx.args,
@@ -105,6 +108,13 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
   const titles = values.titles === undefined ? undefined : intOption(values.titles, 'titles', 0);
   const startDate = values['start-date'] ?? ctx.config.sampleStartDate ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
   if (!isIsoDate(startDate)) throw new UsageError(`--start-date takes YYYY-MM-DD, got "${startDate}"`);
+  // A day to come is refused here, not observation by observation: ingest dead-letters what is
+  // dated ahead of its clock, and this said "ingested and projected" over nothing but dead letters.
+  const date = day <= MAX_CRAWL_DAY ? crawlDate(day, startDate) : null;
+  const today = ctx.clock.now().toISOString().slice(0, 10);
+  if (date === null || date > today) {
+    throw new UsageError(`the crawl of day ${day} from ${startDate}${date === null ? '' : ` (${date})`} is after today (${today}, UTC): a day is crawled once it has come`);
+  }
   return withAdapters(ctx, async (adapters) => {
     const bar = progress(`crawl day ${day}`, 0, 'observations');
     const counts = await crawl({
@@ -125,7 +135,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
     const projecting = progress('ingest and project', 0, 'events');
     await pipeline.drain((stage, done, total) => projecting.update(done, total, stage));
     projecting.stop();
-    console.log(`crawl of ${crawlDate(day, startDate)} ingested and projected; event store head ${await adapters.eventStore.headPosition()}`);
+    console.log(`crawl of ${date} ingested and projected; event store head ${await adapters.eventStore.headPosition()}`);
     return 0;
   });
 }

@@ -90,6 +90,10 @@ describe('marquee CLI arguments (e2e)', function () {
     assert.equal(early.code, 1);
     assert.match(early.stderr, new RegExp(`^marquee: ranking date ${ahead} is after today \\(\\d{4}-\\d\\d-\\d\\d, UTC\\)`, 'm'));
     assert.equal(early.stdout, '');
+    const crawlAhead = await marquee(['crawl', '--titles', '200', '--countries', 'US', '--day', '30'], env);
+    assert.equal(crawlAhead.code, 1);
+    assert.match(crawlAhead.stderr, /^marquee: the crawl of day 30 from \d{4}-\d\d-\d\d \(\d{4}-\d\d-\d\d\) is after today \(\d{4}-\d\d-\d\d, UTC\): a day is crawled once it has come$/m);
+    assert.equal(crawlAhead.stdout, '', 'nothing published');
     const weekAhead = isoWeekLabel(new Date(Date.now() + 14 * 86_400_000));
     const earlyRelease = await marquee(['snapshot', 'build', '--sample', '--week', weekAhead], env);
     assert.equal(earlyRelease.code, 1);
