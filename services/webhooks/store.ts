@@ -20,6 +20,7 @@ import {
   type WebhookState,
 } from '../../contracts/changeModels.ts';
 import { AppError } from '../../contracts/errors.ts';
+import { isMediaId } from '../../contracts/ids.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
 import { insertNew, takeLease } from '../shared/lease.ts';
 import { rfc3339 } from '../snapshot/week.ts';
@@ -43,6 +44,9 @@ export interface WebhookSpec {
   types?: string[];
 }
 
+/** Longest receiver URL taken (what browsers and most servers keep to). */
+const MAX_URL_LENGTH = 2048;
+
 export async function createWebhook(readStore: ReadStore, spec: WebhookSpec, clock: Clock): Promise<WebhookDoc> {
   let url: URL;
   try {
@@ -51,7 +55,16 @@ export async function createWebhook(readStore: ReadStore, spec: WebhookSpec, clo
     throw new AppError('invalid_parameter', `--url must be an http(s) URL, got "${spec.url}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AppError('invalid_parameter', `--url must be http or https, got ${url.protocol}`);
+  // fetch refuses a URL with credentials ("cannot be constructed from a URL that includes
+  // credentials"): every delivery would fail, and `webhooks list` would print the password.
+  if (url.username !== '' || url.password !== '') {
+    throw new AppError('invalid_parameter', '--url must not carry a user or password (user:password@host): deliveries are signed (Marquee-Signature); a receiver wanting a token of its own takes it in the path or query');
+  }
+  if (url.href.length > MAX_URL_LENGTH) throw new AppError('invalid_parameter', `--url is ${url.href.length} characters long; at most ${MAX_URL_LENGTH}`);
   if (!/^[A-Za-z]{2}$/.test(spec.country)) throw new AppError('invalid_parameter', `--country takes a two-letter country code, got "${spec.country}"`);
+  // A malformed id matches no change: the webhook would deliver nothing, and say nothing.
+  const badMedia = (spec.mediaIds ?? []).find((id) => !isMediaId(id));
+  if (badMedia !== undefined) throw new AppError('invalid_parameter', `--media takes media ids such as mv00001234 or tv00000567, got "${badMedia}"`);
   const types = spec.types ?? [];
   for (const t of types) {
     if (!(CHANGE_TYPES as readonly string[]).includes(t)) throw new AppError('invalid_parameter', `--types takes ${CHANGE_TYPES.join(',')}; got "${t}"`);

@@ -353,6 +353,20 @@ describe('webhooks (e2e)', function () {
     assert.equal(fine.stderr.includes('note:'), false, fine.stderr);
     assert.equal((await listWebhooks(catalog.adapters.readStore)).length, 3, 'all three were created');
 
+    // What could never deliver is refused, and nothing is created: fetch refuses credentials in
+    // a URL, and a malformed media id matches no change.
+    for (const [args, message] of [
+      [['--url', `http://hook:s3cret@127.0.0.1:${hooks.port}/creds`, '--country', 'US'], /^marquee: --url must not carry a user or password/m],
+      [['--url', url, '--country', 'US', '--media', 'mv00000001,mv_1'], /^marquee: --media takes media ids such as mv00001234 or tv00000567, got "mv_1"$/m],
+      [['--url', `${url}?${'x'.repeat(3000)}`, '--country', 'US'], /^marquee: --url is 30\d\d characters long; at most 2048$/m],
+    ] as const) {
+      const refused = await marquee(['webhooks', 'create', ...args], env);
+      assert.equal(refused.code, 1, refused.stdout);
+      assert.match(refused.stderr, message);
+      assert.doesNotMatch(refused.stderr + refused.stdout, /s3cret/, 'the password is not echoed');
+    }
+    assert.equal((await listWebhooks(catalog.adapters.readStore)).length, 3, 'none of them was created');
+
     const ids = (await listWebhooks(catalog.adapters.readStore)).map((h) => h.id);
     const extra = await marquee(['webhooks', 'list', '--json'], env);
     assert.equal(extra.code, 1);
