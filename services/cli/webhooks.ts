@@ -2,7 +2,7 @@
  * `marquee webhooks create|list|delete|deliveries|replay`: webhooks are managed like API keys,
  * from the CLI, in the read store (services/webhooks/store.ts).
  */
-import { encodeCursor, decodeCursor } from '../changes/feed.ts';
+import { committedPosition, decodeCursor, encodeCursor, feedSourceOf } from '../changes/feed.ts';
 import { openReadStore } from '../shared/adapters.ts';
 import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, requireWebhook, webhookState } from '../webhooks/store.ts';
 import type { parseArgs } from 'node:util';
@@ -88,7 +88,7 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
     if (sub === 'deliveries') {
       const { values, positionals } = ctx.parse({ args: rest, allowPositionals: true, options: { limit: { type: 'string' } } });
       const id = positionals[0];
-      if (!id) throw usage('webhooks deliveries needs the webhook id');
+      if (!id || positionals.length > 1) throw usage('webhooks deliveries needs the webhook id, and no other argument');
       await requireWebhook(readStore, id);
       const limit = values.limit === undefined ? 50 : Number(values.limit);
       // As every --limit of the CLI: a typo is said, not read as "no deliveries yet".
@@ -104,9 +104,16 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
     if (sub === 'replay') {
       const { values, positionals } = ctx.parse({ args: rest, allowPositionals: true, options: { since: { type: 'string' } } });
       const id = positionals[0];
-      if (!id || !values.since) throw usage('webhooks replay needs the webhook id and --since CURSOR');
+      if (!id || !values.since || positionals.length > 1) throw usage('webhooks replay needs the webhook id and --since CURSOR, and no other argument');
       const hook = await requireWebhook(readStore, id);
-      await requestReplay(readStore, id, decodeCursor(values.since, hook.country), ctx.clock);
+      const cursor = decodeCursor(values.since, hook.country);
+      // Every cursor below the feed's end is one: a cursor past it would have the webhook
+      // deliver nothing, and say nothing, until the feed got there (a typo: for ever).
+      const end = await committedPosition(feedSourceOf(readStore));
+      if (Number(values.since) > end) {
+        throw new AppError('invalid_parameter', `--since ${values.since} is past the end of the change feed (${String(end).padStart(16, '0')}): the webhook would deliver nothing until the feed got there; take a cursor from /v1/changes or webhooks deliveries`);
+      }
+      await requestReplay(readStore, id, cursor, ctx.clock);
       console.log(`webhook ${id} delivers again every change after ${values.since} (from its next look, within seconds)`);
       return 0;
     }

@@ -10,7 +10,7 @@ import { WEBHOOK_DELIVERIES_COLLECTION, WEBHOOK_LEASES_COLLECTION, WEBHOOK_REPLA
 import { systemClock } from '../../contracts/ports.ts';
 import { createDeliveryWorker, DELIVERY_MAX_CHANGES, type DeliveryWorker, type DeliveryWorkerOptions } from '../../services/webhooks/worker.ts';
 import { verifySignature } from '../../services/webhooks/signature.ts';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, webhookState } from '../../services/webhooks/store.ts';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pendingReplays, requestReplay, webhookState } from '../../services/webhooks/store.ts';
 import { crawledCatalog, followFeed, type CrawledCatalog } from './changes.support.ts';
 import { marquee } from './process.ts';
 import type { ProvidersDoc } from '../../contracts/readModels.ts';
@@ -178,6 +178,14 @@ describe('webhooks (e2e)', function () {
     const bad = await marquee(['webhooks', 'replay', id, '--since', 'bogus'], env);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /not a cursor/);
+    // A cursor past the feed's end would silence the webhook until the feed got there.
+    const ahead = await marquee(['webhooks', 'replay', id, '--since', '9999999999999999'], env);
+    assert.equal(ahead.code, 1);
+    assert.match(ahead.stderr, /^marquee: --since 9999999999999999 is past the end of the change feed \(\d{16}\)/m);
+    const extra = await marquee(['webhooks', 'replay', id, '--since', cursor, 'wh_other'], env);
+    assert.equal(extra.code, 1);
+    assert.match(extra.stderr, /^marquee: webhooks replay needs the webhook id and --since CURSOR, and no other argument$/m);
+    assert.deepEqual((await pendingReplays(catalog.adapters.readStore, id)).keys, [], 'no replay requested');
   });
 
   it('marks a delivery failed after the retry window and moves on; lists and deletes with the CLI', async () => {
