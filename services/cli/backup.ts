@@ -57,7 +57,7 @@ export async function backupCommand(ctx: BackupContext): Promise<number> {
     return 1;
   }
 
-  if (!existsSync(join(dataDir, 'lmdb'))) throw usage(`${dataDir} holds no data yet (no lmdb/ in it): is DATA_DIR right?`);
+  // main.ts refused a DATA_DIR without lmdb/ before this (dataDirParts): here it holds data.
 
   // Written beside --out and renamed to it once whole and read back: a copy that failed (a full
   // disk) or was killed is never found at --out to be taken for a backup.

@@ -26,6 +26,7 @@ import { rankDay, rankingDate } from '../ranking/job.ts';
 import { releaseWeek } from '../snapshot/week.ts';
 import { openAdapters, openApiKeyStore, openReadStore, openReleaseStore, type Adapters } from '../shared/adapters.ts';
 import type { Config } from '../shared/config.ts';
+import type { DataDirPart } from '../shared/dataDir.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
@@ -525,6 +526,24 @@ async function snapshotCommand(ctx: CommandContext): Promise<number> {
     await readStore.close();
   }
 }
+
+/**
+ * What each command reads or manages in DATA_DIR: where the configuration keeps one of them
+ * there, main.ts refuses a DATA_DIR that holds no data yet (requireDataDir) instead of making
+ * it empty. `crawl` writes, and makes it as `start` does.
+ */
+export const dataDirParts: Record<string, readonly DataDirPart[]> = {
+  crawl: [],
+  rank: ['events', 'readModels'],
+  replay: ['events', 'readModels'],
+  status: ['events', 'observations', 'readModels'],
+  'dead-letters': ['observations'],
+  parked: ['readModels'],
+  keys: ['apiKeys'],
+  snapshot: ['events', 'readModels'],
+  webhooks: ['readModels'],
+  backup: ['events', 'observations', 'readModels', 'apiKeys'],
+};
 
 export const commands: Record<string, (ctx: CommandContext) => Promise<number>> = {
   crawl: crawlCommand,

@@ -7,10 +7,10 @@ import { parseArgs } from 'node:util';
 import { isAppError } from '../../contracts/errors.ts';
 import { systemClock } from '../../contracts/ports.ts';
 import { loadConfig, parseRoles } from '../shared/config.ts';
-import { ensureDataDir } from '../shared/dataDir.ts';
+import { ensureDataDir, partsInDataDir, requireDataDir } from '../shared/dataDir.ts';
 import { createLogger } from '../shared/logger.ts';
 import { UsageError } from './args.ts';
-import { commands } from './commands.ts';
+import { commands, dataDirParts } from './commands.ts';
 import { startCommand } from './start.ts';
 
 const USAGE = `Marquee: streaming-availability catalog, /v1 API and weekly Parquet releases.
@@ -70,6 +70,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(`marquee: unknown command "${command}"\n\n${USAGE}`);
     return 2;
   }
+  // Where the command reads what DATA_DIR holds, a DATA_DIR without data is refused, not made.
+  if (partsInDataDir(config, dataDirParts[command] ?? []).length > 0) requireDataDir(config.dataDir);
   ensureDataDir(config.dataDir);
   // A command's unknown option or missing value is a usage error: one line, not a stack.
   const parse = ((options) => usage(() => parseArgs(options))) as typeof parseArgs;

@@ -2,9 +2,10 @@
  * DATA_DIR made ready before anything opens a file in it, or refused in one line that says why
  * (main.ts prints an AppError's message, not a stack).
  */
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { AppError } from '../../contracts/errors.ts';
+import type { Config } from './config.ts';
 
 const codeOf = (err: unknown) => (err as { code?: unknown }).code;
 const refuse = (dir: string, why: string) => new AppError('invalid_parameter', `DATA_DIR ${dir} cannot be used: ${why}`);
@@ -42,4 +43,32 @@ export function ensureDataDir(dir: string): void {
   } catch {
     throw refuse(target, 'this user may not write in it');
   }
+}
+
+/** What a command may find in DATA_DIR's LMDB environment, unless the configuration puts it on a server. */
+export type DataDirPart = 'events' | 'observations' | 'readModels' | 'apiKeys';
+
+/** Those of `parts` the configuration keeps in DATA_DIR (the embedded default). */
+export function partsInDataDir(config: Pick<Config, 'eventStore' | 'kafkaBrokers' | 'mongodbUrl'>, parts: readonly DataDirPart[]): DataDirPart[] {
+  return parts.filter((part) => {
+    if (part === 'events') return config.eventStore === 'lmdb';
+    if (part === 'observations') return !config.kafkaBrokers;
+    return !config.mongodbUrl;
+  });
+}
+
+/**
+ * Refuses a DATA_DIR that holds no Marquee data, for a command that reads or manages what is
+ * there. Made empty on the spot, as it was, a mistyped DATA_DIR, or the default ./data taken
+ * from another directory than the one Marquee runs in, answered `status`, `keys list` or
+ * `dead-letters` with "none", and `keys create` made a key no running API knew.
+ */
+export function requireDataDir(dir: string): void {
+  const target = resolve(dir);
+  if (existsSync(join(target, 'lmdb'))) return;
+  if (existsSync(target) && !statSync(target).isDirectory()) throw refuse(target, `${target} is a file, not a directory`);
+  throw new AppError(
+    'invalid_parameter',
+    `${target} holds no data yet (no lmdb/ in it): is DATA_DIR right? Marquee keeps its data in DATA_DIR (default ./data, from the directory it runs in), which \`marquee start\` or \`marquee crawl\` makes`,
+  );
 }

@@ -4,7 +4,9 @@
  * `keys list` is refused.
  */
 import assert from 'node:assert/strict';
-import { embeddedEnv, marquee, scratchDirs } from './process.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { embeddedEnv, emptyInstallation, marquee, scratchDirs } from './process.ts';
 import { isoWeekLabel } from '../../services/snapshot/week.ts';
 
 describe('marquee CLI arguments (e2e)', function () {
@@ -12,8 +14,8 @@ describe('marquee CLI arguments (e2e)', function () {
   const dirs = scratchDirs('marquee-cli-');
   let env: NodeJS.ProcessEnv;
 
-  before(() => {
-    env = embeddedEnv({ DATA_DIR: dirs.make() });
+  before(async () => {
+    env = embeddedEnv({ DATA_DIR: await emptyInstallation(dirs.make()) });
   });
   after(() => dirs.removeAll());
 
@@ -29,6 +31,21 @@ describe('marquee CLI arguments (e2e)', function () {
       assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}`);
       assert.equal(run.stderr.trim(), line);
       assert.equal(run.stdout, '', 'nothing printed before the refusal');
+    }
+  });
+
+  it('refuses a DATA_DIR without data for every command that reads it, making nothing', async () => {
+    // A mistyped DATA_DIR, or ./data from another directory than Marquee's: once made empty on
+    // the spot, it answered "none" to status and list, and keys create made a key no API knew.
+    const missing = join(dirs.make(), 'no-such-data');
+    for (const args of [
+      ['status'], ['keys', 'list'], ['keys', 'create', '--name', 'me'], ['dead-letters'], ['parked', 'list'], ['webhooks', 'list'],
+      ['rank'], ['replay', 'media'], ['snapshot', 'build', '--sample'], ['backup', '--out', join(dirs.make(), 'copy')],
+    ]) {
+      const run = await marquee(args, { ...env, DATA_DIR: missing });
+      assert.equal(run.code, 1, `${args.join(' ')}: ${run.stdout}`);
+      assert.equal(run.stderr.trim().split('\n').at(-1), `marquee: ${missing} holds no data yet (no lmdb/ in it): is DATA_DIR right? Marquee keeps its data in DATA_DIR (default ./data, from the directory it runs in), which \`marquee start\` or \`marquee crawl\` makes`);
+      assert.equal(existsSync(missing), false, `${args.join(' ')} made nothing`);
     }
   });
 

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createLinkTokens, DEVELOPMENT_LINK_KEY_HEX } from '../../services/links/linkTokens.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
-import { embeddedEnv, freePort, marquee, scratchDirs, servingPid, spawnMarquee, stop } from './process.ts';
+import { embeddedEnv, emptyInstallation, freePort, marquee, scratchDirs, servingPid, spawnMarquee, stop } from './process.ts';
 
 const KEY_HEX = '5a'.repeat(32);
 const EVIL = 'https://evil.example/phish';
@@ -50,7 +50,7 @@ describe('hostile: development secrets outside --sample (e2e)', function () {
   });
 
   it('does not build a release on the development key without --sample', async () => {
-    const result = await marquee(['snapshot', 'build'], { ...base, DATA_DIR: dataDir() });
+    const result = await marquee(['snapshot', 'build'], { ...base, DATA_DIR: await emptyInstallation(dataDir()) });
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr.trimEnd().split('\n').at(-1) ?? '', /^marquee: LINK_TOKEN_KEYS is not set: /);
   });

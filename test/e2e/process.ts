@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 
 export const root = resolve(import.meta.dirname, '../..');
 export const bin = join(root, 'bin/marquee.js');
@@ -74,6 +75,15 @@ export function scratchDirs(prefix: string): { make(): string; removeAll(): void
       for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `dir` made an installation with nothing in it yet, as a first `marquee start` leaves it: the
+ * commands that read what DATA_DIR holds refuse a directory without data (main.ts).
+ */
+export async function emptyInstallation(dir: string): Promise<string> {
+  await lmdbReadStore({ dataDir: dir }).close();
+  return dir;
 }
 
 /** Spawns `marquee <args>` and keeps everything it prints, for assertions and failure messages. */
