@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { parseArgs } from 'node:util';
 import { AppError, isAppError } from '../../contracts/errors.ts';
-import type { EventType } from '../../contracts/events.ts';
+import type { EventType, RecordedEvent } from '../../contracts/events.ts';
 import { isIsoDate } from '../../contracts/ids.ts';
 import type { ApiKeyStore, Clock } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
@@ -175,7 +175,63 @@ async function loadProjectionModule(file: string): Promise<Projection<unknown>> 
     if (typeof candidate.evolve !== 'function') problems.push('`evolve(document, event)` must be a function');
   }
   if (problems.length > 0) throw new UsageError(`${file} is not a projection: ${problems.join('; ')}`);
-  return candidate as Projection<unknown>;
+  return guardedProjection(candidate as Projection<unknown>, resolve(file));
+}
+
+/**
+ * An analyst's projection whose mistakes name the event they were made on: an exception of
+ * `documentId` or `evolve` (with the line of the module it came from), a document id that is no
+ * string, an `undefined` document. Unguarded, the first printed a stack through the runner and
+ * no event, the second failed inside LMDB ("The value of "size" is out of range").
+ */
+function guardedProjection(projection: Projection<unknown>, file: string): Projection<unknown> {
+  const where = (event: RecordedEvent) => `${event.type} at position ${event.position} (stream ${event.streamId}, revision ${event.revision})`;
+  const fail = (what: string, event: RecordedEvent, err?: unknown): never => {
+    const frame = err instanceof Error ? err.stack?.split('\n').find((line) => line.includes(file))?.trim() : undefined;
+    const reason = err === undefined ? '' : `: ${err instanceof Error ? err.message : String(err)}${frame ? ` (${frame})` : ''}`;
+    throw new AppError('invalid_parameter', `replay: the projection's ${what} on ${where(event)}${reason}`, err === undefined ? {} : { cause: err });
+  };
+  return {
+    name: projection.name,
+    version: projection.version,
+    canHandle: projection.canHandle,
+    documentId(event) {
+      let id: unknown;
+      try {
+        id = projection.documentId(event);
+      } catch (err) {
+        return fail('documentId threw', event, err);
+      }
+      if (id !== null && typeof id !== 'string') fail(`documentId returned ${JSON.stringify(id) ?? String(id)} (${typeof id}), not a string or null,`, event);
+      return id as string | null;
+    },
+    evolve(document, event) {
+      let next: unknown;
+      try {
+        next = projection.evolve(document, event);
+      } catch (err) {
+        return fail('evolve threw', event, err);
+      }
+      if (next === undefined) fail('evolve returned undefined (return the document, or null to delete it)', event);
+      return next;
+    },
+    ...(projection.evolveAll === undefined
+      ? {}
+      : {
+          evolveAll(document: unknown, events: readonly RecordedEvent[]) {
+            let next: unknown;
+            try {
+              next = projection.evolveAll?.(document, events);
+            } catch (err) {
+              return fail(`evolveAll threw on ${events.length} events, the first`, events[0] as RecordedEvent, err);
+            }
+            if (next === undefined) fail(`evolveAll returned undefined on ${events.length} events, the first`, events[0] as RecordedEvent);
+            return next;
+          },
+        }),
+    ...(projection.layout === undefined ? {} : { layout: projection.layout.bind(projection) }),
+    ...(projection.onePerEvent === undefined ? {} : { onePerEvent: projection.onePerEvent }),
+  };
 }
 
 async function replayCommand(ctx: CommandContext): Promise<number> {

@@ -4,7 +4,7 @@
  * the whole history into an NDJSON file. Also `status` and `dead-letters` speak to a person.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventType } from '../../contracts/events.ts';
@@ -126,6 +126,29 @@ describe('marquee replay (e2e)', function () {
     // That fixture exports its projection by another name, with no default export.
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /is not a projection: no default export/);
+  });
+
+  it("names the event an analyst's projection failed on, and the line of the module", async () => {
+    const module = (name: string, body: string): string => {
+      const file = join(dataDir, `${name}.mjs`);
+      writeFileSync(file, `export default { name: '${name}', version: 1, canHandle: ['OfferAdded'],\n${body} };\n`);
+      return file;
+    };
+    for (const [file, message] of [
+      [module('throws', "documentId: (e) => e.streamId,\nevolve(doc, e) { throw new Error('no price for ' + e.streamId); },"),
+        /^marquee: replay: the projection's evolve threw on OfferAdded at position \d+ \(stream availability-\S+, revision \d+\): no price for availability-\S+ \(at Object\.evolve \(\S+throws\.mjs:3:\d+\)\)$/m],
+      [module('numbers', 'documentId: (e) => e.position,\nevolve: (doc) => doc,'),
+        /^marquee: replay: the projection's documentId returned \d+ \(number\), not a string or null, on OfferAdded at position \d+/m],
+      [module('nothing', 'documentId: (e) => e.streamId,\nevolve() {},'),
+        /^marquee: replay: the projection's evolve returned undefined \(return the document, or null to delete it\) on OfferAdded/m],
+    ] as const) {
+      const out = join(dataDir, 'failed.ndjson');
+      const run = await marquee(['replay', '--module', file, '--out', out], env);
+      assert.equal(run.code, 1, run.stdout);
+      assert.match(run.stderr, message);
+      assert.doesNotMatch(run.stderr, /runner\.ts/, 'no stack through the runner');
+      assert.equal(existsSync(out), false, 'no output written');
+    }
   });
 
   it('reports positions, lag and events per type with `status`', async () => {
