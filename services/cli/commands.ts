@@ -2,7 +2,7 @@
  * The one-shot CLI commands. Each opens the adapters it needs, does its work with progress a
  * person can follow, and closes them again.
  */
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, rmSync, statSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { hostname } from 'node:os';
@@ -280,20 +280,38 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
   });
 }
 
+/** One line of an analyst's output; a document JSON cannot hold (a BigInt) is named, not taken for a failed write. */
+function ndjsonLine(id: string, position: number, document: unknown): string {
+  try {
+    return JSON.stringify({ id, position, document });
+  } catch (err) {
+    throw new AppError('invalid_parameter', `replay: the projection's document ${id} (position ${position}) cannot be written as JSON: ${(err as Error).message}`);
+  }
+}
+
 async function replayToFile(adapters: Adapters, projection: Projection<unknown>, out: string): Promise<number> {
   const { readStore, eventStore } = adapters;
   // Documents are folded in the read store, not in memory, so a history of any size fits.
   const collection = `analyst_${projection.name.replace(/[^A-Za-z0-9_]/g, '_')}_${Date.now().toString(36)}`;
   const bar = progress(`replay ${projection.name}`, await eventStore.headPosition(), 'events');
   try {
-    await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
+    await catchUp({
+      projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h),
+      // A document the store refuses (a circular one) stops the replay: parked, as a live read
+      // model's would be, every one was, the replay took a hundred times as long and wrote nothing.
+      onParked([first]) {
+        const event = first?.events[0];
+        if (first === undefined || event === undefined) return;
+        throw new AppError('invalid_parameter', `replay: the projection's document ${first.documentId}, folded up to ${event.type} at position ${event.position}, cannot be stored: ${event.reason}`);
+      },
+    });
     bar.stop();
     let written = 0;
     async function* pages(): AsyncGenerator<string> {
       let after: string | undefined;
       for (;;) {
         const page = await readStore.scan<unknown>(collection, { ...(after === undefined ? {} : { start: `${after}\u0000` }), limit: 5000 });
-        yield page.map((stored) => `${JSON.stringify({ id: stored.key, position: stored.position, document: stored.doc })}\n`).join('');
+        yield page.map((stored) => `${ndjsonLine(stored.key, stored.position, stored.doc)}\n`).join('');
         written += page.length;
         if (page.length < 5000) return;
         after = page[page.length - 1]?.key;
@@ -304,6 +322,9 @@ async function replayToFile(adapters: Adapters, projection: Projection<unknown>,
     try {
       await pipeline(Readable.from(pages()), createWriteStream(out));
     } catch (err) {
+      // What was written is part of the documents: not a file to be taken for the answer. Only
+      // a regular file goes (`--out /dev/stdout` or a pipe stays).
+      if (statSync(out, { throwIfNoEntry: false })?.isFile()) rmSync(out, { force: true });
       if (isAppError(err)) throw err;
       throw new AppError('unavailable', `replay: writing ${out} failed: ${(err as Error).message}`, { cause: err });
     }
