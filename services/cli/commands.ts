@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { parseArgs } from 'node:util';
 import { AppError, isAppError } from '../../contracts/errors.ts';
-import type { EventType, RecordedEvent } from '../../contracts/events.ts';
+import { EVENT_TYPES, type EventType, type RecordedEvent } from '../../contracts/events.ts';
 import { isIsoDate } from '../../contracts/ids.ts';
 import type { ApiKeyStore, Clock } from '../../contracts/ports.ts';
 import type { Projection } from '../../contracts/projection.ts';
@@ -171,6 +171,11 @@ async function loadProjectionModule(file: string): Promise<Projection<unknown>> 
     if (typeof candidate.name !== 'string') problems.push('`name` must be a string');
     if (typeof candidate.version !== 'number') problems.push('`version` must be a number');
     if (!Array.isArray(candidate.canHandle)) problems.push('`canHandle` must be an array of event types');
+    else {
+      // A misspelt type is folded by nothing: the replay would write no document and say nothing.
+      const unknown = candidate.canHandle.filter((type) => !(EVENT_TYPES as readonly string[]).includes(type));
+      if (unknown.length > 0) problems.push(`\`canHandle\` names ${unknown.map((t) => JSON.stringify(t)).join(', ')}, which no event is; the event types are ${EVENT_TYPES.join(', ')}`);
+    }
     if (typeof candidate.documentId !== 'function') problems.push('`documentId(event)` must be a function');
     if (typeof candidate.evolve !== 'function') problems.push('`evolve(document, event)` must be a function');
   }

@@ -126,6 +126,11 @@ describe('marquee replay (e2e)', function () {
     // That fixture exports its projection by another name, with no default export.
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /is not a projection: no default export/);
+    const misspelt = join(dataDir, 'misspelt.mjs');
+    writeFileSync(misspelt, "export default { name: 'm', version: 1, canHandle: ['OfferAdded', 'OfferAdd'], documentId: (e) => e.streamId, evolve: (d) => d };\n");
+    const typo = await marquee(['replay', '--module', misspelt, '--out', join(dataDir, 'm.ndjson')], env);
+    assert.equal(typo.code, 1);
+    assert.match(typo.stderr, /^marquee: \S+misspelt\.mjs is not a projection: `canHandle` names "OfferAdd", which no event is; the event types are MediaRegistered, .*OfferAdded/m);
   });
 
   it("names the event an analyst's projection failed on, and the line of the module", async () => {
