@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bin, embeddedEnv, freePort, marquee, root, spawnMarquee, stop } from './process.ts';
@@ -84,6 +84,20 @@ describe('marquee start (e2e)', function () {
       assert.ok(providers.providers.length >= 50 && providers.providers.length <= 200, `${providers.providers.length} providers in DE`);
 
       assert.equal((await fetch(`${base}/v1/rankings?country=US`)).status, 401);
+
+      // The examples of the README and docs/ name what the sample holds: a newcomer who copies
+      // one gets an answer, not "No media with id" (they named titles of another catalog).
+      const examples = new Set<string>();
+      for (const page of ['README.md', ...readdirSync(join(root, 'docs')).map((f) => join('docs', f))]) {
+        for (const [url] of readFileSync(join(root, page), 'utf8').matchAll(/\/v1\/[^\s`'"|)]+/g)) {
+          if (!/[{<]|\.\.\./.test(url)) examples.add(url);
+        }
+      }
+      assert.ok(examples.size > 20, `${examples.size} example URLs`);
+      for (const url of examples) {
+        const res = await fetch(`${base}${url}`, { headers: auth });
+        assert.notEqual(res.status, 404, `${url}: ${await res.text()}`);
+      }
     } finally {
       assert.equal(await stop(server), 0, `graceful stop:\n${log.slice(-2000)}`);
     }
