@@ -43,7 +43,7 @@ export function changeEndpoints(): Endpoint[] {
         },
         providerList('Comma-separated provider ids: changes of offers on these providers (as provider or add-on provider).'),
         {
-          name: 'media_id', in: 'query', type: 'string', pattern: listOf(MEDIA_ID_PATTERN.source.slice(1, -1)), example: 'mv00000001',
+          name: 'media_id', in: 'query', type: 'string', pattern: listOf(MEDIA_ID_PATTERN.source.slice(1, -1)), example: 'mv00001340',
           description: `Comma-separated media ids (at most ${LIST_MAX}): changes of these titles only.`,
         },
         {

@@ -112,7 +112,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       path: '/v1/collections/:slug', operationId: 'getCollection', tag: 'Collections', summary: 'A collection and its titles',
       params: [
         {
-          name: 'slug', in: 'path', type: 'string', required: true, maxLength: MAX_SLUG_CHARS, pattern: SLUG_PATTERN, example: 'us-westerns',
+          name: 'slug', in: 'path', type: 'string', required: true, maxLength: MAX_SLUG_CHARS, pattern: SLUG_PATTERN, example: 'best-of-the-90s-us',
           description: 'Collection slug: lower-case letters and digits in words joined by `-`. Any other form: 404.',
         },
         p.country(), p.limit(50, 200), p.offset(),

@@ -247,7 +247,7 @@ export const p = {
     name: 'kind', in: 'query', type: 'string', enum: ['movie', 'tv_show'], description: 'Only titles of this content type.',
   }),
   mediaId: (): ParamDef => ({
-    name: 'id', in: 'path', type: 'string', required: true, maxLength: 10, pattern: MEDIA_ID_PATTERN, example: 'mv00000001',
+    name: 'id', in: 'path', type: 'string', required: true, maxLength: 10, pattern: MEDIA_ID_PATTERN, example: 'mv00001340',
     description: 'Media id: `mv` (movie) or `tv` (TV show) and 8 digits. Any other form: 404.',
   }),
 };
