@@ -267,6 +267,16 @@ function sampleStartDate(value: string | undefined, days: number, today: string)
   return v;
 }
 
+/**
+ * Days of the sample: 0 was read as 1 without a word, and a count past what a date holds
+ * (1,000,000,000) ended the start with a RangeError's stack. Ten years of daily crawls is the
+ * most: about 1.5 s a day, an hour and a half to load.
+ */
+function sampleDays(value: string | undefined): number {
+  return atMost(positive(int(value, 7, 'SAMPLE_DAYS'), 'SAMPLE_DAYS', ' (a sample of no day holds nothing)'), MAX_SAMPLE_DAYS, 'SAMPLE_DAYS');
+}
+const MAX_SAMPLE_DAYS = 3660;
+
 /** pino's levels: another is refused by pino with a stack trace. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -311,10 +321,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     opensearchIndexPrefix: serverName(env.OPENSEARCH_INDEX_PREFIX || 'marquee-search', 'OPENSEARCH_INDEX_PREFIX', /^[a-z0-9][a-z0-9._-]{0,199}$/, 'takes lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (at most 200), as OpenSearch index names do'),
     logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
-    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE, int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'), new Date().toISOString().slice(0, 10)),
+    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE, sampleDays(env.SAMPLE_DAYS), new Date().toISOString().slice(0, 10)),
     replayDropGraceMs: atMost(int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'), MAX_TIMER_MS, 'REPLAY_DROP_GRACE_MS'),
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
-    sampleDays: int(env.SAMPLE_DAYS, 7, 'SAMPLE_DAYS'),
+    sampleDays: sampleDays(env.SAMPLE_DAYS),
     sampleTitles: env.SAMPLE_TITLES ? atMost(positive(int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES'), 'SAMPLE_TITLES'), 5_000_000, 'SAMPLE_TITLES') : null,
     sampleCountries: env.SAMPLE_COUNTRIES ? env.SAMPLE_COUNTRIES.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) : null,
     releasesKeep: positive(int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'), 'RELEASES_KEEP', ' (0 would prune each release the moment it is published)'),

@@ -74,6 +74,8 @@ describe('loadConfig: server URLs and names, brokers, the public base URL, the l
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL takes one of fatal, error, warn, info, debug, trace, silent; got "loud"$/],
       [{ SAMPLE_START_DATE: 'garbage' }, /^SAMPLE_START_DATE takes a date YYYY-MM-DD, got "garbage"$/],
       [{ SAMPLE_START_DATE: '2026-02-30' }, /^SAMPLE_START_DATE takes a date/],
+      [{ SAMPLE_DAYS: '0' }, /^SAMPLE_DAYS must be at least 1, got 0 \(a sample of no day holds nothing\)$/],
+      [{ SAMPLE_DAYS: '1000000000' }, /^SAMPLE_DAYS must be at most 3660, got 1000000000$/],
       [{ SAMPLE_START_DATE: '2999-01-01' }, /^SAMPLE_START_DATE 2999-01-01 puts the sample's last day \(2999-01-07, 7 days: SAMPLE_DAYS\) after today \(\d{4}-\d\d-\d\d, UTC\); the sample's days must have come$/],
       [{ SAMPLE_START_DATE: new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10), SAMPLE_DAYS: '7' }, /puts the sample's last day/],
       [{ RELEASES_KEEP: '0' }, /^RELEASES_KEEP must be at least 1, got 0 \(0 would prune each release the moment it is published\)$/],
