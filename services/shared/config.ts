@@ -155,7 +155,9 @@ function configError(message: string): AppError {
 function int(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value === '') return fallback;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw configError(`${name} must be a non-negative integer, got "${value}"`);
+  // A safe integer: 99999999999999999999 reads as 1e20, an integer Number cannot count by ones
+  // (SAMPLE_SEED took it and the crawl refused it at its first day).
+  if (!Number.isSafeInteger(n) || n < 0) throw configError(`${name} must be a non-negative integer, got "${value}"`);
   return n;
 }
 
@@ -277,6 +279,26 @@ function sampleDays(value: string | undefined): number {
 }
 const MAX_SAMPLE_DAYS = 3660;
 
+/**
+ * API worker processes: 0 was read as 1 without a word, and 500 forked 500 processes, each with
+ * its own catalog caches in memory, on a machine of 2 cores. At most four per core: more only
+ * compete for the cores.
+ */
+function apiWorkerCount(value: string | undefined): number {
+  const n = positive(int(value, 1, 'API_WORKERS'), 'API_WORKERS');
+  const max = 4 * availableParallelism();
+  if (n > max) throw configError(`API_WORKERS must be at most ${max} (four per core of this machine's ${availableParallelism()}; \`auto\` is one per core), got ${n}`);
+  return n;
+}
+
+/** Two-letter codes; which of them the sample covers is the crawler's to say, when the load starts. */
+function sampleCountries(value: string): string[] {
+  const codes = value.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean);
+  const bad = codes.find((c) => !/^[A-Z]{2}$/.test(c));
+  if (bad !== undefined || codes.length === 0) throw configError(`SAMPLE_COUNTRIES takes two-letter country codes separated by commas, such as US,DE; got "${value}"`);
+  return codes;
+}
+
 /** pino's levels: another is refused by pino with a stack trace. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -293,10 +315,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const eventStoreUrl = serverUrl(env.EVENTSTORE_URL, 'EVENTSTORE_URL', ['esdb', 'esdb+discover'], 'esdb://127.0.0.1:2113?tls=false');
   // Kafka topic names: letters, digits, '.', '_', '-', at most 249 (the longest suffix is 22).
   const kafkaTopicPrefix = serverName(env.KAFKA_TOPIC_PREFIX || 'marquee.', 'KAFKA_TOPIC_PREFIX', /^[A-Za-z0-9._-]{1,200}$/, 'takes letters, digits, ".", "_" and "-" (at most 200), as Kafka topic names do');
-  const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : int(env.API_WORKERS, 1, 'API_WORKERS');
+  const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : apiWorkerCount(env.API_WORKERS);
   return {
     port,
-    apiWorkers: Math.max(1, apiWorkers),
+    apiWorkers,
     isApiWorker: env.MARQUEE_API_WORKER === '1',
     host: env.HOST?.trim() || '127.0.0.1',
     opsPort: env.OPS_PORT?.trim() ? port1to65535(env.OPS_PORT, 'OPS_PORT') : null,
@@ -316,7 +338,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustedProxies: int(env.TRUSTED_PROXIES, 0, 'TRUSTED_PROXIES'),
     linkTokenKeys: url(env.LINK_TOKEN_KEYS),
     downloadSigningKey: signingKey(url(env.DOWNLOAD_SIGNING_KEY)),
-    imageBase: env.IMAGE_BASE ?? 'https://images.marquee.example',
+    imageBase: env.IMAGE_BASE ? httpUrl(env.IMAGE_BASE, 'IMAGE_BASE') : 'https://images.marquee.example',
     publicBaseUrl: env.PUBLIC_BASE_URL ? httpUrl(env.PUBLIC_BASE_URL, 'PUBLIC_BASE_URL') : `http://localhost:${port}`,
     opensearchIndexPrefix: serverName(env.OPENSEARCH_INDEX_PREFIX || 'marquee-search', 'OPENSEARCH_INDEX_PREFIX', /^[a-z0-9][a-z0-9._-]{0,199}$/, 'takes lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (at most 200), as OpenSearch index names do'),
     logLevel: logLevel(env.LOG_LEVEL),
@@ -326,7 +348,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
     sampleDays: sampleDays(env.SAMPLE_DAYS),
     sampleTitles: env.SAMPLE_TITLES ? atMost(positive(int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES'), 'SAMPLE_TITLES'), 5_000_000, 'SAMPLE_TITLES') : null,
-    sampleCountries: env.SAMPLE_COUNTRIES ? env.SAMPLE_COUNTRIES.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean) : null,
+    sampleCountries: env.SAMPLE_COUNTRIES ? sampleCountries(env.SAMPLE_COUNTRIES) : null,
     releasesKeep: positive(int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'), 'RELEASES_KEEP', ' (0 would prune each release the moment it is published)'),
     releasesS3: releasesS3(env),
     ingestMaxFutureSkewHours: int(env.INGEST_MAX_FUTURE_SKEW_HOURS, 24, 'INGEST_MAX_FUTURE_SKEW_HOURS'),
