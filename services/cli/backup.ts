@@ -16,6 +16,7 @@ import { backupLmdb } from '../../infra/lmdb/backup.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
 import { fsReleaseStore } from '../../infra/releases/fsReleaseStore.ts';
 import type { Config } from '../shared/config.ts';
+import { ensureDirectory } from '../shared/dataDir.ts';
 import { progress } from './progress.ts';
 
 interface BackupContext {
@@ -63,6 +64,8 @@ export async function backupCommand(ctx: BackupContext): Promise<number> {
   // disk) or was killed is never found at --out to be taken for a backup.
   const staging = `${out}.partial-${process.pid}`;
   try {
+    // Made here one level at a time: the copy's own recursive mkdir spun for ever under /proc.
+    ensureDirectory(join(staging, 'lmdb'), '--out', out);
     const report = await copyAll(config, dataDir, staging, embedded, out);
     if (existsSync(out)) rmdirSync(out);
     renameSync(staging, out);

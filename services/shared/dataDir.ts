@@ -8,15 +8,22 @@ import { AppError } from '../../contracts/errors.ts';
 import type { Config } from './config.ts';
 
 const codeOf = (err: unknown) => (err as { code?: unknown }).code;
-const refuse = (dir: string, why: string) => new AppError('invalid_parameter', `DATA_DIR ${dir} cannot be used: ${why}`);
+const refuseAs = (dir: string, why: string, name: string) => new AppError('invalid_parameter', `${name} ${dir} cannot be used: ${why}`);
+
+/** DATA_DIR made, writable, or refused in one line (see ensureDirectory). */
+export function ensureDataDir(dir: string): void {
+  ensureDirectory(dir, 'DATA_DIR');
+}
 
 /**
- * Makes `dir` and its missing parents one level at a time. Why not `mkdir`'s `recursive`:
- * Node's loops for ever where making a child answers ENOENT though its parent exists (under
- * `/proc` or `/sys`), so `DATA_DIR=/proc/x` hung the start without a word.
+ * Makes `dir` and its missing parents one level at a time; a refusal names the path as given
+ * (`name`, and `shownAs` when `dir` is made under it). Why not `mkdir`'s `recursive`: Node's loops for ever where making a child
+ * answers ENOENT though its parent exists (under `/proc` or `/sys`), so `DATA_DIR=/proc/x` hung
+ * the start without a word, and `backup --out /proc/x` spun a core.
  */
-export function ensureDataDir(dir: string): void {
+export function ensureDirectory(dir: string, name: string, shownAs: string = dir): void {
   const target = resolve(dir);
+  const refuse = (_dir: string, why: string) => refuseAs(resolve(shownAs), why, name);
   const missing: string[] = [];
   for (let at = target; ; at = dirname(at)) {
     let isDirectory: boolean;
@@ -66,7 +73,7 @@ export function partsInDataDir(config: Pick<Config, 'eventStore' | 'kafkaBrokers
 export function requireDataDir(dir: string): void {
   const target = resolve(dir);
   if (existsSync(join(target, 'lmdb'))) return;
-  if (existsSync(target) && !statSync(target).isDirectory()) throw refuse(target, `${target} is a file, not a directory`);
+  if (existsSync(target) && !statSync(target).isDirectory()) throw refuseAs(target, `${target} is a file, not a directory`, 'DATA_DIR');
   throw new AppError(
     'invalid_parameter',
     `${target} holds no data yet (no lmdb/ in it): is DATA_DIR right? Marquee keeps its data in DATA_DIR (default ./data, from the directory it runs in), which \`marquee start\` or \`marquee crawl\` makes`,

@@ -117,5 +117,10 @@ describe('marquee backup (e2e)', function () {
     const noData = await marquee(['backup', '--out', join(dirs.make(), 'copy')], embeddedEnv({ DATA_DIR: join(empty, 'nothing') }));
     assert.equal(noData.code, 1);
     assert.match(noData.stderr, /holds no data yet \(no lmdb\/ in it\): is DATA_DIR right\?/);
+
+    // Under /proc a recursive mkdir loops for ever (Node), and this spun a core without a word.
+    const proc = await marquee(['backup', '--out', '/proc/marquee-backup'], env);
+    assert.equal(proc.code, 1);
+    assert.match(proc.stderr, /^marquee: --out \/proc\/marquee-backup cannot be used: making \/proc\/marquee-backup\.partial-\d+: ENOENT/m);
   });
 });
