@@ -10,6 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAppError } from '../../contracts/errors.ts';
 import type { Clock, ReadStore, ReleaseManifest, ReleaseStore } from '../../contracts/ports.ts';
 import { METADATA_BUNDLE, SNAPSHOT_SCHEMA_VERSION } from '../../contracts/snapshotSchema.ts';
 import {
@@ -129,7 +130,22 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
     options.onProgress?.({ file, rows, done, total });
   };
 
-  const release = await releases.begin(version);
+  /**
+   * Another build of the same week (a scheduler, `snapshot build` by hand) published it after
+   * this one looked: the week is released, as when it is found published at the start. Any other
+   * error is thrown.
+   */
+  const publishedMeanwhile = async (err: unknown): Promise<BuildReleaseResult> => {
+    const published = isAppError(err, 'forbidden') ? await releases.get(version) : null;
+    if (published === null) throw err;
+    return { manifest: published, created: false, rowCounts: {}, pruned: [], durationMs: Date.now() - started };
+  };
+  let release: Awaited<ReturnType<ReleaseStore['begin']>>;
+  try {
+    release = await releases.begin(version);
+  } catch (err) {
+    return await publishedMeanwhile(err);
+  }
   const workDir = options.workDir ?? (await mkdtemp(join(tmpdir(), `marquee-snapshot-${version}-`)));
   // The trending lists end at the build's start (in every country alike).
   const now = clock.now();
@@ -190,7 +206,14 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
     if (countriesResult.status === 'rejected') throw countriesResult.reason;
     if (metadataResult.status === 'rejected') throw metadataResult.reason;
     finished(metadataResult.value.bundle.path, metadataResult.value.rows);
-    const manifest = await release.publish({ publishedAt: rfc3339(clock.now()), countries, schemaVersion: SNAPSHOT_SCHEMA_VERSION });
+    let manifest: ReleaseManifest;
+    try {
+      manifest = await release.publish({ publishedAt: rfc3339(clock.now()), countries, schemaVersion: SNAPSHOT_SCHEMA_VERSION });
+    } catch (err) {
+      const published = await publishedMeanwhile(err);
+      await release.abort().catch(() => {});
+      return published;
+    }
     const pruned = await releases.prune(options.keep ?? DEFAULT_RELEASES_KEEP);
     return { manifest, created: true, rowCounts, pruned, durationMs: Date.now() - started };
   } catch (err) {

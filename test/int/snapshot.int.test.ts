@@ -258,6 +258,17 @@ describe('the weekly release built from the read models', function () {
     assert.deepEqual((await releases.list()).map((m) => m.version), ['2026-W47']);
   });
 
+  it('answers two builds of one week run at once with one release, the later one a no-op', async () => {
+    // A scheduler and `snapshot build` by hand: the one that lost the race failed with
+    // "already published", though the week was released.
+    const store = fsReleaseStore({ dir: join(dir, 'raced') });
+    const both = await Promise.all([1, 2].map(() => buildRelease({ readStore, releases: store, linkTokens, clock, week: '2026-W46' })));
+    assert.deepEqual(both.map((r) => r.created).sort(), [false, true]);
+    const [first, second] = both as [BuildReleaseResult, BuildReleaseResult];
+    assert.deepEqual(first.manifest, second.manifest);
+    assert.deepEqual((await store.list()).map((m) => m.version), ['2026-W46']);
+  });
+
   it('keeps only the newest releases after publishing', async () => {
     const store = fsReleaseStore({ dir: join(dir, 'pruned') });
     for (const week of ['2026-W44', '2026-W45', '2026-W46']) {
