@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { EventType } from '../../contracts/events.ts';
-import { isIsoDate } from '../../contracts/ids.ts';
+import { isCountryCode, isIsoDate } from '../../contracts/ids.ts';
 import type { ApiKeyStore, Clock } from '../../contracts/ports.ts';
 import { ALL_PROJECTIONS, projectionByName } from '../../projections/index.ts';
 import { dropParked, listParked, retryParked, type ParkedDocument } from '../../projections/parking.ts';
@@ -104,6 +104,11 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
   const titles = values.titles === undefined ? undefined : intOption(values.titles, 'titles', 0);
   const startDate = values['start-date'] ?? ctx.config.sampleStartDate ?? sampleStartDate(ctx.clock, ctx.config.sampleDays);
   if (!isIsoDate(startDate)) throw new UsageError(`--start-date takes YYYY-MM-DD, got "${startDate}"`);
+  // `us,,de` was read as US, "" and DE, and refused as "does not cover country " (an empty name).
+  const countries = values.countries?.split(',').map((c) => c.trim().toUpperCase());
+  if (countries !== undefined && !countries.every(isCountryCode)) {
+    throw new UsageError(`--countries takes two-letter country codes separated by commas, such as US,DE; got "${values.countries}"`);
+  }
   // A day to come is refused here, not observation by observation: ingest dead-letters what is
   // dated ahead of its clock, and this said "ingested and projected" over nothing but dead letters.
   const date = day <= MAX_CRAWL_DAY ? crawlDate(day, startDate) : null;
@@ -119,7 +124,7 @@ async function crawlCommand(ctx: CommandContext): Promise<number> {
       day,
       startDate,
       ...(titles === undefined ? {} : { titles }),
-      ...(values.countries === undefined ? {} : { countries: values.countries.split(',').map((c) => c.trim().toUpperCase()) }),
+      ...(countries === undefined ? {} : { countries }),
       onProgress: (n: number) => bar.update(n, n),
     });
     bar.stop();

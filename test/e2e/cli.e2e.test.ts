@@ -118,6 +118,9 @@ describe('marquee CLI arguments (e2e)', function () {
     assert.equal(crawlAhead.code, 1);
     assert.match(crawlAhead.stderr, /^marquee: the crawl of day 30 from \d{4}-\d\d-\d\d \(\d{4}-\d\d-\d\d\) is after today \(\d{4}-\d\d-\d\d, UTC\): a day is crawled once it has come$/m);
     assert.equal(crawlAhead.stdout, '', 'nothing published');
+    const doubled = await marquee(['crawl', '--titles', '200', '--countries', 'us,,de'], env);
+    assert.equal(doubled.code, 1);
+    assert.match(doubled.stderr, /^marquee: --countries takes two-letter country codes separated by commas, such as US,DE; got "us,,de"$/m);
     const weekAhead = isoWeekLabel(new Date(Date.now() + 14 * 86_400_000));
     const earlyRelease = await marquee(['snapshot', 'build', '--sample', '--week', weekAhead], env);
     assert.equal(earlyRelease.code, 1);
