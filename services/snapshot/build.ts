@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAppError } from '../../contracts/errors.ts';
+import { AppError, isAppError } from '../../contracts/errors.ts';
 import type { Clock, ReadStore, ReleaseManifest, ReleaseStore } from '../../contracts/ports.ts';
 import { METADATA_BUNDLE, SNAPSHOT_SCHEMA_VERSION } from '../../contracts/snapshotSchema.ts';
 import {
@@ -119,6 +119,15 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
     return { manifest: existing, created: false, rowCounts: {}, pruned: [], durationMs: Date.now() - started };
   }
 
+  // A week older than every release pruning keeps was built, published and pruned at once.
+  const keep = options.keep ?? DEFAULT_RELEASES_KEEP;
+  const newer = (await releases.list()).map((m) => m.version).filter((v) => v > version);
+  if (newer.length >= keep) {
+    throw new AppError('invalid_parameter', `release week ${version} would be pruned as soon as published: the newest ${keep} releases are kept (RELEASES_KEEP), and ${newer.slice(0, keep).join(', ')} are newer`, {
+      details: { parameter: 'week' },
+    });
+  }
+
   const collections = await snapshotCollections(readStore);
   const countries = await coveredCountries(readStore, collections.providers);
   const rowCounts: Record<string, number> = {};
@@ -214,7 +223,7 @@ export async function buildRelease(options: BuildReleaseOptions): Promise<BuildR
       await release.abort().catch(() => {});
       return published;
     }
-    const pruned = await releases.prune(options.keep ?? DEFAULT_RELEASES_KEEP);
+    const pruned = await releases.prune(keep);
     return { manifest, created: true, rowCounts, pruned, durationMs: Date.now() - started };
   } catch (err) {
     await release.abort().catch(() => {});

@@ -277,6 +277,12 @@ describe('the weekly release built from the read models', function () {
     }
     assert.deepEqual((await store.list()).map((m) => m.version), ['2026-W46', '2026-W45']);
     assert.equal(await store.get('2026-W44'), null);
+    // A week older than both kept ones: it was built, published and pruned at once.
+    await assert.rejects(
+      buildRelease({ readStore, releases: store, linkTokens, clock, week: '2026-W40', keep: 2 }),
+      (err: unknown) => isAppError(err, 'invalid_parameter') && err.message === 'release week 2026-W40 would be pruned as soon as published: the newest 2 releases are kept (RELEASES_KEEP), and 2026-W46, 2026-W45 are newer',
+    );
+    assert.deepEqual((await store.list()).map((m) => m.version), ['2026-W46', '2026-W45']);
   });
 
   it('publishes nothing when a read fails half-way, and stops the files written alongside at their next read', async () => {
