@@ -40,8 +40,9 @@ Commands:
   keys list                      list keys (prefix, name, created, revoked)
   snapshot build [--week YYYY-Www] [--sample]
                                  build and publish the weekly Parquet release (LINK_TOKEN_KEYS; --sample: the development key)
-  webhooks create --url URL --country CC [--provider P,...] [--media ID,...] [--types new,removed,updated]
-                                 create a webhook for a country's changes (prints its id and signing secret)
+  webhooks create --url URL --country CC [--provider P,...] [--media ID,...] [--types new,removed,updated] [--since CURSOR]
+                                 create a webhook for a country's changes from now on, or after --since (prints its id
+                                 and signing secret)
   webhooks list | delete ID | deliveries ID | replay ID --since CURSOR
                                  list, delete, see the delivery log of, or re-deliver from a /v1/changes cursor
   backup --out DIR               a consistent copy of $DATA_DIR (event log, read models, keys, inbox, releases) while

@@ -25,8 +25,22 @@ interface WebhooksContext {
 
 const usage = (why: string): AppError => new AppError('invalid_parameter', `${why}\n${USAGE}`);
 
-const USAGE = 'webhooks create --url URL --country CC [--provider P,...] [--media ID,...] [--types new,removed,updated]'
+const USAGE = 'webhooks create --url URL --country CC [--provider P,...] [--media ID,...] [--types new,removed,updated] [--since CURSOR]'
   + ' | webhooks list | webhooks delete ID | webhooks deliveries ID [--limit N] | webhooks replay ID --since CURSOR';
+
+/**
+ * The feed key a --since cursor names. Every cursor up to the feed's end is one: a cursor past
+ * it would have the webhook deliver nothing, and say nothing, until the feed got there (a typo:
+ * for ever).
+ */
+async function cursorInFeed(readStore: ReadStore, cursor: string, country: string): Promise<string> {
+  const key = decodeCursor(cursor, country);
+  const end = await committedPosition(feedSourceOf(readStore));
+  if (Number(cursor) > end) {
+    throw new AppError('invalid_parameter', `--since ${cursor} is past the end of the change feed (${String(end).padStart(16, '0')}): the webhook would deliver nothing until the feed got there; take a cursor from /v1/changes or webhooks deliveries`);
+  }
+  return key;
+}
 
 const list = (value: string | undefined): string[] => (value ?? '').split(',').map((v) => v.trim()).filter((v) => v !== '');
 
@@ -55,15 +69,23 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
     if (sub === 'create') {
       const { values } = ctx.parse({
         args: rest,
-        options: { url: { type: 'string' }, country: { type: 'string' }, provider: { type: 'string' }, media: { type: 'string' }, types: { type: 'string' } },
+        options: {
+          url: { type: 'string' }, country: { type: 'string' }, provider: { type: 'string' }, media: { type: 'string' }, types: { type: 'string' },
+          since: { type: 'string' },
+        },
       });
       if (!values.url || !values.country) throw usage('webhooks create needs --url and --country');
+      const since = values.since === undefined ? undefined : await cursorInFeed(readStore, values.since, values.country.toUpperCase());
       const hook = await createWebhook(readStore, {
         url: values.url, country: values.country, providers: list(values.provider), mediaIds: list(values.media), types: list(values.types),
+        ...(since === undefined ? {} : { since }),
       }, ctx.clock);
       console.log(`created webhook for ${hook.country} changes to ${hook.url}; verify each delivery's Marquee-Signature with the secret:`);
       console.log(`id: ${hook.id}`);
       console.log(`secret: ${hook.secret}`);
+      console.log(values.since === undefined
+        ? 'it delivers the changes from now on (--since 0000000000000000 would deliver the whole history, or replay it later)'
+        : `it delivers the changes after cursor ${values.since}`);
       for (const note of await filterNotes(readStore, hook.country, hook.providers)) console.error(`note: ${note}`);
       return 0;
     }
@@ -106,14 +128,7 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
       const id = positionals[0];
       if (!id || !values.since || positionals.length > 1) throw usage('webhooks replay needs the webhook id and --since CURSOR, and no other argument');
       const hook = await requireWebhook(readStore, id);
-      const cursor = decodeCursor(values.since, hook.country);
-      // Every cursor below the feed's end is one: a cursor past it would have the webhook
-      // deliver nothing, and say nothing, until the feed got there (a typo: for ever).
-      const end = await committedPosition(feedSourceOf(readStore));
-      if (Number(values.since) > end) {
-        throw new AppError('invalid_parameter', `--since ${values.since} is past the end of the change feed (${String(end).padStart(16, '0')}): the webhook would deliver nothing until the feed got there; take a cursor from /v1/changes or webhooks deliveries`);
-      }
-      await requestReplay(readStore, id, cursor, ctx.clock);
+      await requestReplay(readStore, id, await cursorInFeed(readStore, values.since, hook.country), ctx.clock);
       console.log(`webhook ${id} delivers again every change after ${values.since} (from its next look, within seconds)`);
       return 0;
     }

@@ -23,6 +23,8 @@ import { AppError } from '../../contracts/errors.ts';
 import { isMediaId } from '../../contracts/ids.ts';
 import type { Clock, ReadStore } from '../../contracts/ports.ts';
 import { insertNew, takeLease } from '../shared/lease.ts';
+import { committedPosition, feedSourceOf } from '../changes/feed.ts';
+import { changeKey } from '../../projections/changes.ts';
 import { rfc3339 } from '../snapshot/week.ts';
 
 /**
@@ -42,6 +44,12 @@ export interface WebhookSpec {
   providers?: string[];
   mediaIds?: string[];
   types?: string[];
+  /**
+   * Where its deliveries start: after this feed key (a decoded `/v1/changes` cursor), null for
+   * the feed's first change. Default: the feed's end when it is created, so it delivers the
+   * changes that come from then on, not the country's whole history.
+   */
+  since?: string | null;
 }
 
 /** Longest receiver URL taken (what browsers and most servers keep to). */
@@ -79,6 +87,10 @@ export async function createWebhook(readStore: ReadStore, spec: WebhookSpec, clo
     types: types as ChangeType[],
     createdAt: rfc3339(clock.now()),
   };
+  // The start is a replay request, the one way the delivery state is moved by anyone but its
+  // worker, written before the webhook exists: no worker steps it from the feed's first change.
+  const since = spec.since === undefined ? changeKey(doc.country, await committedPosition(feedSourceOf(readStore))) : spec.since;
+  if (since !== null) await insertReplay(readStore, doc.id, since, clock);
   if (!(await insertNew(readStore, WEBHOOKS_COLLECTION, doc.id, doc))) throw new AppError('internal', `webhook id ${doc.id} exists; try again`);
   return doc;
 }
@@ -159,6 +171,10 @@ export async function listDeliveries(readStore: ReadStore, webhookId: string, li
  */
 export async function requestReplay(readStore: ReadStore, id: string, cursorKey: string | null, clock: Clock): Promise<void> {
   await requireWebhook(readStore, id);
+  await insertReplay(readStore, id, cursorKey, clock);
+}
+
+async function insertReplay(readStore: ReadStore, id: string, cursorKey: string | null, clock: Clock): Promise<void> {
   const now = clock.now();
   const key = `${id}:${String(now.getTime()).padStart(15, '0')}:${randomBytes(4).toString('hex')}`;
   await insertNew<ReplayRequest>(readStore, WEBHOOK_REPLAYS_COLLECTION, key, { cursor: cursorKey, requestedAt: rfc3339(now) });

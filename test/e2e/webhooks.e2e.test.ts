@@ -108,12 +108,13 @@ describe('webhooks (e2e)', function () {
   });
 
   it('delivers signed batches in feed order, and after the receiver was down a minute every missed change, in order', async () => {
-    const created = await marquee(['webhooks', 'create', '--url', `http://127.0.0.1:${hooks.port}/all`, '--country', 'us'], env);
+    // From the feed's first change: these tests deliver the crawl's history (a new webhook's default is from now on).
+    const created = await marquee(['webhooks', 'create', '--url', `http://127.0.0.1:${hooks.port}/all`, '--country', 'us', '--since', '0000000000000000'], env);
     assert.equal(created.code, 0, created.stderr);
     const id = /^id: (wh_[0-9a-f]+)$/m.exec(created.stdout)?.[1] as string;
     const secret = /^secret: (whsec_[0-9a-f]+)$/m.exec(created.stdout)?.[1] as string;
     assert.ok(id && secret, created.stdout);
-    const filtered = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/updates`, country: 'US', types: ['updated', 'removed'] }, systemClock);
+    const filtered = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/updates`, country: 'US', types: ['updated', 'removed'], since: null }, systemClock);
 
     worker();
     const feed = await followFeed(catalog, 'US', null);
@@ -191,7 +192,7 @@ describe('webhooks (e2e)', function () {
   it('marks a delivery failed after the retry window and moves on; lists and deletes with the CLI', async () => {
     for (const w of workers.splice(0)) await w.stop();
     for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
-    const failing = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/fail`, country: 'US', types: ['new'] }, systemClock);
+    const failing = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/fail`, country: 'US', types: ['new'], since: null }, systemClock);
     worker({ retryForMs: 1200, backoffBaseMs: 100, backoffMaxMs: 200 });
     await until('the first delivery failed for good and a second one is under way', async () => {
       const log = await listDeliveries(catalog.adapters.readStore, failing.id, 10);
@@ -236,7 +237,7 @@ describe('webhooks (e2e)', function () {
     await new Promise<void>((ok) => endless.listen(0, '127.0.0.1', ok));
     const { port } = endless.address() as { port: number };
     try {
-      const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${port}/endless`, country: 'US', types: ['new'] }, systemClock);
+      const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${port}/endless`, country: 'US', types: ['new'], since: null }, systemClock);
       const timeoutMs = 3000;
       worker({ timeoutMs });
       // Before the fix each attempt read until the timeout and was logged as a failure (no status).
@@ -273,8 +274,8 @@ describe('webhooks (e2e)', function () {
     await new Promise<void>((ok) => slow.listen(0, '127.0.0.1', ok));
     const { port } = slow.address() as { port: number };
     try {
-      await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${port}/slow`, country: 'US' }, systemClock);
-      await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/beside-slow`, country: 'US' }, systemClock);
+      await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${port}/slow`, country: 'US', since: null }, systemClock);
+      await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/beside-slow`, country: 'US', since: null }, systemClock);
       const feed = await followFeed(catalog, 'US', null);
       assert.ok(feed.changes.length > 400, `${feed.changes.length} changes: more than four deliveries`);
       worker({ timeoutMs: 10_000 });
@@ -292,8 +293,8 @@ describe('webhooks (e2e)', function () {
   it('gives every webhook its turn when there are more webhooks than steps at once', async () => {
     for (const w of workers.splice(0)) await w.stop();
     for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
-    await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/turn-a`, country: 'US' }, systemClock);
-    await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/turn-b`, country: 'US' }, systemClock);
+    await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/turn-a`, country: 'US', since: null }, systemClock);
+    await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/turn-b`, country: 'US', since: null }, systemClock);
     const feed = await followFeed(catalog, 'US', null);
     // One step at a time, as 16 at a time with 17 webhooks: each look started from the top of
     // the list, so the first webhook took the one slot every time and the second never had it.
@@ -306,7 +307,7 @@ describe('webhooks (e2e)', function () {
   it('keeps the newest deliveries of each log; deleting a webhook removes its log, state, lease and replays', async () => {
     for (const w of workers.splice(0)) await w.stop();
     for (const h of await listWebhooks(catalog.adapters.readStore)) await deleteWebhook(catalog.adapters.readStore, h.id);
-    const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/trimmed`, country: 'US' }, systemClock);
+    const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/trimmed`, country: 'US', since: null }, systemClock);
     const feed = await followFeed(catalog, 'US', null);
     const expected = Math.ceil(feed.changes.length / DELIVERY_MAX_CHANGES);
     assert.ok(expected > 3, `the feed takes ${expected} deliveries`);
@@ -331,7 +332,7 @@ describe('webhooks (e2e)', function () {
 
   it('has exactly one worker deliver a webhook when two run', async () => {
     for (const w of workers.splice(0)) await w.stop();
-    const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/pair`, country: 'US' }, systemClock);
+    const hook = await createWebhook(catalog.adapters.readStore, { url: `http://127.0.0.1:${hooks.port}/pair`, country: 'US', since: null }, systemClock);
     worker({ holder: 'worker-a' });
     worker({ holder: 'worker-b' });
     const feed = await followFeed(catalog, 'US', null);
@@ -384,5 +385,19 @@ describe('webhooks (e2e)', function () {
     assert.match(two.stderr, /^marquee: webhooks delete needs the webhook id, and nothing else$/m);
     assert.equal((await listWebhooks(catalog.adapters.readStore)).length, 3, 'nothing deleted');
     for (const id of ids) await deleteWebhook(catalog.adapters.readStore, id);
+  });
+  it('delivers a new webhook the changes from its creation on, not the history before it', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    const before = await followFeed(catalog, 'US', null);
+    assert.ok(before.changes.length > 0, 'the crawl has a history');
+    const created = await marquee(['webhooks', 'create', '--url', `http://127.0.0.1:${hooks.port}/from-now`, '--country', 'US'], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.match(created.stdout, /^it delivers the changes from now on \(--since 0000000000000000 would deliver the whole history, or replay it later\)$/m);
+    worker();
+    await catalog.crawlDay(3);
+    const after = (await followFeed(catalog, 'US', before.cursor)).changes.map((c) => c.id);
+    assert.ok(after.length > 0, 'the new day changed something');
+    await until('the new day is delivered', () => hooks.ids('/from-now').length >= after.length);
+    assert.deepEqual(hooks.ids('/from-now'), after, 'exactly the changes after its creation, in order');
   });
 });
