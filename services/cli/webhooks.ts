@@ -4,7 +4,7 @@
  */
 import { committedPosition, decodeCursor, encodeCursor, feedSourceOf } from '../changes/feed.ts';
 import { openReadStore } from '../shared/adapters.ts';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, requestReplay, requireWebhook, webhookState } from '../webhooks/store.ts';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, pendingReplays, requestReplay, requireWebhook, webhookState } from '../webhooks/store.ts';
 import type { parseArgs } from 'node:util';
 import { AppError } from '../../contracts/errors.ts';
 import { onlyPositionals } from './args.ts';
@@ -97,7 +97,11 @@ export async function webhooksCommand(ctx: WebhooksContext): Promise<number> {
         const filters = [h.providers.length ? `providers=${h.providers.join(',')}` : '', h.mediaIds.length ? `media=${h.mediaIds.join(',')}` : '', h.types.length ? `types=${h.types.join(',')}` : '']
           .filter(Boolean).join(' ') || 'all changes';
         const state = await webhookState(readStore, h.id);
-        console.log(`${h.id}  ${h.country}  ${h.url}  ${filters}  deliveries=${state.deliveries}${state.pending === null ? '' : ` retrying=#${state.pending}`}  cursor=${state.cursor === null ? 'start' : encodeCursor(state.cursor)}`);
+        // A start or replay not yet taken up by a worker is where the webhook goes on from.
+        const { latest } = await pendingReplays(readStore, h.id);
+        const cursor = (key: string | null) => (key === null ? 'start' : encodeCursor(key));
+        const at = latest === null ? cursor(state.cursor) : `${cursor(latest.cursor)} (at the worker's next look)`;
+        console.log(`${h.id}  ${h.country}  ${h.url}  ${filters}  deliveries=${state.deliveries}${state.pending === null ? '' : ` retrying=#${state.pending}`}  cursor=${at}`);
       }
       return 0;
     }

@@ -393,6 +393,9 @@ describe('webhooks (e2e)', function () {
     const created = await marquee(['webhooks', 'create', '--url', `http://127.0.0.1:${hooks.port}/from-now`, '--country', 'US'], env);
     assert.equal(created.code, 0, created.stderr);
     assert.match(created.stdout, /^it delivers the changes from now on \(--since 0000000000000000 would deliver the whole history, or replay it later\)$/m);
+    const listed = await marquee(['webhooks', 'list'], env);
+    assert.match(listed.stdout, /\/from-now {2}all changes {2}deliveries=0 {2}cursor=\d{16} \(at the worker's next look\)$/m);
+    assert.doesNotMatch(listed.stdout, /\/from-now .*cursor=start/);
     worker();
     await catalog.crawlDay(3);
     const after = (await followFeed(catalog, 'US', before.cursor)).changes.map((c) => c.id);
