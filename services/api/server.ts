@@ -45,7 +45,7 @@ export async function listen(app: Koa, port: number, host: string): Promise<Runn
   });
   const { port: bound } = server.address() as AddressInfo;
   return {
-    url: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`,
+    url: `http://${urlHost(host)}:${bound}`,
     server,
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -68,4 +68,14 @@ function listenError(err: NodeJS.ErrnoException, port: number, host: string): Er
   // A HOST that names no address (a typo, or a name this machine cannot resolve).
   if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new AppError('unavailable', `HOST ${host} does not resolve to an address (${err.code}): set it to an address of this machine, or 0.0.0.0 for all`, { cause: err });
   return err;
+}
+
+/**
+ * The host of a URL a person can open for a listening address: the loopback one for "every
+ * address" (0.0.0.0, ::), an IPv6 address in brackets (`http://::1:8080` is no URL).
+ */
+export function urlHost(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }

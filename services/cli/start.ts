@@ -20,6 +20,7 @@ import { createSnapshotRoutes } from '../snapshot/routes.ts';
 import { loadSigningKey } from '../snapshot/signing.ts';
 import { moveLegacyApiKeys } from '../api/keys.ts';
 import { startOpsServer } from '../api/opsServer.ts';
+import { urlHost } from '../api/server.ts';
 import { registerIngestMetrics } from '../ingest/metrics.ts';
 import { openAdapters, openApiKeyStore, openRateLimitRedis, openReleaseStore } from '../shared/adapters.ts';
 import { missingSecret, unsetSecrets, type Config } from '../shared/config.ts';
@@ -101,7 +102,7 @@ export async function startCommand(config: Config, logger: Logger, clock: Clock 
     // API_WORKERS > 1: the API is served by forked workers (apiWorkers.ts), each with its own
     // search feed; this process serves none.
     const workers = forkApiWorkers(config.apiWorkers, health, () => ready, logger);
-    api = { api: { url: `http://${config.host}:${config.port}` }, feedSearch: async () => undefined, stop: () => workers.stop() };
+    api = { api: { url: `http://${urlHost(config.host)}:${config.port}` }, feedSearch: async () => undefined, stop: () => workers.stop() };
   } else if (roles.has('api')) {
     api = await startApiRole(ctx, {
       snapshots: createSnapshotRoutes({ releases: guarded(releases, dependencies.get('s3')), signingKey, publicBaseUrl: config.publicBaseUrl, clock }),

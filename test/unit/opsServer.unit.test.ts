@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { isAppError } from '../../contracts/errors.ts';
 import { startOpsServer } from '../../services/api/opsServer.ts';
-import type { RunningApi } from '../../services/api/server.ts';
+import { urlHost, type RunningApi } from '../../services/api/server.ts';
 import { emptyStats } from '../../services/ingest/ingest.ts';
 import { registerIngestMetrics } from '../../services/ingest/metrics.ts';
 import { Health } from '../../services/shared/health.ts';
@@ -81,6 +81,13 @@ describe('ops server (OPS_PORT)', () => {
       assert.match(err.message, /^HOST no-such-host\.invalid does not resolve to an address \((ENOTFOUND|EAI_AGAIN)\): set it to an address of this machine, or 0\.0\.0\.0 for all$/);
       return true;
     });
+  });
+
+  it('logs a URL a person can open for any listening address', () => {
+    // HOST=:: logged http://:::8080, HOST=::1 http://::1:8080: neither is a URL.
+    assert.deepEqual(['0.0.0.0', '::', '::1', '127.0.0.1', 'api.internal'].map((h) => new URL(`http://${urlHost(h)}:8080/v1`).host), [
+      '127.0.0.1:8080', '[::1]:8080', '[::1]:8080', '127.0.0.1:8080', 'api.internal:8080',
+    ]);
   });
 
   it('answers nothing else: 404 and 405 in the JSON error shape of the API', async () => {
