@@ -100,6 +100,34 @@ export function vegaMovies(): VegaMovie[] {
   return vegaCache;
 }
 
+/**
+ * vega-datasets' 20 non-English titles were written as Windows-1252 and read back as Mac Roman:
+ * `LÈon`, `DÈj‡ Vu`, `Le Fabuleux destin d'AmÈlie Poulain` (so a search for "amelie" found
+ * Amelia first). A title every one of whose non-ASCII characters is a Mac Roman one is turned
+ * back into those bytes and read as Windows-1252 (`Léon`, `Déjà Vu`, `Amélie`); one with another
+ * character (`Alien³`) is left as it is, and `Ri¢hie Ri¢h` comes out the same.
+ */
+function repairedTitle(title: string): string {
+  if (!/[^\x00-\x7f]/.test(title)) return title;
+  const bytes: number[] = [];
+  for (const char of title) {
+    const code = char.charCodeAt(0);
+    const byte = code < 0x80 ? code : macRomanBytes().get(char);
+    if (byte === undefined) return title;
+    bytes.push(byte);
+  }
+  return new TextDecoder('windows-1252').decode(Uint8Array.from(bytes));
+}
+
+let macRoman: Map<string, number> | null = null;
+/** Mac Roman's upper half, character to byte. */
+function macRomanBytes(): Map<string, number> {
+  if (macRoman !== null) return macRoman;
+  const decoder = new TextDecoder('macintosh');
+  macRoman = new Map(Array.from({ length: 128 }, (_, i) => [decoder.decode(Uint8Array.of(0x80 + i)), 0x80 + i] as const));
+  return macRoman;
+}
+
 export const DEFAULT_SHOWS = 800;
 /** New titles a later day adds to the default sample. */
 export const NEW_TITLES_PER_DAY = 5;
@@ -180,7 +208,7 @@ function vegaTitle(seed: number, index: number, latestYear: number): TitleSeed {
   const sourceId = 1000 + index;
   const key = titleKey('movie', sourceId);
   const rng = rngOf(seed, SALT.title, key);
-  const title = m.Title === null || String(m.Title).trim() === '' ? 'Untitled' : String(m.Title);
+  const title = m.Title === null || String(m.Title).trim() === '' ? 'Untitled' : repairedTitle(String(m.Title));
   const releaseDate = parseVegaDate(m['Release Date'], latestYear);
   const slugs = new Set<string>(MAJOR_GENRE_SLUGS[m['Major Genre'] ?? ''] ?? []);
   const creative = CREATIVE_TYPE_SLUG[m['Creative Type'] ?? ''];

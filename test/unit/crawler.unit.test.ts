@@ -208,6 +208,11 @@ describe('sample crawler: the default catalog on day 0', function () {
     assert.equal(day0.imdbIds.size, day0.media.size, 'every title has its own IMDb id');
     const gone = [...day0.media.values()].find((m) => m.title === 'Gone with the Wind');
     assert.equal(gone?.year, 1939, 'two-digit years are put back in the right century');
+    // The data set's accented titles were Windows-1252 read as Mac Roman (LÈon, DÈj‡ Vu).
+    for (const repaired of ['Léon', 'Déjà Vu', "Le Fabuleux destin d'Amélie Poulain", 'Die Fälscher', 'The Naked Gun 2½: The Smell of Fear', 'Alien³', 'Ri¢hie Ri¢h']) {
+      assert.ok(titles.includes(repaired), repaired);
+    }
+    assert.deepEqual(titles.filter((t) => /[ÈÍ˘Ö‰‡ËÛÙÎ]/.test(t)), [], 'no title read in the wrong code page');
   });
 
   it('publishes 5-20 collections per country plus global ones, all naming catalog titles', () => {
