@@ -66,7 +66,10 @@ export async function listApiKeys(keys: ApiKeyStore): Promise<ApiKeyRecord[]> {
  * key. Revoking twice keeps the first revocation time. Throws `not_found` or, for a prefix
  * that matches several keys, `invalid_parameter`.
  */
-export async function revokeApiKey(keys: ApiKeyStore, keyOrPrefix: string, clock: Clock = { now: () => new Date() }): Promise<ApiKeyRecord> {
+/** A key as stored after `revokeApiKey`, and whether it was revoked before (its first time kept). */
+export type RevokedApiKey = ApiKeyRecord & { alreadyRevoked: boolean };
+
+export async function revokeApiKey(keys: ApiKeyStore, keyOrPrefix: string, clock: Clock = { now: () => new Date() }): Promise<RevokedApiKey> {
   let matches: ApiKeyRecord[];
   if (isWellFormedApiKey(keyOrPrefix)) {
     const stored = await keys.findByHash(hashApiKey(keyOrPrefix));
@@ -83,7 +86,7 @@ export async function revokeApiKey(keys: ApiKeyStore, keyOrPrefix: string, clock
   const [match] = matches as [ApiKeyRecord];
   const revoked = await keys.revoke(match.hash, rfc3339Seconds(clock.now()));
   if (revoked === null) throw new AppError('not_found', `No API key matches '${keyOrPrefix}'.`);
-  return revoked;
+  return { ...revoked, alreadyRevoked: match.revokedAt !== null };
 }
 
 /**

@@ -401,10 +401,8 @@ async function keysSubcommand(sub: string | undefined, rest: string[], apiKeys: 
   }
   if (sub === 'revoke') {
     const [target] = onlyPositionals(ctx.parse, rest, 1, 'keys revoke needs the key or its prefix, and nothing else') as [string];
-    // The store keeps the first revocation: a time before this second is one made earlier.
-    const second = Math.floor(ctx.clock.now().getTime() / 1000) * 1000;
     const revoked = await revokeApiKey(apiKeys, target, ctx.clock);
-    if (revoked.revokedAt !== null && Date.parse(revoked.revokedAt) < second) {
+    if (revoked.alreadyRevoked) {
       console.log(`key "${revoked.name}" (${revoked.prefix}…) was already revoked, at ${revoked.revokedAt}; nothing changed`);
     } else {
       console.log(`revoked key "${revoked.name}" (${revoked.prefix}…)`);

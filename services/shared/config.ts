@@ -316,6 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Kafka topic names: letters, digits, '.', '_', '-', at most 249 (the longest suffix is 22).
   const kafkaTopicPrefix = serverName(env.KAFKA_TOPIC_PREFIX || 'marquee.', 'KAFKA_TOPIC_PREFIX', /^[A-Za-z0-9._-]{1,200}$/, 'takes letters, digits, ".", "_" and "-" (at most 200), as Kafka topic names do');
   const apiWorkers = env.API_WORKERS?.trim() === 'auto' ? availableParallelism() : apiWorkerCount(env.API_WORKERS);
+  const days = sampleDays(env.SAMPLE_DAYS);
   return {
     port,
     apiWorkers,
@@ -343,10 +344,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     opensearchIndexPrefix: serverName(env.OPENSEARCH_INDEX_PREFIX || 'marquee-search', 'OPENSEARCH_INDEX_PREFIX', /^[a-z0-9][a-z0-9._-]{0,199}$/, 'takes lowercase letters, digits, ".", "_" and "-", starting with a letter or digit (at most 200), as OpenSearch index names do'),
     logLevel: logLevel(env.LOG_LEVEL),
     logJson: env.LOG_FORMAT === 'json',
-    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE, sampleDays(env.SAMPLE_DAYS), new Date().toISOString().slice(0, 10)),
+    sampleStartDate: sampleStartDate(env.SAMPLE_START_DATE, days, new Date().toISOString().slice(0, 10)),
     replayDropGraceMs: atMost(int(env.REPLAY_DROP_GRACE_MS, 3000, 'REPLAY_DROP_GRACE_MS'), MAX_TIMER_MS, 'REPLAY_DROP_GRACE_MS'),
     sampleSeed: int(env.SAMPLE_SEED, 42, 'SAMPLE_SEED'),
-    sampleDays: sampleDays(env.SAMPLE_DAYS),
+    sampleDays: days,
     sampleTitles: env.SAMPLE_TITLES ? atMost(positive(int(env.SAMPLE_TITLES, 0, 'SAMPLE_TITLES'), 'SAMPLE_TITLES'), 5_000_000, 'SAMPLE_TITLES') : null,
     sampleCountries: env.SAMPLE_COUNTRIES ? sampleCountries(env.SAMPLE_COUNTRIES) : null,
     releasesKeep: positive(int(env.RELEASES_KEEP, 8, 'RELEASES_KEEP'), 'RELEASES_KEEP', ' (0 would prune each release the moment it is published)'),

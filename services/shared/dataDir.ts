@@ -8,7 +8,7 @@ import { AppError } from '../../contracts/errors.ts';
 import type { Config } from './config.ts';
 
 const codeOf = (err: unknown) => (err as { code?: unknown }).code;
-const refuseAs = (dir: string, why: string, name: string) => new AppError('invalid_parameter', `${name} ${dir} cannot be used: ${why}`);
+const refused = (name: string, dir: string, why: string) => new AppError('invalid_parameter', `${name} ${dir} cannot be used: ${why}`);
 
 /** DATA_DIR made, writable, or refused in one line (see ensureDirectory). */
 export function ensureDataDir(dir: string): void {
@@ -17,24 +17,25 @@ export function ensureDataDir(dir: string): void {
 
 /**
  * Makes `dir` and its missing parents one level at a time; a refusal names the path as given
- * (`name`, and `shownAs` when `dir` is made under it). Why not `mkdir`'s `recursive`: Node's loops for ever where making a child
- * answers ENOENT though its parent exists (under `/proc` or `/sys`), so `DATA_DIR=/proc/x` hung
- * the start without a word, and `backup --out /proc/x` spun a core.
+ * (`name`, and `shownAs` when `dir` is made under it). Why not `mkdir`'s `recursive`: Node's
+ * loops for ever where making a child answers ENOENT though its parent exists (under `/proc` or
+ * `/sys`), so `DATA_DIR=/proc/x` hung the start without a word, and `backup --out /proc/x` spun
+ * a core.
  */
 export function ensureDirectory(dir: string, name: string, shownAs: string = dir): void {
   const target = resolve(dir);
-  const refuse = (_dir: string, why: string) => refuseAs(resolve(shownAs), why, name);
+  const refuse = (why: string) => refused(name, resolve(shownAs), why);
   const missing: string[] = [];
   for (let at = target; ; at = dirname(at)) {
     let isDirectory: boolean;
     try {
       isDirectory = statSync(at).isDirectory();
     } catch (err) {
-      if (codeOf(err) !== 'ENOENT' || dirname(at) === at) throw refuse(target, `${at}: ${(err as Error).message}`);
+      if (codeOf(err) !== 'ENOENT' || dirname(at) === at) throw refuse(`${at}: ${(err as Error).message}`);
       missing.unshift(at);
       continue;
     }
-    if (!isDirectory) throw refuse(target, `${at} is a file, not a directory`);
+    if (!isDirectory) throw refuse(`${at} is a file, not a directory`);
     break;
   }
   for (const at of missing) {
@@ -42,13 +43,13 @@ export function ensureDirectory(dir: string, name: string, shownAs: string = dir
       mkdirSync(at);
     } catch (err) {
       // Another process made it in the meantime: as good.
-      if (codeOf(err) !== 'EEXIST') throw refuse(target, `making ${at}: ${(err as Error).message}`);
+      if (codeOf(err) !== 'EEXIST') throw refuse(`making ${at}: ${(err as Error).message}`);
     }
   }
   try {
     accessSync(target, constants.W_OK);
   } catch {
-    throw refuse(target, 'this user may not write in it');
+    throw refuse('this user may not write in it');
   }
 }
 
@@ -73,7 +74,7 @@ export function partsInDataDir(config: Pick<Config, 'eventStore' | 'kafkaBrokers
 export function requireDataDir(dir: string): void {
   const target = resolve(dir);
   if (existsSync(join(target, 'lmdb'))) return;
-  if (existsSync(target) && !statSync(target).isDirectory()) throw refuseAs(target, `${target} is a file, not a directory`, 'DATA_DIR');
+  if (existsSync(target) && !statSync(target).isDirectory()) throw refused('DATA_DIR', target, `${target} is a file, not a directory`);
   throw new AppError(
     'invalid_parameter',
     `${target} holds no data yet (no lmdb/ in it): is DATA_DIR right? Marquee keeps its data in DATA_DIR (default ./data, from the directory it runs in), which \`marquee start\` or \`marquee crawl\` makes`,
