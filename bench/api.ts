@@ -25,19 +25,21 @@
  * rankings or trending page costs the page and not the chart (0: the sample's);
  * --workers N also measures the API served by N processes (node:cluster, as API_WORKERS does)
  * over the same stores (default the number of cores; 1 skips it); --no-cache turns the response
- * cache off, so every request reads and renders (what a page of a long chart costs).
+ * cache off, so every request reads and renders (what a page of a long chart costs); --gzip
+ * sends `Accept-Encoding: gzip` with every request (the bare server answers the gzipped bytes).
  * Prints one JSON line. Goals: media and links >= 0.5x bare, rankings >= 0.3x (by requests/s
  * and by CPU per request); search p99 < 25 ms.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, get as httpGet } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import type { Adapters } from '../services/shared/adapters.ts';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
@@ -77,6 +79,7 @@ const { values: opts } = parseArgs({
     chart: { type: 'string', default: '0' },
     workers: { type: 'string' },
     'no-cache': { type: 'boolean', default: false },
+    gzip: { type: 'boolean', default: false },
     'worker-port': { type: 'string' },
   },
   allowPositionals: true,
@@ -273,6 +276,8 @@ interface Captured {
   path: string;
   status: number;
   contentType: string;
+  /** `gzip` when captured with --gzip (and the API gzipped it). */
+  contentEncoding?: string;
   body: string; // base64
 }
 
@@ -285,7 +290,11 @@ function serveBare(file: string): void {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(hit.status, { 'content-type': hit.contentType, 'content-length': hit.bytes.length });
+    res.writeHead(hit.status, {
+      'content-type': hit.contentType,
+      'content-length': hit.bytes.length,
+      ...(hit.contentEncoding === undefined ? {} : { 'content-encoding': hit.contentEncoding, vary: 'Accept-Encoding' }),
+    });
     res.end(hit.bytes);
   });
   server.listen(0, '127.0.0.1', () => {
@@ -520,6 +529,22 @@ async function main(): Promise<void> {
       await new Promise((resolve) => setTimeout(resolve, 3000));
     }
     const auth = { authorization: `Bearer ${key}` };
+    // --gzip: every measured request takes gzip, and the bare server answers the gzipped bytes
+    // the API sent (captured as they were on the wire), so the ratio is the API's cost with it.
+    const asked: Record<string, string> = opts.gzip ? { ...auth, 'accept-encoding': 'gzip' } : auth;
+    /** The API's answer as on the wire with `asked` (fetch would inflate it). */
+    const wire = (path: string): Promise<{ status: number; contentType: string; contentEncoding?: string; bytes: Buffer }> =>
+      new Promise((resolve, reject) => {
+        httpGet(`${url}${path}`, { headers: asked }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const encoding = res.headers['content-encoding'];
+            resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'] ?? 'application/json', ...(encoding === undefined ? {} : { contentEncoding: encoding }), bytes: Buffer.concat(chunks) });
+          });
+          res.on('error', reject);
+        }).on('error', reject);
+      });
 
     const fetchOk = async (path: string): Promise<{ res: Response; bytes: Buffer }> => {
       const res = await fetch(`${url}${path}`, { headers: auth });
@@ -557,10 +582,13 @@ async function main(): Promise<void> {
     for (const [name, paths] of Object.entries(endpoints)) {
       const kept: string[] = [];
       for (const path of paths) {
-        const { res, bytes } = await fetchOk(path);
-        if (name === 'search' && (JSON.parse(bytes.toString('utf8')) as { results: unknown[] }).results.length === 0) continue;
+        const answer = await wire(path);
+        if (answer.status !== 200) throw new Error(`GET ${path}: ${answer.status}`);
+        const text = (answer.contentEncoding === 'gzip' ? gunzipSync(answer.bytes) : answer.bytes).toString('utf8');
+        if (name === 'search' && (JSON.parse(text) as { results: unknown[] }).results.length === 0) continue;
         kept.push(path);
-        captured.push({ path, status: res.status, contentType: res.headers.get('content-type') ?? 'application/json', body: bytes.toString('base64') });
+        const { bytes, ...rest } = answer;
+        captured.push({ path, ...rest, body: bytes.toString('base64') });
       }
       if (kept.length < Math.min(4, paths.length)) throw new Error(`${name}: only ${kept.length} of ${paths.length} requests found something; is the index filled?`);
       endpoints[name] = kept;
@@ -579,10 +607,10 @@ async function main(): Promise<void> {
     for (const [name, paths] of Object.entries(endpoints)) {
       if (only && !only.includes(name)) continue;
       // Warm both (JIT, caches), then measure, API first.
-      await measure(url, paths, connections, warmupSeconds, auth);
-      await measure(bareUrl, paths, connections, warmupSeconds, auth);
-      const real = await measure(url, paths, connections, seconds, auth, api.proc.pid);
-      const ref = await measure(bareUrl, paths, connections, seconds, auth, bare.proc.pid);
+      await measure(url, paths, connections, warmupSeconds, asked);
+      await measure(bareUrl, paths, connections, warmupSeconds, asked);
+      const real = await measure(url, paths, connections, seconds, asked, api.proc.pid);
+      const ref = await measure(bareUrl, paths, connections, seconds, asked, bare.proc.pid);
       check(name, real);
       check(`${name} (bare)`, ref);
       results[name] = {
@@ -597,7 +625,7 @@ async function main(): Promise<void> {
     }
     let unloaded: Measured | undefined;
     if (!only || only.includes('search')) {
-      unloaded = await measure(url, endpoints.search as string[], 1, seconds, auth);
+      unloaded = await measure(url, endpoints.search as string[], 1, seconds, asked);
       check('search (1 connection)', unloaded);
       results.search_1_connection = { rps: unloaded.rps, p50_ms: unloaded.p50_ms, p99_ms: unloaded.p99_ms };
     }
@@ -610,9 +638,9 @@ async function main(): Promise<void> {
       for (const [name, mode, conns] of mixes) {
         const mix = searchMix(titles, mode, Number(opts.seed));
         // The warm-up draws from the same mix: a zipf run starts with the cache a steady stream leaves.
-        await measure(url, mix.next, conns, warmupSeconds, auth);
+        await measure(url, mix.next, conns, warmupSeconds, asked);
         const before = { drawn: mix.drawn, repeats: mix.repeats };
-        const m = await measure(url, mix.next, conns, seconds, auth, api.proc.pid);
+        const m = await measure(url, mix.next, conns, seconds, asked, api.proc.pid);
         check(name, m);
         const drawn = mix.drawn - before.drawn;
         results[name] = {
@@ -631,7 +659,7 @@ async function main(): Promise<void> {
       const many = await spawnChild(['--role', 'api', '--data-dir', dataDir, '--days', String(opts.days), '--seed', String(opts.seed), '--workers', String(workerCount)]);
       children.push(many);
       const manyUrl = many.info.url as string;
-      const manyAuth = { authorization: `Bearer ${many.info.key as string}` };
+      const manyAuth: Record<string, string> = { ...asked, authorization: `Bearer ${many.info.key as string}` };
       const perWorkers: Record<string, unknown> = {};
       for (const [name, paths] of Object.entries(endpoints)) {
         if ((only && !only.includes(name)) || name.endsWith('_deep')) continue;
@@ -659,6 +687,7 @@ async function main(): Promise<void> {
       connections,
       duration_s: seconds,
       response_cache: !opts['no-cache'],
+      gzip: opts.gzip,
       // Shared machines make every figure noisy: the load before the run says how noisy.
       machine: { cpus: cpus().length, loadavg_1m_at_start: loadAtStart },
       catalog: { seed: Number(opts.seed), days: Number(opts.days), titles_indexed: api.info.indexed, us_chart_titles: api.info.chartTitles ?? rankings.total, events: api.info.head, build_ms: api.info.buildMs },

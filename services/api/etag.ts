@@ -1,8 +1,10 @@
 /**
  * ETag for every JSON 200 of /v1: a strong hash of the serialized body, so an unchanged answer
- * costs a client only a 304 when it sends the tag back in `If-None-Match`.
+ * costs a client only a 304 when it sends the tag back in `If-None-Match`. The body is gzipped
+ * here when the client takes it (compression.ts), with the gzip representation's own tag.
  */
 import type Koa from 'koa';
+import { compressible, encodedBody, gzipTag, wantsGzip } from './compression.ts';
 import { renderJson, type RenderedBody } from './responseCache.ts';
 
 /**
@@ -13,7 +15,12 @@ import { renderJson, type RenderedBody } from './responseCache.ts';
 function matches(ifNoneMatch: string, tag: string): boolean {
   if (ifNoneMatch === '') return false;
   if (ifNoneMatch.trim() === '*') return true;
-  return ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === tag);
+  // Either representation's tag: the content they encode is the same.
+  const gzip = gzipTag(tag);
+  return ifNoneMatch.split(',').some((t) => {
+    const candidate = t.trim().replace(/^W\//, '');
+    return candidate === tag || candidate === gzip;
+  });
 }
 
 export function etagMiddleware(): Koa.Middleware {
@@ -27,9 +34,19 @@ export function etagMiddleware(): Koa.Middleware {
       if (typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
       rendered = renderJson(body);
     }
-    ctx.set('ETag', rendered.tag);
-    ctx.body = rendered.bytes;
+    const gzip = compressible(rendered) && wantsGzip(ctx.req);
+    if (compressible(rendered)) ctx.vary('Accept-Encoding');
     ctx.type = 'application/json';
-    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), rendered.tag)) ctx.status = 304;
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), rendered.tag)) {
+      // The tag of the representation a 200 would have sent; nothing to compress for a 304.
+      ctx.set('ETag', gzip ? gzipTag(rendered.tag) : rendered.tag);
+      ctx.body = rendered.bytes;
+      ctx.status = 304;
+      return;
+    }
+    const encoded = encodedBody(rendered, gzip);
+    ctx.set('ETag', encoded.tag);
+    if (encoded.encoding !== undefined) ctx.set('Content-Encoding', encoded.encoding);
+    ctx.body = encoded.bytes;
   };
 }

@@ -24,6 +24,7 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { keyOfHeaders } from './auth.ts';
+import { compressible, encodedBody, wantsGzip } from './compression.ts';
 import type { ErrorAnswer } from './errors.ts';
 import type { KeyLookup } from './keys.ts';
 import type { ApiMetrics } from './metrics.ts';
@@ -35,6 +36,9 @@ import { sendable, type KeptAnswer, type RenderedBody, type ResponseCache } from
 const koaQuery = createRequire(import.meta.url)('koa/lib/search-params.js') as {
   parse(query: string): Record<string, string | string[] | undefined>;
 };
+/** The headers Koa's etag middleware adds to an answer that may be gzipped, as it writes them. */
+const VARY = { Vary: 'Accept-Encoding' };
+const GZIPPED = { Vary: 'Accept-Encoding', 'Content-Encoding': 'gzip' };
 /** Characters after which parseurl (Koa's `ctx.path`) leaves its fast split for url.parse: such URLs go to Koa. */
 const UNUSUAL_URL = /[\t\n\f\r #\u00a0\ufeff]/;
 
@@ -88,17 +92,21 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
     res.end(bytes);
   }
 
-  /** Writes a 200, as Koa's etag middleware completes it. */
-  function write(res: ServerResponse, counted: Counted, body: RenderedBody, route: string, start: number): void {
-    send(res, 200, counted, body.bytes, body.tag);
+  /** Writes a 200, as Koa's etag middleware completes it (gzipped when the client takes it). */
+  function write(req: IncomingMessage, res: ServerResponse, counted: Counted, body: RenderedBody, route: string, start: number): void {
+    if (!compressible(body)) send(res, 200, counted, body.bytes, body.tag);
+    else {
+      const encoded = encodedBody(body, wantsGzip(req));
+      send(res, 200, counted, encoded.bytes, encoded.tag, encoded.encoding === undefined ? VARY : GZIPPED);
+    }
     metrics.record(route, 'GET', 200, (performance.now() - start) / 1000);
     if (options.stats) options.stats.served += 1;
   }
 
-  function answer(res: ServerResponse, kept: KeptAnswer, keyId: string, start: number): boolean {
+  function answer(req: IncomingMessage, res: ServerResponse, kept: KeptAnswer, keyId: string, start: number): boolean {
     const counted = limiter.take(keyId);
     if (!counted.allowed) return false;
-    write(res, counted, sendable(kept.body, start), kept.route, start);
+    write(req, res, counted, sendable(kept.body, start), kept.route, start);
     return true;
   }
 
@@ -120,7 +128,7 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
     const fail = options.fail;
     leanRoute.answer(params, url, start).then(
       (body) => {
-        write(res, counted, body, leanRoute.route, start);
+        write(req, res, counted, body, leanRoute.route, start);
         if (options.stats) options.stats.lean = (options.stats.lean ?? 0) + 1;
       },
       (err: unknown) => {
@@ -160,7 +168,7 @@ export function withHotPath(options: HotPathOptions, fallback: RequestListener):
       (now) => {
         const kept = responses.get(known.key, now);
         if (kept === undefined) leanAnswer(req, res, url, keyId, start);
-        else if (!answer(res, kept, keyId, start)) fallback(req, res);
+        else if (!answer(req, res, kept, keyId, start)) fallback(req, res);
       },
       // An outage: Koa's path answers it (503) as for any other request.
       () => fallback(req, res),

@@ -28,6 +28,8 @@ export interface RenderedBody {
   bytes: Buffer;
   /** The strong ETag of the JSON text, quoted. */
   tag: string;
+  /** For a timed answer completed per request: the kept head and this request's tail (compression.ts gzips the head once). */
+  completed?: { timed: TimedBody; tail: Buffer };
 }
 
 /**
@@ -108,6 +110,7 @@ export function completeTimed(timed: TimedBody, ms: number): RenderedBody {
   return {
     bytes: Buffer.concat([timed.head, tail], timed.head.length + tail.length),
     tag: `"${timed.hashed.copy().update(tail).digest('base64url').slice(0, 32)}"`,
+    completed: { timed, tail },
   };
 }
 
