@@ -184,7 +184,6 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
   }
   return withAdapters(ctx, async (adapters) => {
     const { readStore, eventStore } = adapters;
-    const previous = await resolveCollection(readStore, projection);
     // A new physical collection beside the live one; the API keeps answering from the old one
     // until the switch.
     const collection = `${projection.name}_v${projection.version}_r${Date.now().toString(36)}`;
@@ -193,6 +192,10 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
     // Events appended during the rebuild (a live server): one more pass before switching.
     result = await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
     bar.stop();
+    // What is live now, read at the switch rather than at the start: a replay of the same
+    // projection that switched meanwhile made its own collection live, and that one is what
+    // this switch replaces (read at the start, it stayed behind, a whole copy no alias named).
+    const previous = await resolveCollection(readStore, projection);
     await readStore.setAlias(projection.name, collection);
     const documents = await readStore.count(collection);
     console.log(`${projection.name}: rebuilt ${documents} documents up to position ${result.position} into ${collection}; now live`);
