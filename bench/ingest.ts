@@ -5,7 +5,8 @@
  * LMDB event store -> every projection), for the sample catalog and a synthetic catalog
  * (default 250,000 titles), beside the raw LMDB batched-append rate of the same event values in
  * the same run (one transaction per 1,000 events, the bare engine with no decide, no index, no
- * projection), and the peak RSS. With KAFKA_BROKERS, also observations/s through Kafka into the
+ * projection), and the peak RSS. A second reference appends the same events and every read-model
+ * document the run wrote, the same bare way: what the engine takes to write what we write. With KAFKA_BROKERS, also observations/s through Kafka into the
  * Kafka event log with one and two ingest processes beside a raw kafkajs loop, and the projector
  * failover time (bench/_ingestKafka.ts). Prints one JSON line.
  */
@@ -50,6 +51,12 @@ interface RunResult {
   project_tail_s: number;
   raw_lmdb_append_events_per_s: number;
   ratio_to_raw: number;
+  /** Documents in the read models at the end (every collection). */
+  read_model_documents: number;
+  /** Seconds of the bare appends of the events plus every read-model document (the second reference). */
+  raw_lmdb_append_events_and_documents_s: number;
+  /** That time over ours: the ratio against a bare engine writing what we write. */
+  ratio_to_raw_with_documents: number;
   /** CPU seconds of the whole process (every thread) from publish to projected read models. */
   cpu_s: number;
   /** CPU seconds of the raw appends (the process does nothing else meanwhile). */
@@ -133,6 +140,31 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   }
   await raw.close();
   rmSync(rawDir, { recursive: true, force: true });
+
+  // A second reference: the same events AND every document the projections wrote, appended the
+  // same bare way (1,000 per transaction, keys `collection\0key`). Our run writes both; the
+  // first reference writes the events alone, a fraction of the bytes.
+  const fullDir = mkdtempSync(join(tmpdir(), 'marquee-bench-raw-all-'));
+  const full = open({ path: fullDir, overlappingSync: false });
+  let fullSeconds = rawSeconds;
+  let documents = 0;
+  for (const collection of await readStore.listCollections()) {
+    let start: string | undefined;
+    for (;;) {
+      const page = await readStore.scan<unknown>(collection, { ...(start === undefined ? {} : { start }), limit: 1000 });
+      if (page.length === 0) break;
+      const started = performance.now();
+      await full.transaction(() => {
+        for (const d of page) full.put(`${collection}\u0000${d.key}`, d.doc);
+      });
+      fullSeconds += (performance.now() - started) / 1000;
+      documents += page.length;
+      start = `${(page[page.length - 1] as { key: string }).key}\u0000`;
+      if (page.length < 1000) break;
+    }
+  }
+  await full.close();
+  rmSync(fullDir, { recursive: true, force: true });
   await adapters.close();
   rmSync(dataDir, { recursive: true, force: true });
   const rawRate = events / rawSeconds;
@@ -149,6 +181,9 @@ async function runOnce(label: string, titles: number | undefined, countries: str
     project_tail_s: round((t3 - t2) / 1000),
     raw_lmdb_append_events_per_s: Math.round(rawRate),
     ratio_to_raw: round(eventsPerS / rawRate, 3),
+    read_model_documents: documents,
+    raw_lmdb_append_events_and_documents_s: round(fullSeconds),
+    ratio_to_raw_with_documents: round(fullSeconds / seconds, 3),
     cpu_s: round(cpu),
     raw_cpu_s: round(rawCpu),
     cpu_ratio_to_raw: round(rawCpu / cpu, 3),
