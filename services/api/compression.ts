@@ -2,9 +2,9 @@
  * gzip for the JSON answers of /v1, decided in one place for both paths that write them (Koa's
  * etag middleware and the hot path): the answer is gzipped when the client's Accept-Encoding
  * takes gzip (as Koa's own `acceptsEncodings` reads it, with q-values) and its JSON text is at
- * least `GZIP_MIN_BYTES`. A search page or a title's links are tens of kilobytes of repetitive
- * JSON that gzip makes five to ten times smaller; a client that asks for nothing gets the same
- * bytes as before.
+ * least `GZIP_MIN_BYTES`. A search page is several kilobytes of repetitive JSON and a chart page
+ * tens, which gzip makes three times smaller (the OpenAPI document nine); a client that asks for
+ * nothing gets the same bytes as before.
  *
  * The gzip representation has a tag of its own (the identity tag with `-gzip` inside the quotes,
  * as Apache does), since a strong ETag names one representation; `If-None-Match` with either tag
