@@ -35,6 +35,12 @@ export const AVAILABLE_BONUS = 1_000;
 /** Above a near-exact title (ALL_WORDS + NEAR_EXACT + AVAILABLE + relevance < 16,200), below an exact one (>= 20,000). */
 export const BEGINS_BONUS = 18_000;
 export const NEAR_EXACT_BONUS = 5_000;
+/**
+ * Every looked-up word a whole word of one title field (MATCH_EVERY_WORD): with ALL_WORDS_BONUS
+ * 16,500-17,700 with availability and relevance, above a near-exact title (< 16,200), below a
+ * title the query begins (>= 18,000); never added to NEAR_EXACT_BONUS (that clause excludes it).
+ */
+export const EVERY_WORD_BONUS = 6_500;
 /** Lookup words beyond this are ignored (titles are short; this bounds relevance and the query's clauses). */
 export const MAX_WORDS = 8;
 /**
@@ -130,17 +136,30 @@ export function searchBody(query: SearchQuery, options: QueryOptions): Json | nu
   const window = Math.max(0, options.maxResultWindow - offset);
   const size = Math.min(Math.max(0, Math.floor(query.limit)), window);
 
+  // One field holds every looked-up word whole (no fuzziness, no prefix): MATCH_EVERY_WORD.
+  const everyWord: Json = {
+    bool: {
+      should: fields.map((f) => ({ bool: { filter: lookup.map((w) => ({ match: { [f.name]: { query: w, operator: 'and' } } })) } })),
+      minimum_should_match: 1,
+    },
+  };
   const matched: Json = {
     bool: {
       must: [scored],
       should: [
+        { constant_score: { filter: everyWord, boost: EVERY_WORD_BONUS } },
         { constant_score: { filter: anyKey((f) => ({ term: { [f]: key } })), boost: EXACT_BONUS } },
         { constant_score: { filter: { bool: { filter: wordQueries } }, boost: ALL_WORDS_BONUS } },
         { constant_score: { filter: { term: { avail: country } }, boost: AVAILABLE_BONUS } },
         // The whole query within typos of a whole title, every word matched (MATCH_NEAR_EXACT).
         ...(typos === 0 ? [] : [{
           constant_score: {
-            filter: { bool: { filter: [anyKey((f) => ({ fuzzy: { [f]: { value: key, fuzziness: typos, transpositions: true, max_expansions: MAX_EXPANSIONS } } })), ...wordQueries] } },
+            filter: {
+              bool: {
+                filter: [anyKey((f) => ({ fuzzy: { [f]: { value: key, fuzziness: typos, transpositions: true, max_expansions: MAX_EXPANSIONS } } })), ...wordQueries],
+                must_not: [everyWord],
+              },
+            },
             boost: NEAR_EXACT_BONUS,
           },
         }]),

@@ -23,7 +23,7 @@ import { engineIdOf, scoreWord, shortIdBound, type WordPart } from './wordScores
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
 import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
-  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsKey, holdsPhrase, nearKey,
+  MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EVERY_WORD, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey,
   popularityFactorOfLogs, topK, type RankInput,
 } from './ranking.ts';
 
@@ -489,6 +489,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   function runSearch(query: SearchQuery, words: string[]): SearchResult {
     if (words.length === 0) return { total: 0, ids: [] };
     const built = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
+    // The looked-up words as the OpenSearch adapter takes them (distinct, at most MAX_WORDS), for MATCH_EVERY_WORD.
+    const lookedUp = [...new Set(lookupWords(words))].slice(0, MAX_WORDS);
     const { allWords } = built;
 
     // Per title: best engine score and a bit mask of the query words it explains.
@@ -575,16 +577,23 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     fill(exact, MATCH_EXACT, () => EXACT_PHRASE);
     if (page.length < need) for (const r of topK(begins, need - page.length, compareRanked)) page.push(r);
     if (page.length < need) {
-      // Near-exact and all-words titles: one class or the other by a whole-title distance.
+      // Titles that hold every looked-up word whole, then near-exact titles (a whole-title
+      // distance), then the other titles that matched every word.
+      const every: Candidate[] = [];
       const near: Candidate[] = [];
       const rest: Candidate[] = [];
       for (const c of complete) {
+        if (holdsEveryWord(c.entry.keys, lookedUp) || (c.local !== undefined && holdsEveryWord(c.local, lookedUp))) {
+          every.push(c);
+          continue;
+        }
         const keys = keyTypos === 0 ? [] : c.local === undefined ? c.entry.keys.split('\n') : [c.local, ...c.entry.keys.split('\n')];
         (nearKey(queryKey, keys, keyTypos) ? near : rest).push(c);
       }
       // phraseFactor's, for a title that is not the query (those are MATCH_EXACT).
       const phrase = (c: Candidate): number =>
         holdsPhrase(c.entry.keys, queryKey) || (c.local !== undefined && holdsPhrase(c.local, queryKey)) ? PHRASE_FACTOR : 1;
+      fill(every, MATCH_EVERY_WORD, phrase);
       fill(near, MATCH_NEAR_EXACT, phrase);
       fill(rest, MATCH_ALL_WORDS, phrase);
     }

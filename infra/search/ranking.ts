@@ -6,6 +6,11 @@
  * 1. match class: MATCH_EXACT = the whole query is the title (normalised, a leading article
  *    ignored on both sides); MATCH_BEGINS = the query begins the title (every word equal but
  *    the last, which may be cut, from 2 characters: "the ma" begins The Matrix and Mad Max);
+ *    MATCH_EVERY_WORD = one of the title's names holds every looked-up word as a whole word,
+ *    exactly (no typo, no prefix): "nights" names Boogie Nights before Night, which it is one
+ *    typo from, and "godfather ii" names Part II before Part III, whose "iii" it only begins,
+ *    even where only Part III streams; a word the user typed whole and that a title holds is
+ *    what the user means, more likely than a typo of another title;
  *    MATCH_NEAR_EXACT = every looked-up word matched and the whole query is within typos of
  *    the whole title (titleTypos edits: "glry" for Glory, "the twon" for The Town), so a
  *    misspelt one-word title is not buried under the longer titles that contain its word;
@@ -30,8 +35,9 @@
  * 4. popularity, then id, so the order is total and stable across runs.
  */
 
-export const MATCH_EXACT = 5;
-export const MATCH_BEGINS = 4;
+export const MATCH_EXACT = 6;
+export const MATCH_BEGINS = 5;
+export const MATCH_EVERY_WORD = 4;
 export const MATCH_NEAR_EXACT = 3;
 export const MATCH_ALL_WORDS = 2;
 export const MATCH_SOME_WORDS = 1;
@@ -107,6 +113,32 @@ export function osaDistance(a: string, b: string, max: number): number {
     prev = cur;
   }
   return prev[n] as number;
+}
+
+/**
+ * Whether one of `keys` (titleKeys, `\n`-joined) holds every one of `words` as a whole word
+ * (MATCH_EVERY_WORD): within one key, so that words of a title and of its original title do
+ * not add up. Without splitting the keys: this runs for every candidate that matched every
+ * word, thousands for a common word.
+ */
+export function holdsEveryWord(keys: string, words: readonly string[]): boolean {
+  if (words.length === 0) return false;
+  for (let start = 0; start <= keys.length; ) {
+    const newline = keys.indexOf('\n', start);
+    const end = newline < 0 ? keys.length : newline;
+    if (words.every((word) => holdsWordWithin(keys, word, start, end))) return true;
+    start = end + 1;
+  }
+  return false;
+}
+
+/** Whether `word` is a whole word of `keys` between `start` and `end`. */
+function holdsWordWithin(keys: string, word: string, start: number, end: number): boolean {
+  if (word === '') return false;
+  for (let at = keys.indexOf(word, start); at >= 0 && at + word.length <= end; at = keys.indexOf(word, at + 1)) {
+    if ((at === start || keys.charCodeAt(at - 1) === 32) && (at + word.length === end || keys.charCodeAt(at + word.length) === 32)) return true;
+  }
+  return false;
 }
 
 /** Whether the query key is within `typos` edits of one of the title keys (MATCH_NEAR_EXACT). */

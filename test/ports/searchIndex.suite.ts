@@ -235,6 +235,29 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.equal((await query('glry')).ids[0], glory!.id);
       });
 
+      it('puts a title holding every word of the query whole before one the query is a typo of, or only begins a word of', async function () {
+        // "nights" is one typo from Night, and a whole word of Boogie Nights.
+        const [boogie, night] = await load(
+          searchDoc('Boogie Nights', { popularity: 100, availability: {} }),
+          searchDoc('Night', { popularity: 5000, availability: { US: ['nfx'] } }),
+        );
+        assert.deepEqual((await query('nights')).ids, [boogie!.id, night!.id]);
+        assert.deepEqual((await query('night')).ids, [night!.id, boogie!.id]);
+        // Part III streams and is the more popular, but "ii" is only the beginning of its "iii".
+        const [two, three] = await load(
+          searchDoc('The Godfather: Part II', { popularity: 24, availability: {} }),
+          searchDoc('The Godfather: Part III', { popularity: 27, availability: { US: ['nfx'] } }),
+        );
+        assert.deepEqual((await query('godfather ii')).ids.slice(0, 2), [two!.id, three!.id]);
+        assert.deepEqual((await query('godfather iii')).ids[0], three!.id);
+        // Whole words of one name: a word of the title and one of the original title do not add up.
+        const [split, whole] = await load(
+          searchDoc('Harbor Lights', { originalTitle: 'Die Nacht', popularity: 5000, availability: { US: ['nfx'] } }),
+          searchDoc('Harbor Nacht Club', { popularity: 1, availability: {} }),
+        );
+        assert.deepEqual((await query('harbor nacht')).ids.slice(0, 2), [whole!.id, split!.id]);
+      });
+
       it('puts titles available in the query country first among equal matches', async function () {
         const [elsewhere, here] = await load(
           searchDoc('Night Train', { popularity: 5000, availability: { GB: ['bbc'] } }),
