@@ -13,8 +13,12 @@
 import { titleKey, tokenize } from '../search/normalize.ts';
 import type { SearchDocument } from '../../contracts/ports.ts';
 
-/** Bumped when the mapping changes; an index with another version is reported at start-up. */
-export const MAPPING_VERSION = 1;
+/**
+ * Bumped when the mapping changes, or the normalised text it holds (2: elided French and
+ * Italian articles split from their word, normalize.ts); an index with another version is
+ * reported at start-up.
+ */
+export const MAPPING_VERSION = 2;
 
 /**
  * The built-in language analyzers of OpenSearch (analysis-common) for the catalog languages.

@@ -2,7 +2,10 @@
  * Text normalisation shared by indexing and querying, so both sides see the same terms:
  * case- and accent-insensitive (NFKD, combining marks stripped), apostrophes dropped inside
  * words ("Schindler's" -> "schindlers", the same whether or not the user types the apostrophe),
- * everything that is not a letter or digit separates words.
+ * except after an elided article or preposition of French or Italian, where the apostrophe
+ * separates words ("d'Amélie" -> "d amelie", "L'Auberge" -> "l auberge", "dell'amore" ->
+ * "dell amore": the user types "amelie", and a word glued to its article was found only as a
+ * typo of it), everything that is not a letter or digit separates words.
  */
 
 /** Letters NFKD does not decompose but users type without their stroke or ligature. */
@@ -12,6 +15,12 @@ const FOLD: Record<string, string> = {
 const FOLD_RE = /[ßæœøđðłþıħ]/g;
 const MARKS_RE = /\p{M}+/gu;
 const APOSTROPHES_RE = /['’ʼ`´]/g;
+/**
+ * An elided word at the start of a word, before its apostrophe and a letter: French c' d' j' l'
+ * m' n' qu' s' t' (and jusqu' lorsqu' puisqu'), Italian dell' nell' dall' sull' all' un'. Not
+ * o' (O'Brien) nor a letter inside a word (Schindler's, don't).
+ */
+const ELISION_RE = /(?<![\p{L}\p{N}])(c|d|j|l|m|n|s|t|qu|jusqu|lorsqu|puisqu|dell|nell|dall|sull|all|un)['’ʼ`´](?=\p{L})/gu;
 const SEPARATORS_RE = /[^\p{L}\p{N}]+/u;
 
 /** Lower-cased, accent-free text with apostrophes removed (word separators kept as they are). */
@@ -21,6 +30,7 @@ export function normalizeText(text: string): string {
     .replace(MARKS_RE, '')
     .toLowerCase()
     .replace(FOLD_RE, (c) => FOLD[c] ?? c)
+    .replace(ELISION_RE, '$1 ')
     .replace(APOSTROPHES_RE, '');
 }
 
@@ -120,6 +130,8 @@ const STOP_WORDS = new Set([
   'the', 'a', 'an', 'of', 'and', 'in', 'on', 'to', 'for', 'at', 'by', 'with', 'from', 'or',
   'le', 'la', 'les', 'l', 'du', 'des', 'et', 'der', 'die', 'das', 'und', 'den', 'dem', 'el', 'los',
   'las', 'y', 'il', 'lo', 'gli', 'di', 'e', 'het', 'een', 'o',
+  // Elided words split from the next one (ELISION_RE): "d'amelie" looks up "amelie".
+  'd', 'qu', 'dell', 'nell', 'dall', 'sull',
 ]);
 
 /**

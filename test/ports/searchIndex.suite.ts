@@ -236,6 +236,15 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
       });
 
       it('puts a title holding every word of the query whole before one the query is a typo of, or only begins a word of', async function () {
+        // "amelie" is one typo from Amelia, and a whole word of Amélie's title once its elided
+        // "d'" is split off (normalize.ts), typed with it or not.
+        const [amelie, amelia] = await load(
+          searchDoc("Le Fabuleux destin d'Amélie Poulain", { popularity: 100, availability: {} }),
+          searchDoc('Amelia', { popularity: 5000, availability: { US: ['nfx'] } }),
+        );
+        assert.deepEqual((await query('amelie')).ids, [amelie!.id, amelia!.id]);
+        assert.equal((await query("d'amelie")).ids[0], amelie!.id);
+        assert.equal((await query('destin damelie')).ids[0], amelie!.id);
         // "nights" is one typo from Night, and a whole word of Boogie Nights.
         const [boogie, night] = await load(
           searchDoc('Boogie Nights', { popularity: 100, availability: {} }),

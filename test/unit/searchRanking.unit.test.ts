@@ -13,6 +13,16 @@ describe('search text normalisation', function () {
     assert.deepEqual(tokenize('Schindler’s'), ['schindlers']);
   });
 
+  it('separates an elided French or Italian article from its word, and only that', function () {
+    assert.deepEqual(tokenize("Le Fabuleux destin d'Amélie Poulain"), ['le', 'fabuleux', 'destin', 'd', 'amelie', 'poulain']);
+    assert.equal(titleKey(tokenize("L'Auberge espagnole")), 'auberge espagnole');
+    assert.equal(titleKey(tokenize('L’Ultimo bacio')), 'ultimo bacio');
+    assert.deepEqual(tokenize("Qu'est-ce qu'on a fait au Bon Dieu?"), ['qu', 'est', 'ce', 'qu', 'on', 'a', 'fait', 'au', 'bon', 'dieu']);
+    assert.deepEqual(tokenize("Canzone dell'amore"), ['canzone', 'dell', 'amore']);
+    // English: a letter inside a word, O', and an apostrophe not before a letter stay as they were.
+    assert.deepEqual(tokenize("O'Brother, Where Art Thou? Don't Look Now, Ocean's 11, Rock 'n' Roll"), ['obrother', 'where', 'art', 'thou', 'dont', 'look', 'now', 'oceans', '11', 'rock', 'n', 'roll']);
+  });
+
   it('keys a title without its leading article', function () {
     assert.equal(titleKey(tokenize('The Lord of the Rings')), 'lord of the rings');
     assert.equal(titleKey(tokenize('Lord of the Rings')), 'lord of the rings');
