@@ -14,11 +14,11 @@ import { titleKey, tokenize } from '../search/normalize.ts';
 import type { SearchDocument } from '../../contracts/ports.ts';
 
 /**
- * Bumped when the mapping changes, or the normalised text it holds (2: elided French and
- * Italian articles split from their word, normalize.ts); an index with another version is
- * reported at start-up.
+ * Bumped when the mapping changes; an index with another version is reported at start-up. A
+ * change of the normalised text alone (normalize.ts) is not a mapping change: the search feed
+ * writes every title again under a new checkpoint name (searchFeed.ts SEARCH_FEED_CHECKPOINT).
  */
-export const MAPPING_VERSION = 2;
+export const MAPPING_VERSION = 1;
 
 /**
  * The built-in language analyzers of OpenSearch (analysis-common) for the catalog languages.

@@ -6,6 +6,10 @@
  * separates words ("d'Amélie" -> "d amelie", "L'Auberge" -> "l auberge", "dell'amore" ->
  * "dell amore": the user types "amelie", and a word glued to its article was found only as a
  * typo of it), everything that is not a letter or digit separates words.
+ *
+ * A change here changes the text an OpenSearch index holds: rename the search feed's durable
+ * checkpoint with it (services/shared/searchFeed.ts SEARCH_FEED_CHECKPOINT), so that an
+ * existing index is written again.
  */
 
 /** Letters NFKD does not decompose but users type without their stroke or ligature. */

@@ -18,6 +18,7 @@ import { loadConfig } from '../../services/shared/config.ts';
 import { Health } from '../../services/shared/health.ts';
 import { silentLogger } from '../../services/shared/logger.ts';
 import { resolveCollection } from '../../services/shared/readModels.ts';
+import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../../services/shared/searchFeed.ts';
 import { fixtureStreams, IDS } from '../e2e/api.fixture.ts';
 import { waitFor } from '../ports/support.ts';
 
@@ -104,5 +105,20 @@ describe('search-index feed (LMDB, in-process index)', function () {
     }
     assert.equal(health.get('search-feed')?.state, 'stopped');
     assert.equal(health.get('projections')?.state, 'stopped');
+  });
+
+  it('writes every title again into a durable index fed up to the head under the previous normalisation', async function () {
+    for (const { stream, events } of fixtureStreams()) await adapters.eventStore.append(stream, events, 'no_stream');
+    const pipeline = createPipeline(adapters, silentLogger);
+    await pipeline.projections.catchUp();
+    const { readStore, eventStore } = adapters;
+    const head = await eventStore.headPosition();
+    // What an index fed before the upgrade leaves: the old checkpoint at the head.
+    await readStore.setCheckpoint('search-index', head);
+    assert.notEqual(SEARCH_FEED_CHECKPOINT, 'search-index');
+    const feed = new SearchFeed({ eventStore, readStore, search: adapters.search, logger: silentLogger, checkpointName: SEARCH_FEED_CHECKPOINT });
+    assert.equal(await feed.catchUp(), true);
+    assert.deepEqual(written.flat().map((w) => w.id).sort(), [IDS.landGirls, IDS.rapidFire, IDS.harbor].sort());
+    assert.equal(await readStore.getCheckpoint(SEARCH_FEED_CHECKPOINT), await readStore.getCheckpoint(await resolveCollection(readStore, searchProjection)));
   });
 });
