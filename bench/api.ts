@@ -178,7 +178,7 @@ async function serveApiWorker(dataDir: string, port: number, linkKeyHex: string)
   const readStore = lmdbReadStore({ dataDir });
   const search = inProcessSearchIndex();
   await refillSearch({
-    eventStore, bus: lmdbInbox({ dataDir }), readStore, search, searchInProcess: true,
+    eventStore, bus: lmdbInbox({ dataDir }), readStore, search, searchInProcess: true, searchFeedCheckpoint: null,
     engines: { events: 'LMDB', observations: 'LMDB inbox', readModels: 'LMDB', search: 'in-process' },
     close: async () => {},
   });
@@ -214,7 +214,7 @@ async function serveApi(dataDir: string, days: number, seed: number, chart: numb
   const readStore = lmdbReadStore({ dataDir });
   const search = inProcessSearchIndex();
   const adapters: Adapters = {
-    eventStore, bus, readStore, search, searchInProcess: true,
+    eventStore, bus, readStore, search, searchInProcess: true, searchFeedCheckpoint: null,
     engines: { events: 'LMDB', observations: 'LMDB inbox', readModels: 'LMDB', search: 'in-process' },
     close: async () => {},
   };

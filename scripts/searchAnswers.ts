@@ -31,7 +31,7 @@ if (dataDir === undefined || outFile === undefined) {
 const readStore = lmdbReadStore({ dataDir });
 const search = inProcessSearchIndex({ resultCacheSize: 0, wordHitsKept: 0 });
 await refillSearch({
-  eventStore: lmdbEventStore({ dataDir }), bus: lmdbInbox({ dataDir }), readStore, search, searchInProcess: true,
+  eventStore: lmdbEventStore({ dataDir }), bus: lmdbInbox({ dataDir }), readStore, search, searchInProcess: true, searchFeedCheckpoint: null,
   engines: { events: 'LMDB', observations: 'LMDB inbox', readModels: 'LMDB', search: 'in-process' },
   close: async () => {},
 });

@@ -13,11 +13,7 @@
 import { titleKey, tokenize } from '../search/normalize.ts';
 import type { SearchDocument } from '../../contracts/ports.ts';
 
-/**
- * Bumped when the mapping changes; an index with another version is reported at start-up. A
- * change of the normalised text alone (normalize.ts) is not a mapping change: the search feed
- * writes every title again under a new checkpoint name (searchFeed.ts SEARCH_FEED_CHECKPOINT).
- */
+/** Bumped when the mapping changes; an index with another version is reported at start-up. */
 export const MAPPING_VERSION = 1;
 
 /**

@@ -7,9 +7,9 @@
  * "dell amore": the user types "amelie", and a word glued to its article was found only as a
  * typo of it), everything that is not a letter or digit separates words.
  *
- * A change here changes the text an OpenSearch index holds: rename the search feed's durable
- * checkpoint with it (services/shared/searchFeed.ts SEARCH_FEED_CHECKPOINT), so that an
- * existing index is written again.
+ * A change here changes the text an OpenSearch index holds: an index written before keeps the
+ * old text (its titles still match, through typos) until it is rebuilt under a new prefix
+ * (docs/operations.md); say so in the release notes.
  */
 
 /** Letters NFKD does not decompose but users type without their stroke or ligature. */

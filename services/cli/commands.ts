@@ -25,7 +25,6 @@ import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../
 import type { Logger } from '../shared/logger.ts';
 import { resolveCollection } from '../shared/readModels.ts';
 import { describeLease, LeaseKeeper, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
-import { SEARCH_FEED_CHECKPOINT } from '../shared/searchFeed.ts';
 import { catchUpWhileHeld, createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
 import { sampleStartDate } from './sample.ts';
@@ -268,8 +267,8 @@ async function statusCommand(ctx: CommandContext): Promise<number> {
  */
 async function printParkedStatus(adapters: Adapters, head: number): Promise<void> {
   const { readStore } = adapters;
-  if (!adapters.searchInProcess) {
-    const fed = await readStore.getCheckpoint(SEARCH_FEED_CHECKPOINT);
+  if (adapters.searchFeedCheckpoint !== null) {
+    const fed = await readStore.getCheckpoint(adapters.searchFeedCheckpoint);
     console.log(`\nsearch index feed: position ${fed}, lag ${head - fed}`);
   }
   const records = await listParked(readStore);

@@ -16,6 +16,7 @@ import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { redactUrl, type Config } from './config.ts';
 import type { DependencyCheck } from './dependencies.ts';
 import type { Logger } from './logger.ts';
+import { searchFeedCheckpoint } from './searchFeed.ts';
 
 export interface Adapters {
   eventStore: EventStore;
@@ -24,6 +25,8 @@ export interface Adapters {
   search: SearchIndex;
   /** Whether the search index lives in this process (and must be refilled at start-up). */
   searchInProcess: boolean;
+  /** The durable checkpoint of the feed into a shared index (searchFeed.ts); null for an in-process one. */
+  searchFeedCheckpoint: string | null;
   /** The bus when it is the local inbox, which takes records already encoded (the sample load's crawl thread). */
   localInbox?: LmdbInbox;
   /** Consumer group of the ingest role. Default `ingest`. */
@@ -188,6 +191,7 @@ export async function openAdapters(config: Config, logger: Logger): Promise<Adap
     readStore,
     search,
     searchInProcess,
+    searchFeedCheckpoint: searchInProcess ? null : searchFeedCheckpoint(config.opensearchIndexPrefix),
     ...(localInbox ? { localInbox } : {}),
     ingestGroup: config.ingestGroup,
     projectionParallelism: projectionParallelism(config),

@@ -37,6 +37,11 @@ export interface SearchFeedOptions {
   logger: Logger;
   /** Durable checkpoint name in the read store, or null to keep it in memory (in-process index). */
   checkpointName: string | null;
+  /**
+   * A checkpoint an earlier version kept for this index: taken over, once, when `checkpointName`
+   * was never set and the index holds titles. Default: none.
+   */
+  legacyCheckpointName?: string;
   /** Events read per step. Default 5000. */
   batchSize?: number;
   /** Poll interval once caught up, in ms. Default 50. */
@@ -52,14 +57,21 @@ export interface SearchFeedOptions {
 }
 
 /**
- * Default durable checkpoint of the feed into a shared index. Its name changes with the way
- * titles are normalised for search (infra/search/normalize.ts), since an index outliving the
- * process holds text normalised the old way: under a new name the feed starts from position 0
- * and writes every title again (each at its document's position, which `external_gte` takes
- * over the same version), so an upgraded OpenSearch index is brought up to date in place. Was
- * `search-index`; `-v2` since elided French and Italian articles are split from their word.
+ * The durable checkpoint of the feed into the OpenSearch index of `indexPrefix`: one per index,
+ * so that an index under a new prefix (a rebuild, OPENSEARCH_INDEX_PREFIX) starts empty and is
+ * fed from position 0. Before, one checkpoint (LEGACY_SEARCH_FEED_CHECKPOINT) served every
+ * index, and an index under a new prefix was never filled (that checkpoint was at the head).
  */
-export const SEARCH_FEED_CHECKPOINT = 'search-index-v2';
+export function searchFeedCheckpoint(indexPrefix: string): string {
+  return `search-index:${indexPrefix}`;
+}
+
+/**
+ * The one checkpoint of earlier versions: an index that was being fed under it, and so holds
+ * titles, goes on from there (SearchFeedOptions.legacyCheckpointName) instead of being written
+ * again from position 0, which would keep a start unready until every title was rewritten.
+ */
+export const LEGACY_SEARCH_FEED_CHECKPOINT = 'search-index';
 
 export class SearchFeed {
   private readonly options: SearchFeedOptions;
@@ -98,11 +110,23 @@ export class SearchFeed {
     if (position > current || this.position === null) await this.save(position);
   }
 
+  /** The durable checkpoint, the legacy one taken over when this one was never set and the index holds titles. */
+  private async durableCheckpoint(name: string): Promise<number> {
+    const { readStore, legacyCheckpointName, search } = this.options;
+    const position = await readStore.getCheckpoint(name);
+    if (position > 0 || legacyCheckpointName === undefined) return position;
+    const legacy = await readStore.getCheckpoint(legacyCheckpointName);
+    if (legacy === 0 || (await search.count()) === 0) return position;
+    await readStore.setCheckpoint(name, legacy);
+    this.options.logger.info({ checkpoint: name, from: legacyCheckpointName, position: legacy }, 'search feed: took over the checkpoint of the index it was feeding');
+    return legacy;
+  }
+
   /** The feed's checkpoint: every title touched by an event up to it is in the index. */
   async checkpoint(initialise = true): Promise<number> {
     if (this.position !== null) return this.position;
     const { checkpointName, readStore } = this.options;
-    if (checkpointName !== null) this.position = await readStore.getCheckpoint(checkpointName);
+    if (checkpointName !== null) this.position = await this.durableCheckpoint(checkpointName);
     else if (initialise) this.position = await this.searchCheckpoint();
     else return 0;
     return this.position;

@@ -36,7 +36,7 @@ import { loadConfig } from '../../services/shared/config.ts';
 import { Health } from '../../services/shared/health.ts';
 import { silentLogger } from '../../services/shared/logger.ts';
 import { resolveCollection } from '../../services/shared/readModels.ts';
-import { genreTable, SEARCH_FEED_CHECKPOINT } from '../../services/shared/searchFeed.ts';
+import { genreTable, searchFeedCheckpoint } from '../../services/shared/searchFeed.ts';
 import { fixtureStreams } from './api.fixture.ts';
 import { testLinkTokens } from './api.linkTokens.ts';
 import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
@@ -199,6 +199,7 @@ describe('hostile input to the projections', function () {
       adapters = {
         eventStore, bus, readStore, search,
         searchInProcess: false,
+        searchFeedCheckpoint: searchFeedCheckpoint(prefix),
         engines: { events: 'LMDB', observations: 'inbox', readModels: 'LMDB', search: 'OpenSearch' },
         async close() {
           await Promise.allSettled([search.close(), bus.close(), readStore.close(), eventStore.close()]);
@@ -296,7 +297,7 @@ describe('hostile input to the projections', function () {
       assert.ok(want.size > 500, `the crawl indexed ${want.size} titles`);
       assert.deepEqual([...have.keys()].sort(), [...want.keys()].sort());
       for (const [id, entry] of want) assert.deepEqual(have.get(id), entry, id);
-      assert.equal(await readStore.getCheckpoint(SEARCH_FEED_CHECKPOINT), await searchCheckpoint());
+      assert.equal(await readStore.getCheckpoint(adapters.searchFeedCheckpoint as string), await searchCheckpoint());
       console.log(`      (index equal to the read model ${convergedMs} ms after SIGCONT; ${want.size} titles)`);
     });
   });

@@ -18,7 +18,7 @@ import { loadConfig } from '../../services/shared/config.ts';
 import { Health } from '../../services/shared/health.ts';
 import { silentLogger } from '../../services/shared/logger.ts';
 import { resolveCollection } from '../../services/shared/readModels.ts';
-import { SEARCH_FEED_CHECKPOINT, SearchFeed } from '../../services/shared/searchFeed.ts';
+import { LEGACY_SEARCH_FEED_CHECKPOINT, searchFeedCheckpoint, SearchFeed } from '../../services/shared/searchFeed.ts';
 import { fixtureStreams, IDS } from '../e2e/api.fixture.ts';
 import { waitFor } from '../ports/support.ts';
 
@@ -107,18 +107,29 @@ describe('search-index feed (LMDB, in-process index)', function () {
     assert.equal(health.get('projections')?.state, 'stopped');
   });
 
-  it('writes every title again into a durable index fed up to the head under the previous normalisation', async function () {
+  it('feeds an index under a new prefix from the start, and goes on from the one checkpoint of earlier versions for an index that holds titles', async function () {
     for (const { stream, events } of fixtureStreams()) await adapters.eventStore.append(stream, events, 'no_stream');
     const pipeline = createPipeline(adapters, silentLogger);
     await pipeline.projections.catchUp();
     const { readStore, eventStore } = adapters;
-    const head = await eventStore.headPosition();
-    // What an index fed before the upgrade leaves: the old checkpoint at the head.
-    await readStore.setCheckpoint('search-index', head);
-    assert.notEqual(SEARCH_FEED_CHECKPOINT, 'search-index');
-    const feed = new SearchFeed({ eventStore, readStore, search: adapters.search, logger: silentLogger, checkpointName: SEARCH_FEED_CHECKPOINT });
-    assert.equal(await feed.catchUp(), true);
+    const searchHead = await readStore.getCheckpoint(await resolveCollection(readStore, searchProjection));
+    const feed = (prefix: string) => new SearchFeed({
+      eventStore, readStore, search: adapters.search, logger: silentLogger, checkpointName: searchFeedCheckpoint(prefix), legacyCheckpointName: LEGACY_SEARCH_FEED_CHECKPOINT,
+    });
+    // Where an earlier version's feed was, for every index: at the head.
+    await readStore.setCheckpoint(LEGACY_SEARCH_FEED_CHECKPOINT, await eventStore.headPosition());
+    assert.equal(await adapters.search.count(), 0);
+
+    // An empty index (a new prefix): fed from position 0, every title written.
+    assert.equal(await feed('marquee-search-rebuilt').catchUp(), true);
     assert.deepEqual(written.flat().map((w) => w.id).sort(), [IDS.landGirls, IDS.rapidFire, IDS.harbor].sort());
-    assert.equal(await readStore.getCheckpoint(SEARCH_FEED_CHECKPOINT), await readStore.getCheckpoint(await resolveCollection(readStore, searchProjection)));
+    assert.equal(await readStore.getCheckpoint(searchFeedCheckpoint('marquee-search-rebuilt')), searchHead);
+
+    // An index holding titles, fed under the old checkpoint: it goes on from there, nothing rewritten.
+    written = [];
+    assert.equal(await feed('marquee-search').catchUp(), true);
+    assert.deepEqual(written, []);
+    assert.equal(await readStore.getCheckpoint(searchFeedCheckpoint('marquee-search')), await eventStore.headPosition());
+    assert.notEqual(searchFeedCheckpoint('a'), searchFeedCheckpoint('b'));
   });
 });
