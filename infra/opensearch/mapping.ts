@@ -10,7 +10,7 @@
  * cluster has the analysis-common module, each title field also gets a `.stem` sub-field with
  * its language's analyzer, which only adds relevance (a query never matches through it alone).
  */
-import { titleKey, tokenize } from '../search/normalize.ts';
+import { indexTerms, titleKey, tokenize } from '../search/normalize.ts';
 import type { SearchDocument } from '../../contracts/ports.ts';
 
 /** Bumped when the mapping changes; an index with another version is reported at start-up. */
@@ -112,7 +112,8 @@ export interface IndexedDocument {
   lkey: Record<string, string>;
 }
 
-const normalised = (text: string): string => tokenize(text).join(' ');
+/** A title as indexed: its words and its joined runs ("spider man spiderman", normalize.ts indexTerms). */
+const normalised = (text: string): string => indexTerms(text).join(' ');
 
 /**
  * The indexed form of a document for the mapping of `options`: the same titles as the

@@ -21,7 +21,7 @@ import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.
 import { Stamps } from './stamps.ts';
 import { engineIdOf, scoreWord, shortIdBound, type WordPart } from './wordScores.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { MAX_WHOLE_QUERY_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
+import { MAX_WHOLE_QUERY_CHARS, indexTerms, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
   MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EVERY_WORD, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey,
   popularityFactorOfLogs, topK, type RankInput,
@@ -189,7 +189,8 @@ function newEngine(fields: string[]): MiniSearch<IndexedFields> {
   return withDeletionIndex(new MiniSearch<IndexedFields>({
     fields,
     storeFields: [],
-    tokenize,
+    // Titles are indexed under their joined runs too ("spiderman"); queries split as always.
+    tokenize: indexTerms,
     processTerm: keepTerm,
     // Base titles weigh a little more than alternatives (original title, untranslated title).
     searchOptions: { boost: { title: 1.5, alt: 1 }, combineWith: 'OR', tokenize, processTerm: keepTerm },

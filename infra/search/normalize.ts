@@ -7,9 +7,9 @@
  * "dell amore": the user types "amelie", and a word glued to its article was found only as a
  * typo of it), everything that is not a letter or digit separates words.
  *
- * A change here changes the text an OpenSearch index holds: an index written before keeps the
- * old text (its titles still match, through typos) until it is rebuilt under a new prefix
- * (docs/operations.md); say so in the release notes.
+ * A change here (or in indexTerms) changes the text an OpenSearch index holds: an index
+ * written before keeps the old text (its titles still match as before) until it is rebuilt
+ * under a new prefix (docs/operations.md); say so in the release notes.
  */
 
 /** Letters NFKD does not decompose but users type without their stroke or ligature. */
@@ -41,6 +41,27 @@ export function normalizeText(text: string): string {
 /** The normalised words of a text, in order. */
 export function tokenize(text: string): string[] {
   return normalizeText(text).split(SEPARATORS_RE).filter((t) => t.length > 0);
+}
+
+const WHITESPACE_RE = /\s+/u;
+/** Words of one run joined into one indexed word, at most: a longer run is not a word anyone types. */
+const MAX_JOINED_WORDS = 6;
+
+/**
+ * The words a title is indexed under: its words (tokenize), then each run of words it writes
+ * without a space between them (joined by a hyphen, dots, an apostrophe split off) also as one
+ * word: "Spider-Man" is found by "spiderman", "X-Men" by "xmen", "E.T." by "et", "WALL-E" by
+ * "walle", and "d'Amélie" by "damelie" as before elisions were split. Users type such names
+ * both ways, and a query word is never looked up as two. For indexing only: a query's words
+ * and a title's keys (titleKey) are tokenize's.
+ */
+export function indexTerms(text: string): string[] {
+  const words = tokenize(text);
+  for (const run of text.split(WHITESPACE_RE)) {
+    const parts = tokenize(run);
+    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) words.push(parts.join(''));
+  }
+  return words;
 }
 
 /**

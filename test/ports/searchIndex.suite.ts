@@ -193,6 +193,26 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.deepEqual((await query('Léon')).ids, [leon!.id]);
       });
 
+      it('finds a name written with hyphens or dots when it is typed as one word', async function () {
+        const [spiderMan, spiderMan2, xMen, et, wallE] = await load(
+          searchDoc('Spider-Man', { popularity: 100 }),
+          searchDoc('Spider-Man 2', { popularity: 90 }),
+          searchDoc('X-Men', { popularity: 80 }),
+          searchDoc('E.T. the Extra-Terrestrial', { popularity: 70 }),
+          searchDoc('WALL-E', { popularity: 60 }),
+          searchDoc('The Omen', { popularity: 5000 }),
+          searchDoc('Spider', { popularity: 5000 }),
+        );
+        assert.deepEqual((await query('spiderman')).ids.slice(0, 2), [spiderMan!.id, spiderMan2!.id]);
+        assert.equal((await query('spiderman 2')).ids[0], spiderMan2!.id);
+        assert.equal((await query('xmen')).ids[0], xMen!.id);
+        assert.equal((await query('et')).ids[0], et!.id);
+        assert.equal((await query('extraterrestrial')).ids[0], et!.id);
+        assert.equal((await query('walle')).ids[0], wallE!.id);
+        // Written apart, as before.
+        assert.equal((await query('spider man')).ids[0], spiderMan!.id);
+      });
+
       it('finds a title when the query leaves out its articles', async function () {
         const [lotr] = await load(
           searchDoc('The Lord of the Rings', { popularity: 1 }),

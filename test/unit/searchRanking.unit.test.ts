@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_TYPO_WORD_CHARS, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { MAX_TYPO_WORD_CHARS, indexTerms, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
 import { beginsKey, compareRanked, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
@@ -21,6 +21,15 @@ describe('search text normalisation', function () {
     assert.deepEqual(tokenize("Canzone dell'amore"), ['canzone', 'dell', 'amore']);
     // English: a letter inside a word, O', and an apostrophe not before a letter stay as they were.
     assert.deepEqual(tokenize("O'Brother, Where Art Thou? Don't Look Now, Ocean's 11, Rock 'n' Roll"), ['obrother', 'where', 'art', 'thou', 'dont', 'look', 'now', 'oceans', '11', 'rock', 'n', 'roll']);
+  });
+
+  it('indexes a title under its words and each run written without a space as one word', function () {
+    assert.deepEqual(indexTerms('Spider-Man 2'), ['spider', 'man', '2', 'spiderman']);
+    assert.deepEqual(indexTerms('E.T. the Extra-Terrestrial'), ['e', 't', 'the', 'extra', 'terrestrial', 'et', 'extraterrestrial']);
+    assert.deepEqual(indexTerms("Le Fabuleux destin d'Amélie"), ['le', 'fabuleux', 'destin', 'd', 'amelie', 'damelie']);
+    assert.deepEqual(indexTerms('The Matrix'), ['the', 'matrix']);
+    // A run of more words than anyone types as one adds nothing.
+    assert.deepEqual(indexTerms('a.b.c.d.e.f.g'), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
   });
 
   it('keys a title without its leading article', function () {
