@@ -21,7 +21,7 @@ import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.
 import { Stamps } from './stamps.ts';
 import { engineIdOf, scoreWord, shortIdBound, type WordPart } from './wordScores.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { MAX_WHOLE_QUERY_CHARS, indexTerms, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
+import { MAX_WHOLE_QUERY_CHARS, indexTerms, joinedRuns, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
   MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EVERY_WORD, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey,
   popularityFactorOfLogs, topK, type RankInput,
@@ -139,6 +139,13 @@ interface Entry {
   keys: string;
   /** titleKey of the translated titles held in overlay indexes, by language. */
   localKeys: Record<string, string> | null;
+  /**
+   * Per name in `keys` (same order, `\n`-joined), its runs written without a space, joined and
+   * space-separated (ranking.ts holdsEveryWord); absent when no name has any, as most do not.
+   */
+  runs?: string;
+  /** The same for the translated titles, by language. */
+  localRuns?: Record<string, string>;
 }
 
 function packGenres(genres: readonly string[]): string {
@@ -272,6 +279,15 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const alternatives = distinct([doc.title, doc.originalTitle ?? ''].filter((t) => t !== '' && t !== primary));
     const baseKeys = distinct([primary, ...alternatives].map((t) => titleKey(tokenize(t))));
     base.add({ id: doc.id, title: primary, alt: alternatives.join(' | ') });
+    // Each name's joined runs, under its key (names with one key share it).
+    const runsByKey = new Map<string, string[]>();
+    for (const name of [primary, ...alternatives]) {
+      const joined = joinedRuns(name);
+      if (joined.length === 0) continue;
+      const key = titleKey(tokenize(name));
+      runsByKey.set(key, [...(runsByKey.get(key) ?? []), ...joined]);
+    }
+    let localRuns: Record<string, string> | undefined;
 
     let localKeys: Record<string, string> | null = null;
     for (const [lang, text] of Object.entries(doc.titles)) {
@@ -286,6 +302,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       }
       overlay.add({ id: doc.id, title: text });
       (localKeys ??= {})[lang] = key;
+      const joined = joinedRuns(text);
+      if (joined.length > 0) (localRuns ??= {})[lang] = joined.join(' ');
     }
     let countriesLow = 0;
     let countriesHigh = 0;
@@ -312,6 +330,8 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       availability: packAvailability(doc.availability),
       keys: baseKeys.join('\n'),
       localKeys,
+      ...(runsByKey.size === 0 ? {} : { runs: baseKeys.map((k) => (runsByKey.get(k) ?? []).join(' ')).join('\n') }),
+      ...(localRuns === undefined ? {} : { localRuns }),
     };
     // add() follows drop() of the same id: the slot holds no entry yet.
     slotEntries[slot] = entry;
@@ -584,7 +604,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       const near: Candidate[] = [];
       const rest: Candidate[] = [];
       for (const c of complete) {
-        if (holdsEveryWord(c.entry.keys, lookedUp) || (c.local !== undefined && holdsEveryWord(c.local, lookedUp))) {
+        if (holdsEveryWord(c.entry.keys, lookedUp, c.entry.runs) || (c.local !== undefined && holdsEveryWord(c.local, lookedUp, c.entry.localRuns?.[query.lang]))) {
           every.push(c);
           continue;
         }

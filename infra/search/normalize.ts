@@ -56,12 +56,17 @@ const MAX_JOINED_WORDS = 6;
  * and a title's keys (titleKey) are tokenize's.
  */
 export function indexTerms(text: string): string[] {
-  const words = tokenize(text);
+  return [...tokenize(text), ...joinedRuns(text)];
+}
+
+/** The runs of words `text` writes without a space between them, each joined into one word (indexTerms). */
+export function joinedRuns(text: string): string[] {
+  const runs: string[] = [];
   for (const run of text.split(WHITESPACE_RE)) {
     const parts = tokenize(run);
-    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) words.push(parts.join(''));
+    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) runs.push(parts.join(''));
   }
-  return words;
+  return runs;
 }
 
 /**

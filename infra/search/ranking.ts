@@ -118,16 +118,27 @@ export function osaDistance(a: string, b: string, max: number): number {
 /**
  * Whether one of `keys` (titleKeys, `\n`-joined) holds every one of `words` as a whole word
  * (MATCH_EVERY_WORD): within one key, so that words of a title and of its original title do
- * not add up. Without splitting the keys: this runs for every candidate that matched every
- * word, thousands for a common word.
+ * not add up. A word may also be one of that name's runs written without a space, joined
+ * (`runs`: space-separated per name, `\n`-joined in the order of `keys`; normalize.ts
+ * joinedRuns): "xmen" is a whole word of X-Men as OpenSearch indexes it. Without splitting
+ * the keys: this runs for every candidate that matched every word, thousands for a common word.
  */
-export function holdsEveryWord(keys: string, words: readonly string[]): boolean {
+export function holdsEveryWord(keys: string, words: readonly string[], runs?: string): boolean {
   if (words.length === 0) return false;
+  let runStart = 0;
   for (let start = 0; start <= keys.length; ) {
     const newline = keys.indexOf('\n', start);
     const end = newline < 0 ? keys.length : newline;
-    if (words.every((word) => holdsWordWithin(keys, word, start, end))) return true;
+    // The same name's joined runs, when the title has any: the segment at the same place.
+    let runEnd = -1;
+    if (runs !== undefined && runStart <= runs.length) {
+      const next = runs.indexOf('\n', runStart);
+      runEnd = next < 0 ? runs.length : next;
+    }
+    const from = runStart;
+    if (words.every((word) => holdsWordWithin(keys, word, start, end) || (runEnd >= 0 && holdsWordWithin(runs as string, word, from, runEnd)))) return true;
     start = end + 1;
+    runStart = runEnd + 1;
   }
   return false;
 }

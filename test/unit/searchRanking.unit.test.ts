@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { MAX_TYPO_WORD_CHARS, indexTerms, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
-import { beginsKey, compareRanked, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
+import { beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
 describe('search text normalisation', function () {
@@ -30,6 +30,19 @@ describe('search text normalisation', function () {
     assert.deepEqual(indexTerms('The Matrix'), ['the', 'matrix']);
     // A run of more words than anyone types as one adds nothing.
     assert.deepEqual(indexTerms('a.b.c.d.e.f.g'), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+
+  it('says whether one name holds every word whole, a joined run of that name counting as a word', function () {
+    assert.equal(holdsEveryWord('godfather part ii', ['godfather', 'ii']), true);
+    assert.equal(holdsEveryWord('godfather part iii', ['godfather', 'ii']), false);
+    // Words of two names do not add up.
+    assert.equal(holdsEveryWord('harbor lights\ndie nacht', ['harbor', 'nacht']), false);
+    // Runs per name, in the order of the keys.
+    assert.equal(holdsEveryWord('x men\nmutants', ['xmen'], 'xmen\n'), true);
+    assert.equal(holdsEveryWord('mutants\nx men', ['xmen'], '\nxmen'), true);
+    assert.equal(holdsEveryWord('mutants\nx men', ['xmen', 'mutants'], '\nxmen'), false);
+    assert.equal(holdsEveryWord('spider man 2', ['spiderman', '2'], 'spiderman'), true);
+    assert.equal(holdsEveryWord('spider man 2', ['spiderma'], 'spiderman'), false);
   });
 
   it('keys a title without its leading article', function () {
