@@ -5,8 +5,9 @@
  * LMDB event store -> every projection), for the sample catalog and a synthetic catalog
  * (default 250,000 titles), beside the raw LMDB batched-append rate of the same event values in
  * the same run (one transaction per 1,000 events, the bare engine with no decide, no index, no
- * projection), and the peak RSS. A second reference appends the same events and every read-model
- * document the run wrote, the same bare way: what the engine takes to write what we write. With KAFKA_BROKERS, also observations/s through Kafka into the
+ * projection), and the peak RSS. A second reference adds to that time the same bare appends of
+ * every read-model document the run wrote: what the engine takes to write what we write. With
+ * KAFKA_BROKERS, also observations/s through Kafka into the
  * Kafka event log with one and two ingest processes beside a raw kafkajs loop, and the projector
  * failover time (bench/_ingestKafka.ts). Prints one JSON line.
  */
@@ -22,6 +23,7 @@ import { startProjectionThread } from '../services/cli/projectionThread.ts';
 import { kafkaIngestBench } from './_ingestKafka.ts';
 import { crawl } from '../services/crawler/crawl.ts';
 import { openAdapters } from '../services/shared/adapters.ts';
+import { scanPages } from '../services/snapshot/scan.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { silentLogger } from '../services/shared/logger.ts';
 
@@ -141,26 +143,21 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   await raw.close();
   rmSync(rawDir, { recursive: true, force: true });
 
-  // A second reference: the same events AND every document the projections wrote, appended the
-  // same bare way (1,000 per transaction, keys `collection\0key`). Our run writes both; the
-  // first reference writes the events alone, a fraction of the bytes.
+  // A second reference: the events' bare appends above plus every document the projections
+  // wrote, appended the same bare way (1,000 per transaction, keys `collection\0key`). Our run
+  // writes both; the first reference writes the events alone, a fraction of the bytes.
   const fullDir = mkdtempSync(join(tmpdir(), 'marquee-bench-raw-all-'));
   const full = open({ path: fullDir, overlappingSync: false });
   let fullSeconds = rawSeconds;
   let documents = 0;
   for (const collection of await readStore.listCollections()) {
-    let start: string | undefined;
-    for (;;) {
-      const page = await readStore.scan<unknown>(collection, { ...(start === undefined ? {} : { start }), limit: 1000 });
-      if (page.length === 0) break;
+    for await (const page of scanPages<unknown>(readStore, collection, { pageSize: 1000 })) {
       const started = performance.now();
       await full.transaction(() => {
         for (const d of page) full.put(`${collection}\u0000${d.key}`, d.doc);
       });
       fullSeconds += (performance.now() - started) / 1000;
       documents += page.length;
-      start = `${(page[page.length - 1] as { key: string }).key}\u0000`;
-      if (page.length < 1000) break;
     }
   }
   await full.close();

@@ -277,16 +277,18 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   function add(doc: SearchDocument): void {
     const primary = doc.titles[baseLang] ?? doc.title;
     const alternatives = distinct([doc.title, doc.originalTitle ?? ''].filter((t) => t !== '' && t !== primary));
-    const baseKeys = distinct([primary, ...alternatives].map((t) => titleKey(tokenize(t))));
+    const names = [primary, ...alternatives];
+    const nameKeys = names.map((t) => titleKey(tokenize(t)));
+    const baseKeys = distinct(nameKeys);
     base.add({ id: doc.id, title: primary, alt: alternatives.join(' | ') });
     // Each name's joined runs, under its key (names with one key share it).
     const runsByKey = new Map<string, string[]>();
-    for (const name of [primary, ...alternatives]) {
+    names.forEach((name, i) => {
       const joined = joinedRuns(name);
-      if (joined.length === 0) continue;
-      const key = titleKey(tokenize(name));
+      if (joined.length === 0) return;
+      const key = nameKeys[i] as string;
       runsByKey.set(key, [...(runsByKey.get(key) ?? []), ...joined]);
-    }
+    });
     let localRuns: Record<string, string> | undefined;
 
     let localKeys: Record<string, string> | null = null;
@@ -509,9 +511,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
   /** The answer to `query`, whose text tokenizes to `words`. */
   function runSearch(query: SearchQuery, words: string[]): SearchResult {
     if (words.length === 0) return { total: 0, ids: [] };
-    const built = buildQuery(lookupWords(words).slice(0, MAX_WORDS));
+    const lookup = lookupWords(words);
+    const built = buildQuery(lookup.slice(0, MAX_WORDS));
     // The looked-up words as the OpenSearch adapter takes them (distinct, at most MAX_WORDS), for MATCH_EVERY_WORD.
-    const lookedUp = [...new Set(lookupWords(words))].slice(0, MAX_WORDS);
+    const lookedUp = [...new Set(lookup)].slice(0, MAX_WORDS);
     const { allWords } = built;
 
     // Per title: best engine score and a bit mask of the query words it explains.

@@ -34,8 +34,9 @@ export function etagMiddleware(): Koa.Middleware {
       if (typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return;
       rendered = renderJson(body);
     }
-    const gzip = compressible(rendered) && wantsGzip(ctx.req);
-    if (compressible(rendered)) ctx.vary('Accept-Encoding');
+    const varies = compressible(rendered);
+    const gzip = varies && wantsGzip(ctx.req);
+    if (varies) ctx.vary('Accept-Encoding');
     ctx.type = 'application/json';
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && matches(ctx.get('If-None-Match'), rendered.tag)) {
       // The tag of the representation a 200 would have sent; nothing to compress for a 304.

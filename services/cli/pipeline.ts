@@ -14,7 +14,7 @@ import type { LeaseKeeper } from '../shared/lease.ts';
 import type { Logger } from '../shared/logger.ts';
 import { ProjectionGroup, type RunnerReport } from '../../projections/group.ts';
 import { resolveCollection } from '../shared/readModels.ts';
-import { genreTable, LEGACY_SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
+import { genreTable, SearchFeed } from '../shared/searchFeed.ts';
 
 export interface Pipeline {
   ingest: Ingest;
@@ -109,7 +109,6 @@ export function createPipeline(adapters: Adapters, logger: Logger, options: Pipe
     search,
     logger,
     checkpointName: adapters.searchFeedCheckpoint,
-    legacyCheckpointName: LEGACY_SEARCH_FEED_CHECKPOINT,
     ...(health ? { health } : {}),
   });
   return {

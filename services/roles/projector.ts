@@ -18,7 +18,7 @@ import { projectionsHealth } from '../cli/pipeline.ts';
 import { supervise } from '../shared/health.ts';
 import { LeaseKeeper, PROJECTOR_LEASE } from '../shared/lease.ts';
 import { projectionCheckpoints } from '../shared/readModels.ts';
-import { LEGACY_SEARCH_FEED_CHECKPOINT, SearchFeed } from '../shared/searchFeed.ts';
+import { SearchFeed } from '../shared/searchFeed.ts';
 import { pause, type RoleContext, type RoleHandle } from './context.ts';
 
 export interface ProjectorOptions {
@@ -103,7 +103,7 @@ export function startProjectorRole(ctx: RoleContext, lease: LeaseKeeper, options
       // cannot move a title back.
       const feed = adapters.searchFeedCheckpoint === null
         ? null
-        : new SearchFeed({ eventStore: adapters.eventStore, readStore: adapters.readStore, search: adapters.search, logger, checkpointName: adapters.searchFeedCheckpoint, legacyCheckpointName: LEGACY_SEARCH_FEED_CHECKPOINT, health });
+        : new SearchFeed({ eventStore: adapters.eventStore, readStore: adapters.readStore, search: adapters.search, logger, checkpointName: adapters.searchFeedCheckpoint, health });
       group.start();
       feed?.start();
       try {

@@ -35,13 +35,11 @@ export interface SearchFeedOptions {
   readStore: ReadStore;
   search: SearchIndex;
   logger: Logger;
-  /** Durable checkpoint name in the read store, or null to keep it in memory (in-process index). */
-  checkpointName: string | null;
   /**
-   * A checkpoint an earlier version kept for this index: taken over, once, when `checkpointName`
-   * was never set and the index holds titles. Default: none.
+   * Durable checkpoint name in the read store, or null to keep it in memory (in-process index).
+   * A durable one never set takes over LEGACY_SEARCH_FEED_CHECKPOINT when the index holds titles.
    */
-  legacyCheckpointName?: string;
+  checkpointName: string | null;
   /** Events read per step. Default 5000. */
   batchSize?: number;
   /** Poll interval once caught up, in ms. Default 50. */
@@ -68,7 +66,7 @@ export function searchFeedCheckpoint(indexPrefix: string): string {
 
 /**
  * The one checkpoint of earlier versions: an index that was being fed under it, and so holds
- * titles, goes on from there (SearchFeedOptions.legacyCheckpointName) instead of being written
+ * titles, goes on from there (SearchFeed's durable checkpoint takes it over) instead of being written
  * again from position 0, which would keep a start unready until every title was rewritten.
  */
 export const LEGACY_SEARCH_FEED_CHECKPOINT = 'search-index';
@@ -112,13 +110,13 @@ export class SearchFeed {
 
   /** The durable checkpoint, the legacy one taken over when this one was never set and the index holds titles. */
   private async durableCheckpoint(name: string): Promise<number> {
-    const { readStore, legacyCheckpointName, search } = this.options;
+    const { readStore, search } = this.options;
     const position = await readStore.getCheckpoint(name);
-    if (position > 0 || legacyCheckpointName === undefined) return position;
-    const legacy = await readStore.getCheckpoint(legacyCheckpointName);
+    if (position > 0 || name === LEGACY_SEARCH_FEED_CHECKPOINT) return position;
+    const legacy = await readStore.getCheckpoint(LEGACY_SEARCH_FEED_CHECKPOINT);
     if (legacy === 0 || (await search.count()) === 0) return position;
     await readStore.setCheckpoint(name, legacy);
-    this.options.logger.info({ checkpoint: name, from: legacyCheckpointName, position: legacy }, 'search feed: took over the checkpoint of the index it was feeding');
+    this.options.logger.info({ checkpoint: name, from: LEGACY_SEARCH_FEED_CHECKPOINT, position: legacy }, 'search feed: took over the checkpoint of the index it was feeding');
     return legacy;
   }
 

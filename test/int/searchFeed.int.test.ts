@@ -114,7 +114,7 @@ describe('search-index feed (LMDB, in-process index)', function () {
     const { readStore, eventStore } = adapters;
     const searchHead = await readStore.getCheckpoint(await resolveCollection(readStore, searchProjection));
     const feed = (prefix: string) => new SearchFeed({
-      eventStore, readStore, search: adapters.search, logger: silentLogger, checkpointName: searchFeedCheckpoint(prefix), legacyCheckpointName: LEGACY_SEARCH_FEED_CHECKPOINT,
+      eventStore, readStore, search: adapters.search, logger: silentLogger, checkpointName: searchFeedCheckpoint(prefix),
     });
     // Where an earlier version's feed was, for every index: at the head.
     await readStore.setCheckpoint(LEGACY_SEARCH_FEED_CHECKPOINT, await eventStore.headPosition());
