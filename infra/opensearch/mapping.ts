@@ -10,7 +10,7 @@
  * cluster has the analysis-common module, each title field also gets a `.stem` sub-field with
  * its language's analyzer, which only adds relevance (a query never matches through it alone).
  */
-import { indexTerms, titleKey, tokenize } from '../search/normalize.ts';
+import { indexTerms, titleKey, titleKeysOf, tokenize } from '../search/normalize.ts';
 import type { SearchDocument } from '../../contracts/ports.ts';
 
 /** Bumped when the mapping changes; an index with another version is reported at start-up. */
@@ -89,7 +89,7 @@ export function indexBody(options: MappingOptions): Record<string, unknown> {
         title: textField(options.baseLang, options.languageAnalyzers),
         // The other base titles (`title`, `originalTitle`), one array element each.
         alt: textField('', false),
-        // titleKey of the base titles, for the whole-title match.
+        // The base titles' keys (normalize.ts titleKeysOf: also each joinedKey), for the whole-title match.
         keys: { type: 'keyword', ignore_above: 512 },
         loc: { properties: loc },
         lkey: { properties: lkey },
@@ -123,7 +123,7 @@ const normalised = (text: string): string => indexTerms(text).join(' ');
 export function toIndexed(doc: SearchDocument, options: Pick<MappingOptions, 'baseLang' | 'locales'>): IndexedDocument {
   const primary = doc.titles[options.baseLang] ?? doc.title;
   const alternatives = distinct([doc.title, doc.originalTitle ?? ''].filter((t) => t.trim() !== '' && t !== primary));
-  const keys = distinct([primary, ...alternatives].map((t) => titleKey(tokenize(t))).filter((k) => k !== ''));
+  const keys = titleKeysOf([primary, ...alternatives]);
 
   const loc: Record<string, string> = {};
   const lkey: Record<string, string> = {};

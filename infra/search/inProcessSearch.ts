@@ -21,7 +21,7 @@ import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.
 import { Stamps } from './stamps.ts';
 import { engineIdOf, scoreWord, shortIdBound, type WordPart } from './wordScores.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { MAX_WHOLE_QUERY_CHARS, indexTerms, joinedRuns, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from './normalize.ts';
+import { MAX_WHOLE_QUERY_CHARS, indexTerms, joinedRuns, lookupWords, maxTypos, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
   MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EVERY_WORD, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey,
   popularityFactorOfLogs, topK, type RankInput,
@@ -135,13 +135,17 @@ interface Entry {
   genres: string;
   /** Countries with at least one provider, as `|US:nfx,amz|GB:bbc|`. */
   availability: string;
-  /** titleKey of the base-language title, `title` and `originalTitle` (distinct), `\n`-joined. */
+  /**
+   * titleKey of the base-language title, `title` and `originalTitle`, then their joinedKeys
+   * (normalize.ts titleKeysOf), `\n`-joined.
+   */
   keys: string;
   /** titleKey of the translated titles held in overlay indexes, by language. */
   localKeys: Record<string, string> | null;
   /**
-   * Per name in `keys` (same order, `\n`-joined), its runs written without a space, joined and
-   * space-separated (ranking.ts holdsEveryWord); absent when no name has any, as most do not.
+   * Per key in `keys` (same order, `\n`-joined), the runs its name writes without a space,
+   * joined and space-separated (ranking.ts holdsEveryWord; a joined key has none: its runs are
+   * its words); absent when no name has any, as most do not.
    */
   runs?: string;
   /** The same for the translated titles, by language. */
@@ -279,7 +283,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const alternatives = distinct([doc.title, doc.originalTitle ?? ''].filter((t) => t !== '' && t !== primary));
     const names = [primary, ...alternatives];
     const nameKeys = names.map((t) => titleKey(tokenize(t)));
-    const baseKeys = distinct(nameKeys);
+    const baseKeys = titleKeysOf(names);
     base.add({ id: doc.id, title: primary, alt: alternatives.join(' | ') });
     // Each name's joined runs, under its key (names with one key share it).
     const runsByKey = new Map<string, string[]>();

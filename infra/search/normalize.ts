@@ -70,6 +70,40 @@ export function joinedRuns(text: string): string[] {
 }
 
 /**
+ * A name's titleKey with each run it writes without a space joined into one word, as indexTerms
+ * joins it: "xmen the last stand" for "X-Men: The Last Stand", "et the extraterrestrial" for
+ * "E.T. the Extra-Terrestrial"; '' when the name has no such run (its key is titleKey's). A
+ * title is compared with a whole query under both keys, so "xmen" is X-Men itself (MATCH_EXACT),
+ * ahead of the X-Men films whose name it only begins, as "x men" is.
+ */
+export function joinedKey(text: string): string {
+  const words: string[] = [];
+  let joined = false;
+  for (const run of text.split(WHITESPACE_RE)) {
+    const parts = tokenize(run);
+    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) {
+      words.push(parts.join(''));
+      joined = true;
+    } else words.push(...parts);
+  }
+  return joined ? titleKey(words) : '';
+}
+
+/**
+ * The keys a title with these names is compared under: each name's titleKey, distinct and in
+ * the order of the names, then their joinedKeys that are not among them. Both adapters index
+ * these (the in-process entry's `keys`, the OpenSearch document's `keys` field), so a key
+ * decides MATCH_EXACT, MATCH_BEGINS and MATCH_NEAR_EXACT alike on both.
+ */
+export function titleKeysOf(names: readonly string[]): string[] {
+  const keys = new Set<string>();
+  for (const name of names) keys.add(titleKey(tokenize(name)));
+  for (const name of names) keys.add(joinedKey(name));
+  keys.delete('');
+  return [...keys];
+}
+
+/**
  * Leading articles a user commonly leaves out ("Lord of the Rings" for "The Lord of the Rings"),
  * in the languages of the catalog's biggest markets. Used only to compare a query with a whole
  * title; articles stay indexed and searchable as words.

@@ -216,6 +216,23 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.equal((await query('spider man')).ids[0], spiderMan!.id);
       });
 
+      it('takes a name typed as one word for the whole title it is (xmen is X-Men, before its sequels)', async function () {
+        const [xMen, lastStand, spiderMan, farFrom] = await load(
+          searchDoc('X-Men', { popularity: 10 }),
+          // More popular and streaming in the US, where X-Men does not: it still comes second,
+          // as it does for "x men", since "xmen" is the whole of X-Men and only begins it.
+          searchDoc('X-Men: The Last Stand', { popularity: 500, availability: { US: ['nfx'] } }),
+          searchDoc('Spider-Man', { popularity: 10 }),
+          searchDoc('Spider-Man: Far From Home', { popularity: 900, availability: { US: ['nfx'] } }),
+        );
+        assert.deepEqual((await query('xmen')).ids.slice(0, 2), [xMen!.id, lastStand!.id]);
+        assert.deepEqual((await query('x men')).ids.slice(0, 2), [xMen!.id, lastStand!.id]);
+        assert.deepEqual((await query('spiderman')).ids.slice(0, 2), [spiderMan!.id, farFrom!.id]);
+        // The joined whole name of the sequel is the sequel; typed in part, it begins it.
+        assert.equal((await query('xmen the last stand')).ids[0], lastStand!.id);
+        assert.equal((await query('spiderman far fr')).ids[0], farFrom!.id);
+      });
+
       it('finds a title when the query leaves out its articles', async function () {
         const [lotr] = await load(
           searchDoc('The Lord of the Rings', { popularity: 1 }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_TYPO_WORD_CHARS, indexTerms, lookupWords, maxTypos, titleKey, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { MAX_TYPO_WORD_CHARS, indexTerms, joinedKey, lookupWords, maxTypos, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
 import { beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
@@ -30,6 +30,17 @@ describe('search text normalisation', function () {
     assert.deepEqual(indexTerms('The Matrix'), ['the', 'matrix']);
     // A run of more words than anyone types as one adds nothing.
     assert.deepEqual(indexTerms('a.b.c.d.e.f.g'), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+
+  it('keys a title under each name, and again with its runs written without a space joined', function () {
+    assert.equal(joinedKey('X-Men: The Last Stand'), 'xmen the last stand');
+    assert.equal(joinedKey('The X-Files'), 'xfiles');
+    assert.equal(joinedKey('E.T. the Extra-Terrestrial'), 'et the extraterrestrial');
+    assert.equal(joinedKey('The Matrix'), '');
+    assert.deepEqual(titleKeysOf(['X-Men', 'X-Men']), ['x men', 'xmen']);
+    // Plain keys first, in the names' order (the in-process entry's runs follow that order).
+    assert.deepEqual(titleKeysOf(['Spider-Man 2', 'Spider-Man II', 'Spiderman 2']), ['spider man 2', 'spider man ii', 'spiderman 2', 'spiderman ii']);
+    assert.deepEqual(titleKeysOf(['The Matrix', '!!!']), ['matrix']);
   });
 
   it('says whether one name holds every word whole, a joined run of that name counting as a word', function () {
