@@ -21,7 +21,7 @@ import { mayHoldTerm, warmDeletionIndex, withDeletionIndex } from './fuzzyTerms.
 import { Stamps } from './stamps.ts';
 import { engineIdOf, scoreWord, shortIdBound, type WordPart } from './wordScores.ts';
 import { SEARCH_QUERY_MAX_WORDS, type SearchDocument, type SearchIndex, type SearchQuery, type SearchResult } from '../../contracts/ports.ts';
-import { MAX_WHOLE_QUERY_CHARS, indexTerms, joinedRuns, lookupWords, maxTypos, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from './normalize.ts';
+import { MAX_WHOLE_QUERY_CHARS, extraWords, indexTerms, lookupWords, maxTypos, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from './normalize.ts';
 import {
   MATCH_ALL_WORDS, MATCH_BEGINS, MATCH_EVERY_WORD, MATCH_EXACT, MATCH_NEAR_EXACT, MATCH_SOME_WORDS, EXACT_PHRASE, NO_PHRASE, PHRASE_FACTOR, beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey,
   popularityFactorOfLogs, topK, type RankInput,
@@ -143,9 +143,10 @@ interface Entry {
   /** titleKey of the translated titles held in overlay indexes, by language. */
   localKeys: Record<string, string> | null;
   /**
-   * Per key in `keys` (same order, `\n`-joined), the runs its name writes without a space,
-   * joined and space-separated (ranking.ts holdsEveryWord; a joined key has none: its runs are
-   * its words); absent when no name has any, as most do not.
+   * Per key in `keys` (same order, `\n`-joined), its name's extra words (normalize.ts
+   * extraWords: the runs it writes without a space, joined, and its numbers' other forms),
+   * space-separated (ranking.ts holdsEveryWord; a joined key has none); absent when no name has
+   * any, as most do not.
    */
   runs?: string;
   /** The same for the translated titles, by language. */
@@ -200,7 +201,8 @@ function newEngine(fields: string[]): MiniSearch<IndexedFields> {
   return withDeletionIndex(new MiniSearch<IndexedFields>({
     fields,
     storeFields: [],
-    // Titles are indexed under their joined runs too ("spiderman"); queries split as always.
+    // Titles are indexed under their joined runs and the other forms of their numbers too
+    // ("spiderman", "2" for "II": normalize.ts indexTerms); queries split as always.
     tokenize: indexTerms,
     processTerm: keepTerm,
     // Base titles weigh a little more than alternatives (original title, untranslated title).
@@ -285,10 +287,10 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
     const nameKeys = names.map((t) => titleKey(tokenize(t)));
     const baseKeys = titleKeysOf(names);
     base.add({ id: doc.id, title: primary, alt: alternatives.join(' | ') });
-    // Each name's joined runs, under its key (names with one key share it).
+    // Each name's extra words (joined runs, numbers' other forms), under its key (names with one key share it).
     const runsByKey = new Map<string, string[]>();
     names.forEach((name, i) => {
-      const joined = joinedRuns(name);
+      const joined = extraWords(name);
       if (joined.length === 0) return;
       const key = nameKeys[i] as string;
       runsByKey.set(key, [...(runsByKey.get(key) ?? []), ...joined]);
@@ -308,7 +310,7 @@ export function inProcessSearchIndex(options: InProcessSearchOptions = {}): Sear
       }
       overlay.add({ id: doc.id, title: text });
       (localKeys ??= {})[lang] = key;
-      const joined = joinedRuns(text);
+      const joined = extraWords(text);
       if (joined.length > 0) (localRuns ??= {})[lang] = joined.join(' ');
     }
     let countriesLow = 0;

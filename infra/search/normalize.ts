@@ -7,7 +7,7 @@
  * "dell amore": the user types "amelie", and a word glued to its article was found only as a
  * typo of it), everything that is not a letter or digit separates words.
  *
- * A change here (or in indexTerms) changes the text an OpenSearch index holds: an index
+ * A change here (or in indexTerms, extraWords) changes the text an OpenSearch index holds: an index
  * written before keeps the old text (its titles still match as before) until it is rebuilt
  * under a new prefix (docs/operations.md); say so in the release notes.
  */
@@ -52,11 +52,54 @@ const MAX_JOINED_WORDS = 6;
  * without a space between them (joined by a hyphen, dots, an apostrophe split off) also as one
  * word: "Spider-Man" is found by "spiderman", "X-Men" by "xmen", "E.T." by "et", "WALL-E" by
  * "walle", and "d'Amélie" by "damelie" as before elisions were split. Users type such names
- * both ways, and a query word is never looked up as two. For indexing only: a query's words
- * and a title's keys (titleKey) are tokenize's.
+ * both ways, and a query word is never looked up as two. Then the other forms of its numbers
+ * (numeralForms: "Rocky II" by "rocky 2"). For indexing only: a query's words and a title's
+ * keys (titleKey) are tokenize's.
  */
 export function indexTerms(text: string): string[] {
-  return [...tokenize(text), ...joinedRuns(text)];
+  return [...tokenize(text), ...extraWords(text)];
+}
+
+/**
+ * The words a name is indexed under beyond its own (indexTerms): its joined runs, then the
+ * other forms of its numbers (numeralForms). A whole word of the name for MATCH_EVERY_WORD on
+ * both engines: the OpenSearch title fields hold them, the in-process entry keeps them per key.
+ */
+export function extraWords(text: string): string[] {
+  const words = tokenize(text);
+  const runs = joinedRuns(text);
+  return [...runs, ...numeralForms(words, runs)];
+}
+
+/** Numbers 1-20 as users write them in a title: Roman, Arabic, English. */
+const ROMAN = ['i', 'ii', 'iii', 'iv', 'v', 'vi', 'vii', 'viii', 'ix', 'x', 'xi', 'xii', 'xiii', 'xiv', 'xv', 'xvi', 'xvii', 'xviii', 'xix', 'xx'];
+const NAMED = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen', 'twenty'];
+const NUMERALS = new Map<string, readonly string[]>();
+for (let n = 1; n <= 20; n += 1) {
+  const forms = [String(n), ROMAN[n - 1] as string, NAMED[n - 1] as string];
+  for (const form of forms) NUMERALS.set(form, forms.filter((f) => f !== form));
+}
+// "I" and "one" are mostly words ("I, Robot", "The One"): each is "1" too, not the other
+// (indexed as "i", The One came second for "i robot").
+NUMERALS.set('i', ['1']);
+NUMERALS.set('one', ['1']);
+
+/**
+ * The other forms of the numbers 1 to 20 among `words` (Roman, Arabic, English), those not
+ * already among them or `also`: "Rocky II" is also indexed under "2" and "two", "Ocean's
+ * Eleven" under "11" and "xi", "Star Wars Ep. V" under "5", so "rocky 2", "oceans 11" and
+ * "star wars 5" name them; users type a sequel's number however it comes to them. A letter that
+ * is also a numeral ("I, Robot", "V for Vendetta", "Malcolm X") gains a number nobody types
+ * with its other words: a harmless extra term.
+ */
+export function numeralForms(words: readonly string[], also: readonly string[] = []): string[] {
+  const out: string[] = [];
+  for (const word of words) {
+    const forms = NUMERALS.get(word);
+    if (forms === undefined) continue;
+    for (const form of forms) if (!words.includes(form) && !also.includes(form) && !out.includes(form)) out.push(form);
+  }
+  return out;
 }
 
 /** The runs of words `text` writes without a space between them, each joined into one word (indexTerms). */

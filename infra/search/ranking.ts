@@ -118,9 +118,9 @@ export function osaDistance(a: string, b: string, max: number): number {
 /**
  * Whether one of `keys` (titleKeys, `\n`-joined) holds every one of `words` as a whole word
  * (MATCH_EVERY_WORD): within one key, so that words of a title and of its original title do
- * not add up. A word may also be one of that name's runs written without a space, joined
- * (`runs`: space-separated per name, `\n`-joined in the order of `keys`; normalize.ts
- * joinedRuns): "xmen" is a whole word of X-Men as OpenSearch indexes it. Without splitting
+ * not add up. A word may also be one of that name's extra words (`runs`: space-separated per
+ * key, `\n`-joined in the order of `keys`; normalize.ts extraWords): "xmen" is a whole word of
+ * X-Men, and "2" of Rocky II, as OpenSearch indexes them. Without splitting
  * the keys: this runs for every candidate that matched every word, thousands for a common word.
  */
 export function holdsEveryWord(keys: string, words: readonly string[], runs?: string): boolean {

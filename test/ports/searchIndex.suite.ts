@@ -233,6 +233,27 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.equal((await query('spiderman far fr')).ids[0], farFrom!.id);
       });
 
+      it('finds a sequel by its number written another way (rocky 2 is Rocky II, oceans 11 is Ocean\'s Eleven)', async function () {
+        const [rocky, rocky2, rocky3, oceans11, oceans13, ep5] = await load(
+          searchDoc('Rocky', { popularity: 900, availability: { US: ['nfx'] } }),
+          searchDoc('Rocky II', { popularity: 50 }),
+          searchDoc('Rocky III', { popularity: 800, availability: { US: ['nfx'] } }),
+          searchDoc("Ocean's Eleven", { popularity: 50 }),
+          searchDoc("Ocean's Thirteen", { popularity: 900, availability: { US: ['nfx'] } }),
+          searchDoc('Star Wars: Episode V - The Empire Strikes Back', { popularity: 50 }),
+          searchDoc('Star Wars: Episode IV - A New Hope', { popularity: 900, availability: { US: ['nfx'] } }),
+          searchDoc('11:14', { popularity: 900, availability: { US: ['nfx'] } }),
+        );
+        assert.deepEqual((await query('rocky 2')).ids.slice(0, 1), [rocky2!.id]);
+        assert.deepEqual((await query('rocky two')).ids.slice(0, 1), [rocky2!.id]);
+        assert.equal((await query('rocky ii')).ids[0], rocky2!.id);
+        assert.equal((await query('rocky 3')).ids[0], rocky3!.id);
+        assert.equal((await query('oceans 11')).ids[0], oceans11!.id);
+        assert.equal((await query('oceans 13')).ids[0], oceans13!.id);
+        assert.equal((await query('star wars 5')).ids[0], ep5!.id);
+        assert.equal((await query('rocky')).ids[0], rocky!.id);
+      });
+
       it('finds a title when the query leaves out its articles', async function () {
         const [lotr] = await load(
           searchDoc('The Lord of the Rings', { popularity: 1 }),

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_TYPO_WORD_CHARS, indexTerms, joinedKey, lookupWords, maxTypos, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { MAX_TYPO_WORD_CHARS, indexTerms, joinedKey, lookupWords, maxTypos, numeralForms, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
 import { beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
@@ -24,12 +24,25 @@ describe('search text normalisation', function () {
   });
 
   it('indexes a title under its words and each run written without a space as one word', function () {
-    assert.deepEqual(indexTerms('Spider-Man 2'), ['spider', 'man', '2', 'spiderman']);
+    assert.deepEqual(indexTerms('Spider-Man 2'), ['spider', 'man', '2', 'spiderman', 'ii', 'two']);
     assert.deepEqual(indexTerms('E.T. the Extra-Terrestrial'), ['e', 't', 'the', 'extra', 'terrestrial', 'et', 'extraterrestrial']);
     assert.deepEqual(indexTerms("Le Fabuleux destin d'Amélie"), ['le', 'fabuleux', 'destin', 'd', 'amelie', 'damelie']);
     assert.deepEqual(indexTerms('The Matrix'), ['the', 'matrix']);
     // A run of more words than anyone types as one adds nothing.
     assert.deepEqual(indexTerms('a.b.c.d.e.f.g'), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+
+  it('indexes the numbers 1 to 20 of a title under their other forms, Roman, Arabic and English', function () {
+    assert.deepEqual(indexTerms('Rocky II'), ['rocky', 'ii', '2', 'two']);
+    assert.deepEqual(indexTerms("Ocean's Eleven"), ['oceans', 'eleven', '11', 'xi']);
+    assert.deepEqual(numeralForms(['star', 'wars', 'ep', 'v']), ['5', 'five']);
+    // A form the title writes already is not added again; 21 and above are left alone.
+    assert.deepEqual(numeralForms(['2', 'ii']), ['two']);
+    assert.deepEqual(numeralForms(['xxi', '21', 'twentyone', '0']), []);
+    // "I" and "one" are each 1, not each other.
+    assert.deepEqual(numeralForms(['i', 'robot']), ['1']);
+    assert.deepEqual(numeralForms(['the', 'one']), ['1']);
+    assert.deepEqual(numeralForms(['1']), ['i', 'one']);
   });
 
   it('keys a title under each name, and again with its runs written without a space joined', function () {
