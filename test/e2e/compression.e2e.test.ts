@@ -1,6 +1,6 @@
 /**
- * gzip for /v1 answers (services/api/compression.ts): a client that takes gzip gets the very JSON
- * bytes gzipped, under a tag of their own, from Koa and from the hot path alike; a client that
+ * gzip for /v1 answers (services/api/compression.ts), and for /metrics: a client that takes gzip
+ * gets the very JSON bytes gzipped, under a tag of their own, from Koa and from the hot path alike; a client that
  * asks for nothing gets them as before; conditional requests match either tag. Read with
  * node:http, which (unlike fetch) shows the bytes on the wire.
  */
@@ -130,6 +130,26 @@ describe('gzip for /v1 answers', function () {
     assert.equal(missing.status, 404);
     assert.equal(missing.headers['content-encoding'], undefined);
     assert.equal(JSON.parse(missing.body.toString('utf8')).code, 'not_found');
+  });
+
+  it('gzips /metrics for a scraper that takes gzip, and only for it', async () => {
+    const plain = await raw('/metrics');
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.equal(plain.headers.vary, 'Accept-Encoding');
+    const text = plain.body.toString('utf8');
+    assert.match(text, /^# HELP /m);
+    assert.ok(plain.body.length >= GZIP_MIN_BYTES, `metrics are ${plain.body.length} bytes`);
+    const zipped = await raw('/metrics', { 'accept-encoding': 'gzip' });
+    assert.equal(zipped.status, 200);
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.equal(zipped.headers.vary, 'Accept-Encoding');
+    assert.equal(Number(zipped.headers['content-length']), zipped.body.length);
+    assert.ok(zipped.body.length * 3 < plain.body.length, `${zipped.body.length} gzipped bytes of ${plain.body.length}`);
+    // The same metric names (values such as request counts move between the two scrapes).
+    const names = (t: string) => t.split('\n').filter((l) => l.startsWith('# HELP ')).join('\n');
+    assert.equal(names(gunzipSync(zipped.body).toString('utf8')), names(text));
+    assert.equal((await raw('/metrics', { 'accept-encoding': 'gzip;q=0, identity' })).headers['content-encoding'], undefined);
   });
 
   it('answers a conditional request with either tag by a 304 carrying the tag of what a 200 would send', async () => {
