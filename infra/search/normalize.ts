@@ -26,8 +26,14 @@ const APOSTROPHES_RE = /['’ʼ`´]/g;
  */
 const ELISION_RE = /(?<![\p{L}\p{N}])(c|d|j|l|m|n|s|t|qu|jusqu|lorsqu|puisqu|dell|nell|dall|sull|all|un)['’ʼ`´](?=\p{L})/gu;
 const SEPARATORS_RE = /[^\p{L}\p{N}]+/u;
+/**
+ * An ampersand standing as a word ("Fast & Furious", "Law & Order") is "and": users type both,
+ * and a title written with "and" ("Pride and Prejudice") is keyed the same as one written with
+ * "&". Inside a word ("AT&T", "R&B") it separates as any symbol does.
+ */
+const AMPERSAND_RE = /(?<!\S)&(?!\S)/g;
 
-/** Lower-cased, accent-free text with apostrophes removed (word separators kept as they are). */
+/** Lower-cased, accent-free text with apostrophes removed and a lone "&" as "and" (other word separators kept as they are). */
 export function normalizeText(text: string): string {
   return text
     .normalize('NFKD')
@@ -35,7 +41,8 @@ export function normalizeText(text: string): string {
     .toLowerCase()
     .replace(FOLD_RE, (c) => FOLD[c] ?? c)
     .replace(ELISION_RE, '$1 ')
-    .replace(APOSTROPHES_RE, '');
+    .replace(APOSTROPHES_RE, '')
+    .replace(AMPERSAND_RE, 'and');
 }
 
 /** The normalised words of a text, in order. */

@@ -254,6 +254,22 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.equal((await query('rocky')).ids[0], rocky!.id);
       });
 
+      it('takes "&" and "and" for one word (fast and furious is Fast & Furious)', async function () {
+        const [fastFurious, , pride2005, pride1995] = await load(
+          searchDoc('Fast & Furious', { popularity: 10 }),
+          // Holds both words too, more popular and streaming in the US: second.
+          searchDoc('2 Fast 2 Furious', { popularity: 900, availability: { US: ['nfx'] } }),
+          searchDoc('Pride & Prejudice', { popularity: 50 }),
+          searchDoc('Pride and Prejudice', { popularity: 40 }),
+        );
+        assert.equal((await query('fast and furious')).ids[0], fastFurious!.id);
+        assert.equal((await query('fast & furious')).ids[0], fastFurious!.id);
+        // Both are the whole title, whichever way it is written (relevance orders them).
+        const both = [pride2005!.id, pride1995!.id].sort();
+        assert.deepEqual((await query('pride and prejudice')).ids.slice(0, 2).sort(), both);
+        assert.deepEqual((await query('pride & prejudice')).ids.slice(0, 2).sort(), both);
+      });
+
       it('finds a title when the query leaves out its articles', async function () {
         const [lotr] = await load(
           searchDoc('The Lord of the Rings', { popularity: 1 }),

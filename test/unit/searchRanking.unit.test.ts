@@ -5,7 +5,7 @@ import { prng } from './searchQualityCatalog.ts';
 
 describe('search text normalisation', function () {
   it('lower-cases, strips accents and folds letters NFKD keeps', function () {
-    assert.deepEqual(tokenize('Amélie — LÉON: Straße, Ærø & Łódź'), ['amelie', 'leon', 'strasse', 'aero', 'lodz']);
+    assert.deepEqual(tokenize('Amélie — LÉON: Straße, Ærø / Łódź'), ['amelie', 'leon', 'strasse', 'aero', 'lodz']);
   });
 
   it("drops apostrophes inside words so \"Schindler's\" and \"Schindlers\" are one word", function () {
@@ -21,6 +21,14 @@ describe('search text normalisation', function () {
     assert.deepEqual(tokenize("Canzone dell'amore"), ['canzone', 'dell', 'amore']);
     // English: a letter inside a word, O', and an apostrophe not before a letter stay as they were.
     assert.deepEqual(tokenize("O'Brother, Where Art Thou? Don't Look Now, Ocean's 11, Rock 'n' Roll"), ['obrother', 'where', 'art', 'thou', 'dont', 'look', 'now', 'oceans', '11', 'rock', 'n', 'roll']);
+  });
+
+  it('reads an ampersand standing as a word as "and", and one inside a word as a separator', function () {
+    assert.deepEqual(tokenize('Fast & Furious'), ['fast', 'and', 'furious']);
+    assert.equal(titleKey(tokenize('Law & Order')), titleKey(tokenize('law and order')));
+    assert.deepEqual(tokenize('&'), ['and']);
+    assert.deepEqual(tokenize('AT&T, R&B & Soul'), ['at', 't', 'r', 'b', 'and', 'soul']);
+    assert.deepEqual(indexTerms('AT&T'), ['at', 't', 'att']);
   });
 
   it('indexes a title under its words and each run written without a space as one word', function () {
