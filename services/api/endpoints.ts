@@ -85,7 +85,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       description: 'Ordered by provider weight (heaviest first), then provider id. Follow a link with `GET /go/{link_token}`.',
       params: [
         p.mediaId(), p.country(),
-        { name: 'at', in: 'query', type: 'date', description: 'The links as they were at the end of this day (UTC), from the event history.' },
+        { name: 'at', in: 'query', type: 'date', description: 'The links as they were at the end of this day (UTC), from the event history; a day to come gives the links as they stand now.' },
       ],
       response: 'StreamingLinks', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: (params) => params.at === undefined, handler: getLinks,
     },

@@ -368,6 +368,9 @@ describe('the /v1 API over HTTP', function () {
       const middle = await call(`/v1/media/${IDS.landGirls}/links?country=US&at=2026-11-12`);
       assert.deepEqual(middle.body.map((l: any) => l.provider_id), ['netflix', 'amazon', 'hulu']);
       assert.deepEqual((await call(`/v1/media/${IDS.landGirls}/links?country=US&at=2026-10-01`)).body, []);
+      // A day to come: the links as they stand now (docs/api.md).
+      const now = await call(`/v1/media/${IDS.landGirls}/links?country=US`);
+      assert.deepEqual((await call(`/v1/media/${IDS.landGirls}/links?country=US&at=2999-12-31`)).body, now.body);
     });
 
     it('carries season and episode numbers on TV links', async () => {
