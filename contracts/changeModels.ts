@@ -54,9 +54,12 @@ export interface HistoryDoc {
 
 /**
  * `arrivals`, key: `${country}:${date}:${mediaId}`: the providers a title got an offer on that
- * day (OfferAdded). `departures`, key: `${country}:${availableTo}:${mediaId}`: the providers
- * on which an offer announced that expiry. Both are indexes by day, never pruned by later
- * events (that needs state the event lacks): readers confirm each entry against `links`.
+ * day (OfferAdded; on its `availableFrom` when the offer was listed ahead of it).
+ * `departures`, key: `${country}:${availableTo}:${mediaId}`: the providers on which an offer
+ * announced that expiry. `upcoming`, key: `${country}:${availableFrom}:${mediaId}`: the
+ * providers on which an offer was listed before its `availableFrom`. All are indexes by day,
+ * never pruned by later events (that needs state the event lacks): readers confirm each entry
+ * against `links`.
  */
 export interface DayIndexDoc {
   country: string;
@@ -144,6 +147,7 @@ export const CHANGE_MODELS = {
   history: 'availability_history',
   arrivals: 'arrivals',
   departures: 'departures',
+  upcoming: 'upcoming',
 } as const;
 
 export const WEBHOOKS_COLLECTION = 'webhooks';

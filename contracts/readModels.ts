@@ -258,6 +258,7 @@ export const READ_MODELS = {
   changes: 'changes',
   arrivals: 'arrivals',
   departures: 'departures',
+  upcoming: 'upcoming',
   search: 'search',
 } as const;
 

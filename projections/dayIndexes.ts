@@ -1,9 +1,11 @@
 /**
- * `arrivals` and `departures` read models: per country, the titles by the day an offer arrived
- * (its OfferAdded) or announced it leaves (`availableTo`), keyed `${country}:${date}:${mediaId}`
- * so `/v1/new` and `/v1/leaving` read one key range of days. Each event touches one document;
- * an entry a later event made obsolete (the offer left, the expiry moved) stays, and the API
- * confirms entries against `links`, which knows the current offers.
+ * `arrivals`, `departures` and `upcoming` read models: per country, the titles by the day an
+ * offer arrived (its OfferAdded, or the `availableFrom` it announced when that is later),
+ * announced it leaves (`availableTo`) or announced it starts, observed before that day
+ * (`availableFrom`), keyed `${country}:${date}:${mediaId}` so `/v1/new`, `/v1/leaving` and
+ * `/v1/upcoming` read one key range of days. Each event touches one document; an entry a later
+ * event made obsolete (the offer left, a date moved) stays, and the API confirms entries against
+ * `links`, which knows the current offers.
  */
 import type { Offer } from '../contracts/domain.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
@@ -41,17 +43,62 @@ function sortedWith(providers: readonly string[], added: string): string[] {
   return out;
 }
 
+/**
+ * The day an offer first observed on `observed` starts: its announced `availableFrom` when that
+ * is later (an offer listed ahead of its start is not available before it), else `observed`.
+ * `/v1/new` confirms an arrival with it, from a link's `firstSeenAt` and `availableFrom`.
+ */
+export function startDay(availableFrom: string | null, observed: string): string {
+  return announcedFrom(availableFrom, observed) ?? observed;
+}
+
+/** `availableFrom` when it is after `observed` (the offer was announced ahead), else null. */
+function announcedFrom(availableFrom: string | null, observed: string): string | null {
+  return availableFrom !== null && availableFrom > observed ? availableFrom : null;
+}
+
+/**
+ * The day an offer event makes an arrival on: an added offer's start (startDay), or the new
+ * start a change announced ahead (a start moved later); null when the event makes none.
+ */
+function arrivalDay(event: RecordedEvent): string | null {
+  if (event.type === 'OfferAdded') return startDay(event.data.offer.availableFrom, eventDate(event));
+  if (event.type === 'OfferChanged') return announcedFrom(event.data.offer.availableFrom, eventDate(event));
+  return null;
+}
+
 export const arrivalsProjection = defineProjection<DayIndexDoc>({
   name: 'arrivals',
-  version: 1,
-  canHandle: ['OfferAdded'],
+  // 2: an offer announced ahead arrives on its availableFrom, not on the day it was listed.
+  version: 2,
+  canHandle: ['OfferAdded', 'OfferChanged'],
   documentId(event: RecordedEvent): string | null {
-    return event.type === 'OfferAdded' ? dayIndexKey(event.data.country, eventDate(event), event.data.mediaId) : null;
+    if (event.type !== 'OfferAdded' && event.type !== 'OfferChanged') return null;
+    const day = arrivalDay(event);
+    return day === null ? null : dayIndexKey(event.data.country, day, event.data.mediaId);
   },
   evolve(doc: DayIndexDoc | null, event: RecordedEvent): DayIndexDoc | null {
-    if (event.type !== 'OfferAdded') return doc;
+    if (event.type !== 'OfferAdded' && event.type !== 'OfferChanged') return doc;
+    const day = arrivalDay(event);
     const { country, mediaId, offer } = event.data;
-    return withProvider(doc, country, eventDate(event), mediaId, offer);
+    return day === null ? doc : withProvider(doc, country, day, mediaId, offer);
+  },
+});
+
+export const upcomingProjection = defineProjection<DayIndexDoc>({
+  name: 'upcoming',
+  version: 1,
+  canHandle: ['OfferAdded', 'OfferChanged'],
+  documentId(event: RecordedEvent): string | null {
+    if (event.type !== 'OfferAdded' && event.type !== 'OfferChanged') return null;
+    const from = announcedFrom(event.data.offer.availableFrom, eventDate(event));
+    return from === null ? null : dayIndexKey(event.data.country, from, event.data.mediaId);
+  },
+  evolve(doc: DayIndexDoc | null, event: RecordedEvent): DayIndexDoc | null {
+    if (event.type !== 'OfferAdded' && event.type !== 'OfferChanged') return doc;
+    const { country, mediaId, offer } = event.data;
+    const from = announcedFrom(offer.availableFrom, eventDate(event));
+    return from === null ? doc : withProvider(doc, country, from, mediaId, offer);
   },
 });
 

@@ -3,7 +3,7 @@ import type { Projection } from '../contracts/projection.ts';
 import { availabilityHistoryProjection } from './availabilityHistory.ts';
 import { changesProjection } from './changes.ts';
 import { collectionsProjection } from './curatedCollections.ts';
-import { arrivalsProjection, departuresProjection } from './dayIndexes.ts';
+import { arrivalsProjection, departuresProjection, upcomingProjection } from './dayIndexes.ts';
 import { featuredProjection } from './featured.ts';
 import { genresProjection } from './genres.ts';
 import { linksProjection } from './links.ts';
@@ -33,6 +33,7 @@ export {
   searchProjection,
   seasonsProjection,
   trendingProjection,
+  upcomingProjection,
 };
 export { defaultCollectionName } from './collections.ts';
 export { foldStream, eventsUntilEndOfDay } from './fold.ts';
@@ -65,6 +66,7 @@ export const ALL_PROJECTIONS: ReadonlyArray<Projection<unknown>> = [
   changesProjection,
   arrivalsProjection,
   departuresProjection,
+  upcomingProjection,
   searchProjection,
 ];
 

@@ -41,6 +41,7 @@ export interface CatalogModels {
   changes: ChangeDoc;
   arrivals: DayIndexDoc;
   departures: DayIndexDoc;
+  upcoming: DayIndexDoc;
 }
 export type ModelName = keyof CatalogModels;
 

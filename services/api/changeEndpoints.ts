@@ -3,7 +3,7 @@ import { CHANGE_TYPES } from '../../contracts/changeModels.ts';
 import { MEDIA_ID_PATTERN } from '../../contracts/ids.ts';
 import { CURSOR_PATTERN, FEED_EXAMINE_MAX } from '../changes/feed.ts';
 import { DAY_LIST_EXAMINE_MAX } from '../changes/dayLists.ts';
-import { getChanges, getHistory, getLeaving, getNew } from './handlers/changes.ts';
+import { getChanges, getHistory, getLeaving, getNew, getUpcoming } from './handlers/changes.ts';
 import { p, type ParamDef } from './params.ts';
 import type { Endpoint } from './types.ts';
 
@@ -66,7 +66,8 @@ export function changeEndpoints(): Endpoint[] {
     {
       path: '/v1/new', operationId: 'getNew', tag: 'Changes', summary: 'Titles new on a provider',
       description: 'Titles that became available on a provider within the last `days` days (today, UTC, included) and still are, newest first '
-        + '(then by media id, descending). `date` is the day the current uninterrupted availability on that provider was first observed. '
+        + '(then by media id, descending). `date` is the day the current uninterrupted availability on that provider began: the day it was '
+        + 'first observed, or its `available_from` when it was listed ahead of it (see `/v1/upcoming`). '
         + 'One item per title and provider. '
         + `At most the ${DAY_LIST_EXAMINE_MAX} newest arrival records of the window are considered.`,
       params: [p.country(), providerList('Comma-separated provider ids.'), p.kind(), days(7), p.limit(50, 200), p.offset()],
@@ -79,6 +80,15 @@ export function changeEndpoints(): Endpoint[] {
         + `At most the ${DAY_LIST_EXAMINE_MAX} soonest departure records of the window are considered.`,
       params: [p.country(), providerList('Comma-separated provider ids.'), p.kind(), days(30), p.limit(50, 200), p.offset()],
       response: 'DayList', errors: [400], auth: 'required', needsCatalog: true, handler: getLeaving,
+    },
+    {
+      path: '/v1/upcoming', operationId: 'getUpcoming', tag: 'Changes', summary: 'Titles coming to a provider soon',
+      description: 'Offers listed ahead of their start: their `available_from` falls within the next `days` days (tomorrow, UTC, '
+        + 'to today + `days`), soonest first (then by media id). `date` is that `available_from`; on that day the title is in '
+        + '`/v1/new`. One item per title, provider and day. '
+        + `At most the ${DAY_LIST_EXAMINE_MAX} soonest announcement records of the window are considered.`,
+      params: [p.country(), providerList('Comma-separated provider ids.'), p.kind(), days(30), p.limit(50, 200), p.offset()],
+      response: 'DayList', errors: [400], auth: 'required', needsCatalog: true, handler: getUpcoming,
     },
   ];
 }

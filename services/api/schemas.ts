@@ -243,7 +243,7 @@ export const schemas: Record<string, Schema> = {
   DayListItem: obj({
     ...listItemProps(),
     provider_id: s(),
-    date: { ...date(), description: '`/v1/new`: the day the title became available on the provider; `/v1/leaving`: its `available_to`.' },
+    date: { ...date(), description: '`/v1/new`: the day the title became available on the provider; `/v1/leaving`: its `available_to`; `/v1/upcoming`: its `available_from`.' },
   }),
   DayList: envelope(ref('DayListItem'), {
     country: s(),

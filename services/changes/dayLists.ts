@@ -1,12 +1,13 @@
 /**
- * `/v1/new` and `/v1/leaving`: titles by the day they arrived on a provider, or the day an
- * offer announced it leaves, read from the `arrivals` / `departures` day indexes and confirmed
- * against the current `links` (an index entry a later event made obsolete is dropped here).
+ * `/v1/new`, `/v1/leaving` and `/v1/upcoming`: titles by the day they arrived on a provider, the
+ * day an offer announced it leaves, or the day an offer listed ahead announced it starts, read
+ * from the `arrivals` / `departures` / `upcoming` day indexes and confirmed against the current
+ * `links` (an index entry a later event made obsolete is dropped here).
  */
 import type { DayIndexDoc } from '../../contracts/changeModels.ts';
 import type { ContentType } from '../../contracts/domain.ts';
 import type { LinksDoc } from '../../contracts/readModels.ts';
-import { dayIndexKey } from '../../projections/dayIndexes.ts';
+import { dayIndexKey, startDay } from '../../projections/dayIndexes.ts';
 import { linksKey } from '../../projections/links.ts';
 import type { Catalog } from '../api/catalog.ts';
 import type { StoredDocument } from '../../contracts/ports.ts';
@@ -33,20 +34,27 @@ export interface DayListRequest {
   to: string;
   providers?: ReadonlySet<string>;
   kind?: ContentType;
-  /** `arrivals`: newest first; `departures`: soonest first. */
-  model: 'arrivals' | 'departures';
+  /** `arrivals`: newest first; `departures` and `upcoming`: soonest first. */
+  model: 'arrivals' | 'departures' | 'upcoming';
 }
 
 /**
  * Whether the entry still holds: for an arrival, the title's current uninterrupted run on the
- * provider began that day (the earliest firstSeenAt of its offers there); for a departure, an
- * offer on the provider still announces that day as its availableTo.
+ * provider began that day (the earliest start of its offers there: firstSeenAt, or a later
+ * availableFrom it was listed ahead of); for a departure, an offer on the provider still
+ * announces that day as its availableTo; for an upcoming start, as its availableFrom.
  */
 function holds(model: DayListRequest['model'], links: LinksDoc | null, providerId: string, date: string): boolean {
   const offers = (links?.offers ?? []).filter((o) => o.providerId === providerId);
   if (offers.length === 0) return false;
   if (model === 'departures') return offers.some((o) => o.availableTo === date);
-  return offers.reduce((min, o) => (o.firstSeenAt < min ? o.firstSeenAt : min), offers[0]?.firstSeenAt ?? date) === date;
+  if (model === 'upcoming') return offers.some((o) => o.availableFrom === date);
+  let first: string | null = null;
+  for (const o of offers) {
+    const start = startDay(o.availableFrom, o.firstSeenAt);
+    if (first === null || start < first) first = start;
+  }
+  return first === date;
 }
 
 export async function dayList(catalog: Catalog, request: DayListRequest): Promise<DayListEntry[]> {

@@ -33,7 +33,7 @@ export function details(overrides: Partial<MediaDetails> & { title: string }): M
   };
 }
 
-function offer(providerId: string, webUrl: string, extra: Partial<Offer> = {}): Offer {
+export function offer(providerId: string, webUrl: string, extra: Partial<Offer> = {}): Offer {
   return {
     providerId, addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl,
     priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['en'], subtitleLanguages: null,

@@ -68,6 +68,7 @@ function baseRequests(token: string): Record<string, { path?: Record<string, str
     getMediaHistory: { path: { id: IDS.landGirls }, query: { country: 'US' } },
     getNew: { query: { country: 'US' } },
     getLeaving: { query: { country: 'US' } },
+    getUpcoming: { query: { country: 'US' } },
     getSeasons: { path: { id: IDS.harbor } },
     getEpisodes: { path: { id: IDS.harbor, season: '1' } },
     listCollections: { query: { country: 'US' } },

@@ -3,7 +3,7 @@ import type { Offer, OfferKey } from '../../contracts/domain.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import { availabilityHistoryProjection, stateEndedAt } from '../../projections/availabilityHistory.ts';
 import { changeKey, changesProjection, positionOfChangeKey } from '../../projections/changes.ts';
-import { arrivalsProjection, departuresProjection } from '../../projections/dayIndexes.ts';
+import { arrivalsProjection, departuresProjection, startDay, upcomingProjection } from '../../projections/dayIndexes.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { linksProjection } from '../../projections/links.ts';
 import { dateOf } from '../../projections/time.ts';
@@ -103,7 +103,7 @@ describe('availability_history projection', () => {
   });
 });
 
-describe('arrivals and departures projections', () => {
+describe('arrivals, departures and upcoming projections', () => {
   it('index a title by the day an offer arrived, once per provider', () => {
     const e1 = recorded('OfferAdded', { ...key, offer: offer({ providerId: 'netflix', webUrl: 'u1' }) }, at('2026-03-01T06:00:00Z', 1));
     const e2 = recorded('OfferAdded', { ...key, offer: offer({ providerId: 'amazon', webUrl: 'u2' }) }, at('2026-03-01T07:00:00Z', 2));
@@ -118,6 +118,29 @@ describe('arrivals and departures projections', () => {
     const leaving = recorded('OfferChanged', { ...key, offer: offer({ availableTo: '2026-03-20' }), changedFields: ['availableTo'] }, at('2026-03-02T06:00:00Z', 2));
     assert.equal(departuresProjection.documentId(leaving), 'US:2026-03-20:tv00000042');
     assert.deepEqual(departuresProjection.evolve(null, leaving)?.providers, ['netflix']);
+  });
+
+  it('index an offer listed ahead of its start under that start, as upcoming and as its arrival', () => {
+    const ahead = recorded('OfferAdded', { ...key, offer: offer({ providerId: 'netflix', availableFrom: '2026-03-10' }) }, at('2026-03-01T06:00:00Z', 1));
+    assert.equal(upcomingProjection.documentId(ahead), 'US:2026-03-10:tv00000042');
+    assert.deepEqual(upcomingProjection.evolve(null, ahead), { country: 'US', date: '2026-03-10', mediaId: 'tv00000042', kind: 'tv_show', providers: ['netflix'] });
+    // It arrives on its start, not on the day it was listed.
+    assert.equal(arrivalsProjection.documentId(ahead), 'US:2026-03-10:tv00000042');
+    // A start moved later is announced again; a start already passed announces nothing.
+    const moved = recorded('OfferChanged', { ...key, offer: offer({ providerId: 'netflix', availableFrom: '2026-03-12' }), changedFields: ['availableFrom'] }, at('2026-03-02T06:00:00Z', 2));
+    assert.equal(upcomingProjection.documentId(moved), 'US:2026-03-12:tv00000042');
+    assert.equal(arrivalsProjection.documentId(moved), 'US:2026-03-12:tv00000042');
+    const live = recorded('OfferAdded', { ...key, offer: offer({ availableFrom: '2026-02-01' }) }, at('2026-03-01T06:00:00Z', 3));
+    assert.equal(upcomingProjection.documentId(live), null);
+    assert.equal(arrivalsProjection.documentId(live), 'US:2026-03-01:tv00000042');
+    const sameDay = recorded('OfferAdded', { ...key, offer: offer({ availableFrom: '2026-03-01' }) }, at('2026-03-01T06:00:00Z', 4));
+    assert.equal(upcomingProjection.documentId(sameDay), null);
+    const changedLive = recorded('OfferChanged', { ...key, offer: offer({ availableFrom: null, formats: ['uhd'] }), changedFields: ['formats'] }, at('2026-03-05T06:00:00Z', 5));
+    assert.equal(upcomingProjection.documentId(changedLive), null);
+    assert.equal(arrivalsProjection.documentId(changedLive), null);
+    assert.equal(startDay('2026-03-10', '2026-03-01'), '2026-03-10');
+    assert.equal(startDay(null, '2026-03-01'), '2026-03-01');
+    assert.equal(startDay('2026-01-01', '2026-03-01'), '2026-03-01');
   });
 });
 

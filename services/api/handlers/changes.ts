@@ -1,4 +1,4 @@
-/** /v1/changes, /v1/media/{id}/history, /v1/new and /v1/leaving: the availability history. */
+/** /v1/changes, /v1/media/{id}/history, /v1/new, /v1/leaving and /v1/upcoming: the availability history. */
 import { CHANGE_TYPES, type ChangeType, type HistoryInterval } from '../../../contracts/changeModels.ts';
 import type { ContentType } from '../../../contracts/domain.ts';
 import { AppError } from '../../../contracts/errors.ts';
@@ -93,7 +93,7 @@ export async function getHistory({ params, deps, catalog }: HandlerInput): Promi
   };
 }
 
-async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departures'): Promise<unknown> {
+async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departures' | 'upcoming'): Promise<unknown> {
   const { params, deps, catalog } = input;
   const country = reqStr(params, 'country');
   const days = int(params, 'days');
@@ -102,8 +102,9 @@ async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departure
   const kind = str(params, 'kind') as ContentType | undefined;
   const providers = listParam(params, 'provider');
   const today = deps.clock.now().toISOString().slice(0, 10);
-  // `new`: the last `days` days, today included; `leaving`: today and the next `days` days.
-  const [from, to] = model === 'arrivals' ? [addDays(today, 1 - days), today] : [today, addDays(today, days)];
+  // `new`: the last `days` days, today included; `leaving`: today and the next `days` days;
+  // `upcoming`: the next `days` days (what starts today is new today).
+  const [from, to] = model === 'arrivals' ? [addDays(today, 1 - days), today] : model === 'departures' ? [today, addDays(today, days)] : [addDays(today, 1), addDays(today, days)];
   const entries = await dayList(catalog, { country, from, to, model, ...(kind ? { kind } : {}), ...(providers ? { providers } : {}) });
   const slice = page(entries, limit, offset);
   const items = await listItems(input, slice.map((e) => e.mediaId));
@@ -117,3 +118,4 @@ async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departure
 
 export const getNew = (input: HandlerInput): Promise<unknown> => dayListAnswer(input, 'arrivals');
 export const getLeaving = (input: HandlerInput): Promise<unknown> => dayListAnswer(input, 'departures');
+export const getUpcoming = (input: HandlerInput): Promise<unknown> => dayListAnswer(input, 'upcoming');
