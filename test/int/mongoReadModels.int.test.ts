@@ -14,7 +14,7 @@ import { mongoCollectionName } from '../../infra/mongo/keys.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { defaultCollectionName } from '../../projections/collections.ts';
-import { ALL_PROJECTIONS, departuresProjection } from '../../projections/index.ts';
+import { ALL_PROJECTIONS, departuresProjection, upcomingProjection } from '../../projections/index.ts';
 import { catchUp } from '../../projections/runner.ts';
 import { streams } from '../../contracts/ids.ts';
 import { IDS, openFixtureStores, seedCatalog, type FixtureStores } from '../e2e/api.fixture.ts';
@@ -51,7 +51,8 @@ describeWithServer('read models on MongoDB as documents', 'MONGODB_URL', (url) =
     stores = openFixtureStores('marquee-rm-', systemClock);
     readStore = await mongoReadStore({ url, database, collectionPrefix: PREFIX });
     await seedCatalog(stores.eventStore, readStore, inProcessSearchIndex());
-    // The fixture has no offer with an end date; departures needs one.
+    // The fixture has no offer with an end date, nor one listed ahead of its start; departures
+    // and upcoming need one.
     await stores.eventStore.append(streams.availability(IDS.rapidFire, 'DE'), [{
       type: 'OfferAdded',
       data: {
@@ -59,12 +60,14 @@ describeWithServer('read models on MongoDB as documents', 'MONGODB_URL', (url) =
         offer: {
           providerId: 'netflix', addonProviderId: null, seasonNumber: null, episodeNumber: null,
           webUrl: 'https://www.netflix.com/title/2', priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['de'],
-          subtitleLanguages: null, availableFrom: null, availableTo: '2026-12-31', platforms: ['web'],
+          subtitleLanguages: null, availableFrom: '2026-11-25', availableTo: '2026-12-31', platforms: ['web'],
         },
       },
       metadata: { observedAt: '2026-11-20T10:00:00Z', producer: 'test' },
     }], 'no_stream');
-    await catchUp({ projection: departuresProjection, eventStore: stores.eventStore, readStore, collection: defaultCollectionName(departuresProjection) });
+    for (const projection of [departuresProjection, upcomingProjection]) {
+      await catchUp({ projection, eventStore: stores.eventStore, readStore, collection: defaultCollectionName(projection) });
+    }
     client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
     await client.connect();
   });
