@@ -18,6 +18,7 @@ const FOLD: Record<string, string> = {
 };
 const FOLD_RE = /[ßæœøđðłþıħ]/g;
 const MARKS_RE = /\p{M}+/gu;
+const HANGUL_JAMO_RE = /[\u1100-\u11ff]/u;
 const APOSTROPHES_RE = /['’ʼ`´]/g;
 /**
  * An elided word at the start of a word, before its apostrophe and a letter: French c' d' j' l'
@@ -35,9 +36,10 @@ const AMPERSAND_RE = /(?<!\S)&(?!\S)/g;
 
 /** Lower-cased, accent-free text with apostrophes removed and a lone "&" as "and" (other word separators kept as they are). */
 export function normalizeText(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(MARKS_RE, '')
+  const bare = text.normalize('NFKD').replace(MARKS_RE, '');
+  // NFKD splits a Hangul syllable into its letters (jamo), which are not marks: composed again,
+  // so a Korean word's pairs (cjkWords) are of syllables, as the user types them.
+  return (HANGUL_JAMO_RE.test(bare) ? bare.normalize('NFC') : bare)
     .toLowerCase()
     .replace(FOLD_RE, (c) => FOLD[c] ?? c)
     .replace(ELISION_RE, '$1 ')
@@ -45,9 +47,41 @@ export function normalizeText(text: string): string {
     .replace(AMPERSAND_RE, 'and');
 }
 
-/** The normalised words of a text, in order. */
+/** The normalised words of a text, in order (a run of CJK characters as its bigrams: cjkWords). */
 export function tokenize(text: string): string[] {
-  return normalizeText(text).split(SEPARATORS_RE).filter((t) => t.length > 0);
+  const words: string[] = [];
+  for (const token of normalizeText(text).split(SEPARATORS_RE)) {
+    if (token.length === 0) continue;
+    if (CJK_TEST_RE.test(token)) words.push(...cjkWords(token));
+    else words.push(token);
+  }
+  return words;
+}
+
+/** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
+const CJK_TEST_RE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUNS_RE = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)|([^\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/gu;
+
+/**
+ * The words of a token holding CJK characters: each run of them as its overlapping bigrams
+ * ("静かな港" -> 静か, かな, な港; a lone character stays whole), other runs as they are. Japanese
+ * and Chinese titles have no spaces, so a title was one word and a word of it ("港", "かな港")
+ * found nothing in-process, where OpenSearch's standard analyzer splits such text into
+ * characters. Bigrams on both sides, as Lucene's CJK analyzer makes them: a query of two
+ * characters or more matches the titles holding it, in order, anywhere.
+ */
+export function cjkWords(token: string): string[] {
+  const words: string[] = [];
+  for (const m of token.matchAll(CJK_RUNS_RE)) {
+    if (m[2] !== undefined) {
+      words.push(m[2]);
+      continue;
+    }
+    const chars = [...(m[1] as string)];
+    if (chars.length === 1) words.push(chars[0] as string);
+    for (let i = 0; i + 1 < chars.length; i += 1) words.push(`${chars[i]}${chars[i + 1]}`);
+  }
+  return words;
 }
 
 const WHITESPACE_RE = /\s+/u;
@@ -69,13 +103,31 @@ export function indexTerms(text: string): string[] {
 
 /**
  * The words a name is indexed under beyond its own (indexTerms): its joined runs, then the
- * other forms of its numbers (numeralForms). A whole word of the name for MATCH_EVERY_WORD on
+ * other forms of its numbers (numeralForms), then the characters of its CJK runs. A whole word of the name for MATCH_EVERY_WORD on
  * both engines: the OpenSearch title fields hold them, the in-process entry keeps them per key.
  */
 export function extraWords(text: string): string[] {
   const words = tokenize(text);
   const runs = joinedRuns(text);
-  return [...runs, ...numeralForms(words, runs)];
+  return [...runs, ...numeralForms(words, runs), ...cjkCharacters(text)];
+}
+
+/**
+ * Each character of the CJK runs of a text of two characters or more, once (cjkWords made their
+ * bigrams): a query of one character ("港", harbour; "夜", night: words of their own in Chinese
+ * and Japanese) finds the titles that hold it, as OpenSearch's standard analyzer finds them.
+ */
+export function cjkCharacters(text: string): string[] {
+  const normalized = normalizeText(text);
+  if (!CJK_TEST_RE.test(normalized)) return [];
+  const out = new Set<string>();
+  for (const m of normalized.matchAll(CJK_RUNS_RE)) {
+    const run = m[1];
+    if (run === undefined) continue;
+    const chars = [...run];
+    if (chars.length >= 2) for (const c of chars) out.add(c);
+  }
+  return [...out];
 }
 
 /** Numbers 1-20 as users write them in a title: Roman, Arabic, English. */
@@ -113,6 +165,8 @@ export function numeralForms(words: readonly string[], also: readonly string[] =
 export function joinedRuns(text: string): string[] {
   const runs: string[] = [];
   for (const run of text.split(WHITESPACE_RE)) {
+    // A CJK run's words are its bigrams, not words written apart: nothing to join.
+    if (CJK_TEST_RE.test(run)) continue;
     const parts = tokenize(run);
     if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) runs.push(parts.join(''));
   }
@@ -131,7 +185,7 @@ export function joinedKey(text: string): string {
   let joined = false;
   for (const run of text.split(WHITESPACE_RE)) {
     const parts = tokenize(run);
-    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) {
+    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS && !CJK_TEST_RE.test(run)) {
       words.push(parts.join(''));
       joined = true;
     } else words.push(...parts);

@@ -420,6 +420,23 @@ export function searchIndexSuite(name: string, make: () => Promise<SearchIndex>)
         assert.equal((await query('das boot', { lang: 'en' })).ids[0], boat!.id);
       });
 
+      it('finds a Japanese or Chinese title by any word of it, though such titles have no spaces', async function () {
+        const [silent, lights, spirited, train] = await load(
+          searchDoc('The Silent Harbor', { titles: { ja: '静かな港' } }),
+          searchDoc('Harbor Lights', { titles: { ja: '港の灯' } }),
+          searchDoc('Spirited Away', { titles: { ja: '千と千尋の神隠し', zh: '千与千寻' } }),
+          searchDoc('Night Train', { titles: { ja: '夜行列車' } }),
+        );
+        const ja = { lang: 'ja' };
+        assert.deepEqual((await query('港', ja)).ids.sort(), [silent!.id, lights!.id].sort());
+        assert.deepEqual((await query('かな港', ja)).ids, [silent!.id]);
+        assert.equal((await query('静かな港', ja)).ids[0], silent!.id);
+        assert.deepEqual((await query('神隠し', ja)).ids, [spirited!.id]);
+        assert.deepEqual((await query('千尋', ja)).ids, [spirited!.id]);
+        assert.deepEqual((await query('列車', ja)).ids, [train!.id]);
+        assert.deepEqual((await query('千寻', { lang: 'zh' })).ids, [spirited!.id]);
+      });
+
       it('forgets translated titles when a document is removed or its translation changes', async function () {
         const [doc] = await load(searchDoc('The Boat', { titles: { fr: 'Le Bateau' } }));
         await index.upsert([{ ...doc!, titles: { fr: 'La Barque' } }]);

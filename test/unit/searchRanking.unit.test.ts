@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { MAX_TYPO_WORD_CHARS, indexTerms, joinedKey, lookupWords, maxTypos, numeralForms, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
+import { MAX_TYPO_WORD_CHARS, cjkWords, indexTerms, joinedKey, joinedRuns, lookupWords, maxTypos, numeralForms, titleKey, titleKeysOf, titleTypos, tokenize, transpositions } from '../../infra/search/normalize.ts';
 import { beginsKey, compareRanked, holdsEveryWord, holdsKey, holdsPhrase, nearKey, osaDistance, phraseFactor, popularityFactor, topK, type RankInput } from '../../infra/search/ranking.ts';
 import { prng } from './searchQualityCatalog.ts';
 
@@ -29,6 +29,19 @@ describe('search text normalisation', function () {
     assert.deepEqual(tokenize('&'), ['and']);
     assert.deepEqual(tokenize('AT&T, R&B & Soul'), ['at', 't', 'r', 'b', 'and', 'soul']);
     assert.deepEqual(indexTerms('AT&T'), ['at', 't', 'att']);
+  });
+
+  it('splits a run of CJK characters into its bigrams, and indexes its characters too', function () {
+    assert.deepEqual(tokenize('静かな港'), ['静か', 'かな', 'な港']);
+    assert.deepEqual(tokenize('港'), ['港']);
+    // Other scripts in the token stay whole; kana lose their voicing marks as accents go (NFKD).
+    assert.deepEqual(tokenize('ポケモン2 The Movie'), ['ホケ', 'ケモ', 'モン', '2', 'the', 'movie']);
+    assert.deepEqual(cjkWords('x港の灯y'), ['x', '港の', 'の灯', 'y']);
+    assert.deepEqual(indexTerms('港の港'), ['港の', 'の港', '港', 'の']);
+    // Nothing of a CJK run is joined or keyed twice.
+    assert.deepEqual(joinedRuns('静かな港'), []);
+    assert.deepEqual(titleKeysOf(['静かな港']), ['静か かな な港']);
+    assert.deepEqual(tokenize('항구의 불빛'), ['항구', '구의', '불빛']);
   });
 
   it('indexes a title under its words and each run written without a space as one word', function () {
