@@ -98,34 +98,33 @@ const MAX_JOINED_WORDS = 6;
  * keys (titleKey) are tokenize's.
  */
 export function indexTerms(text: string): string[] {
-  return [...tokenize(text), ...extraWords(text)];
+  const words = tokenize(text);
+  return [...words, ...extraWords(text, words)];
 }
 
 /**
  * The words a name is indexed under beyond its own (indexTerms): its joined runs, then the
- * other forms of its numbers (numeralForms), then the characters of its CJK runs. A whole word of the name for MATCH_EVERY_WORD on
- * both engines: the OpenSearch title fields hold them, the in-process entry keeps them per key.
+ * other forms of its numbers (numeralForms), then the characters of its CJK pairs
+ * (cjkCharacters). Each is a whole word of the name for MATCH_EVERY_WORD on both engines: the
+ * OpenSearch title fields hold them, the in-process entry keeps them per key.
  */
-export function extraWords(text: string): string[] {
-  const words = tokenize(text);
+export function extraWords(text: string, words: readonly string[] = tokenize(text)): string[] {
   const runs = joinedRuns(text);
-  return [...runs, ...numeralForms(words, runs), ...cjkCharacters(text)];
+  return [...runs, ...numeralForms(words, runs), ...cjkCharacters(words)];
 }
 
 /**
- * Each character of the CJK runs of a text of two characters or more, once (cjkWords made their
- * bigrams): a query of one character ("港", harbour; "夜", night: words of their own in Chinese
- * and Japanese) finds the titles that hold it, as OpenSearch's standard analyzer finds them.
+ * Each character of the CJK pairs among a name's words (cjkWords), once: a query of one
+ * character ("港", harbour; "夜", night: words of their own in Chinese and Japanese) finds the
+ * titles that hold it, as OpenSearch's standard analyzer finds them.
  */
-export function cjkCharacters(text: string): string[] {
-  const normalized = normalizeText(text);
-  if (!CJK_TEST_RE.test(normalized)) return [];
+export function cjkCharacters(words: readonly string[]): string[] {
   const out = new Set<string>();
-  for (const m of normalized.matchAll(CJK_RUNS_RE)) {
-    const run = m[1];
-    if (run === undefined) continue;
-    const chars = [...run];
-    if (chars.length >= 2) for (const c of chars) out.add(c);
+  for (const word of words) {
+    if (!CJK_TEST_RE.test(word)) continue;
+    const chars = [...word];
+    // A pair cjkWords made; a lone character is a word already.
+    if (chars.length === 2 && CJK_TEST_RE.test(chars[0] as string) && CJK_TEST_RE.test(chars[1] as string)) for (const c of chars) out.add(c);
   }
   return [...out];
 }
@@ -194,14 +193,15 @@ export function joinedKey(text: string): string {
 }
 
 /**
- * The keys a title with these names is compared under: each name's titleKey, distinct and in
- * the order of the names, then their joinedKeys that are not among them. Both adapters index
+ * The keys a title with these names (`words`: tokenize's of each) is compared under: each
+ * name's titleKey, distinct and in the order of the names, then their joinedKeys that are not
+ * among them. Both adapters index
  * these (the in-process entry's `keys`, the OpenSearch document's `keys` field), so a key
  * decides MATCH_EXACT, MATCH_BEGINS and MATCH_NEAR_EXACT alike on both.
  */
-export function titleKeysOf(names: readonly string[]): string[] {
+export function titleKeysOf(names: readonly string[], words: ReadonlyArray<readonly string[]> = names.map(tokenize)): string[] {
   const keys = new Set<string>();
-  for (const name of names) keys.add(titleKey(tokenize(name)));
+  for (const w of words) keys.add(titleKey(w));
   for (const name of names) keys.add(joinedKey(name));
   keys.delete('');
   return [...keys];
