@@ -160,15 +160,24 @@ export function numeralForms(words: readonly string[], also: readonly string[] =
   return out;
 }
 
+/**
+ * The runs of `text` between spaces, each with its words and, when it writes two to
+ * MAX_JOINED_WORDS words without a space between them, those words joined into one. A CJK run's
+ * words are its pairs, not words written apart: never joined. The one rule joinedRuns and
+ * joinedKey share.
+ */
+function spaceRuns(text: string): Array<{ words: string[]; joined: string | null }> {
+  return text.split(WHITESPACE_RE).map((run) => {
+    const words = tokenize(run);
+    const joinable = words.length >= 2 && words.length <= MAX_JOINED_WORDS && !CJK_TEST_RE.test(run);
+    return { words, joined: joinable ? words.join('') : null };
+  });
+}
+
 /** The runs of words `text` writes without a space between them, each joined into one word (indexTerms). */
 export function joinedRuns(text: string): string[] {
   const runs: string[] = [];
-  for (const run of text.split(WHITESPACE_RE)) {
-    // A CJK run's words are its bigrams, not words written apart: nothing to join.
-    if (CJK_TEST_RE.test(run)) continue;
-    const parts = tokenize(run);
-    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS) runs.push(parts.join(''));
-  }
+  for (const { joined } of spaceRuns(text)) if (joined !== null) runs.push(joined);
   return runs;
 }
 
@@ -180,16 +189,9 @@ export function joinedRuns(text: string): string[] {
  * ahead of the X-Men films whose name it only begins, as "x men" is.
  */
 export function joinedKey(text: string): string {
-  const words: string[] = [];
-  let joined = false;
-  for (const run of text.split(WHITESPACE_RE)) {
-    const parts = tokenize(run);
-    if (parts.length >= 2 && parts.length <= MAX_JOINED_WORDS && !CJK_TEST_RE.test(run)) {
-      words.push(parts.join(''));
-      joined = true;
-    } else words.push(...parts);
-  }
-  return joined ? titleKey(words) : '';
+  const runs = spaceRuns(text);
+  if (runs.every((r) => r.joined === null)) return '';
+  return titleKey(runs.flatMap((r) => (r.joined === null ? r.words : [r.joined])));
 }
 
 /**

@@ -5,7 +5,7 @@ import { AppError } from '../../../contracts/errors.ts';
 import { linksKey } from '../../../projections/links.ts';
 import { compareOfferKeys } from '../../../projections/offerOrder.ts';
 import { dateOf } from '../../../projections/time.ts';
-import { addDays, dayList } from '../../changes/dayLists.ts';
+import { addDays, dayList, type DayListRequest } from '../../changes/dayLists.ts';
 import { decodeCursor, encodeCursor, feedStart, presentChange, readFeed } from '../../changes/feed.ts';
 import { int, reqStr, str, type ParsedParams } from '../params.ts';
 import type { HandlerInput } from '../types.ts';
@@ -93,7 +93,17 @@ export async function getHistory({ params, deps, catalog }: HandlerInput): Promi
   };
 }
 
-async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departures' | 'upcoming'): Promise<unknown> {
+/** Each list's window of days, first and last (inclusive), from today and `days`. */
+const DAY_LIST_WINDOWS: Record<DayListRequest['model'], (today: string, days: number) => [string, string]> = {
+  // `new`: the last `days` days, today included.
+  arrivals: (today, days) => [addDays(today, 1 - days), today],
+  // `leaving`: today and the next `days` days.
+  departures: (today, days) => [today, addDays(today, days)],
+  // `upcoming`: the next `days` days (what starts today is new today).
+  upcoming: (today, days) => [addDays(today, 1), addDays(today, days)],
+};
+
+async function dayListAnswer(input: HandlerInput, model: DayListRequest['model']): Promise<unknown> {
   const { params, deps, catalog } = input;
   const country = reqStr(params, 'country');
   const days = int(params, 'days');
@@ -102,9 +112,7 @@ async function dayListAnswer(input: HandlerInput, model: 'arrivals' | 'departure
   const kind = str(params, 'kind') as ContentType | undefined;
   const providers = listParam(params, 'provider');
   const today = deps.clock.now().toISOString().slice(0, 10);
-  // `new`: the last `days` days, today included; `leaving`: today and the next `days` days;
-  // `upcoming`: the next `days` days (what starts today is new today).
-  const [from, to] = model === 'arrivals' ? [addDays(today, 1 - days), today] : model === 'departures' ? [today, addDays(today, days)] : [addDays(today, 1), addDays(today, days)];
+  const [from, to] = DAY_LIST_WINDOWS[model](today, days);
   const entries = await dayList(catalog, { country, from, to, model, ...(kind ? { kind } : {}), ...(providers ? { providers } : {}) });
   const slice = page(entries, limit, offset);
   const items = await listItems(input, slice.map((e) => e.mediaId));
