@@ -20,7 +20,9 @@ import { systemClock } from '../contracts/ports.ts';
 import { closeLmdb } from '../infra/lmdb/env.ts';
 import { createApiKey } from '../services/api/keys.ts';
 import { startApi } from '../services/api/server.ts';
-import { positionOfChangeKey } from '../projections/changes.ts';
+import type { ChangeBlockDoc } from '../contracts/changeModels.ts';
+import { changesProjection, positionOfChangeKey } from '../projections/changes.ts';
+import { resolveCollection } from '../projections/collections.ts';
 import { decodeCursor } from '../services/changes/feed.ts';
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { crawl } from '../services/crawler/crawl.ts';
@@ -122,9 +124,9 @@ try {
   }
   const projectedAt = performance.now();
   // The last change of the country the projections wrote: the client has caught up once its cursor is there.
-  const changes = (await adapters.readStore.getAlias('changes')) ?? 'changes_v1';
-  const [last] = await adapters.readStore.scan(changes, { prefix: `${country}:`, reverse: true, limit: 1 });
-  const lastPosition = last ? (positionOfChangeKey(last.key)?.position ?? 0) : 0;
+  const changes = await resolveCollection(adapters.readStore, changesProjection);
+  const [last] = await adapters.readStore.scan<ChangeBlockDoc>(changes, { prefix: `${country}:`, reverse: true, limit: 1 });
+  const lastPosition = last?.doc.changes.at(-1)?.position ?? 0;
   while (positionOf(cursor as string) < lastPosition && performance.now() - projectedAt < 120_000) await sleep(20);
   const caughtUpAt = performance.now();
   following = false;

@@ -20,7 +20,7 @@ import type {
   TrendingHeadDoc,
   TrendingRowDoc,
 } from '../../contracts/readModels.ts';
-import type { ChangeDoc, DayIndexDoc, HistoryDoc } from '../../contracts/changeModels.ts';
+import type { ChangeBlockDoc, DayIndexDoc, HistoryDoc } from '../../contracts/changeModels.ts';
 import { liveCollection } from '../../projections/collections.ts';
 
 export interface CatalogModels {
@@ -38,7 +38,7 @@ export interface CatalogModels {
   /** The day under `${country}:${date}`, its head and rows beside it (projections/trending.ts). */
   trending: TrendingDoc | TrendingHeadDoc | TrendingRowDoc;
   availability_history: HistoryDoc;
-  changes: ChangeDoc;
+  changes: ChangeBlockDoc;
   arrivals: DayIndexDoc;
   departures: DayIndexDoc;
   upcoming: DayIndexDoc;

@@ -2,15 +2,16 @@
  * Reading the change feed of a country: the one paging loop the API (`/v1/changes`), the
  * webhook worker and the weekly `changes.parquet` share.
  *
- * The feed is the `changes` read model scanned in key (= event position) order after a cursor.
+ * The feed is the `changes` read model's blocks scanned in key (= event position) order after a
+ * cursor.
  * Two rules keep "every later change exactly once":
  * - the scan stops at the position both `changes` and `availability_history` have committed
  *   (their checkpoints; a store writes documents before it moves a checkpoint), so a reader
  *   never passes a change that a slower write has not made visible yet, and every change it
  *   returns finds its `before` in the history;
- * - the cursor is the key of the last document examined, so the next page starts right after
+ * - the cursor is the feed key of the last change examined, so the next page starts right after
  *   it, whatever was committed meanwhile (new changes only ever get higher positions).
- * Filters are applied while scanning, with a bound on the documents examined per call: a rare
+ * Filters are applied while scanning, with a bound on the changes examined per call: a rare
  * match gives a short page with `hasMore` and a cursor past everything examined.
  */
 import type { ChangeDoc, ChangeType } from '../../contracts/changeModels.ts';
@@ -18,16 +19,14 @@ import type { Offer } from '../../contracts/domain.ts';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
 import type { ReadStore } from '../../contracts/ports.ts';
 import { stateEndedAt } from '../../projections/availabilityHistory.ts';
-import { changeId, changeKey, positionOfChangeKey } from '../../projections/changes.ts';
+import { changeBlockKey, changeId, changeKey, positionOfChangeKey } from '../../projections/changes.ts';
 import { linksKey } from '../../projections/links.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { createCatalog, type Catalog, type ModelName } from '../api/catalog.ts';
 import { linkItem } from '../api/present.ts';
 
-/** Documents examined per call at most (a filtered scan); the page limit is at most 1000. */
+/** Changes examined per call at most (a filtered scan); the page limit is at most 1000. */
 export const FEED_EXAMINE_MAX = 5000;
-/** Documents read per scan while filtering. */
-const CHUNK = 1000;
 
 export interface FeedFilter {
   /** Provider ids: an offer matches by its provider or its add-on provider. */
@@ -38,7 +37,7 @@ export interface FeedFilter {
 
 export interface FeedRequest {
   country: string;
-  /** Key of the last document already read; null = from the oldest change. */
+  /** Feed key of the last change already read; null = from the oldest change. */
   after: string | null;
   filter?: FeedFilter;
   limit: number;
@@ -56,7 +55,7 @@ export interface FeedChange {
 
 export interface FeedPage {
   changes: FeedChange[];
-  /** Key of the last document examined (the next call's `after`); `after` when none was. */
+  /** Feed key of the last change examined (the next call's `after`); `after` when none was. */
   lastKey: string | null;
   /** More documents (matching or not) may follow up to the committed position. */
   hasMore: boolean;
@@ -124,38 +123,63 @@ export async function committedPosition(source: FeedSource): Promise<number> {
   }
 }
 
+/**
+ * Blocks read by the first scan of a feed read, doubled for each next one up to the last: a
+ * block holds about 20 changes on the sample and CHANGE_BLOCK at most (one busy country), so a
+ * page reads little more than it returns either way.
+ */
+const BLOCKS_FIRST_READ = 2;
+const BLOCKS_MAX_READ = 16;
+
+/** A change with its feed key. */
+export interface KeyedChange {
+  key: string;
+  doc: ChangeDoc;
+}
+
+/**
+ * The changes of `country` after the feed key `after` (null: from the first) up to position
+ * `upTo` included, in feed order: the `changes` blocks read a few at a time, the one holding
+ * `after` first. Stops reading once its consumer stops.
+ */
+export async function* changesAfter(catalog: Catalog, country: string, after: string | null, upTo: number): AsyncGenerator<KeyedChange> {
+  const from = after === null ? 0 : positionOfChangeKey(after)?.position;
+  if (from === undefined) throw new AppError('internal', `not a key of the change feed: ${after}`);
+  const end = changeKey(country, upTo + 1);
+  let start = after === null ? `${country}:` : changeBlockKey(country, from);
+  for (let limit = BLOCKS_FIRST_READ; ; limit = Math.min(limit * 2, BLOCKS_MAX_READ)) {
+    const blocks = await catalog.scan('changes', { start, end, limit });
+    for (const block of blocks) {
+      for (const doc of block.doc.changes) {
+        if (doc.position <= from) continue;
+        if (doc.position > upTo) return;
+        yield { key: changeKey(country, doc.position), doc };
+      }
+    }
+    const last = blocks[blocks.length - 1];
+    if (last === undefined || blocks.length < limit) return;
+    start = `${last.key}\u0000`;
+  }
+}
+
 export async function readFeed(source: FeedSource, request: FeedRequest): Promise<FeedPage> {
   const { catalog } = source;
   const { country, filter, limit } = request;
   const examineMax = Math.max(request.examineMax ?? FEED_EXAMINE_MAX, limit + 1);
   const committed = await committedPosition(source);
-  const end = changeKey(country, committed + 1);
   const docs: ChangeDoc[] = [];
   let lastKey = request.after;
   let examined = 0;
   let hasMore = false;
-  // Unfiltered, one read of limit + 1 tells whether more follow.
-  const chunk = filter ? CHUNK : limit + 1;
-  scanning: for (;;) {
-    const want = Math.min(chunk, examineMax - examined);
-    if (want <= 0) {
-      const next = await catalog.scan('changes', { start: `${lastKey ?? `${country}:`}\u0000`, end, limit: 1 });
-      hasMore = next.length > 0;
+  for await (const change of changesAfter(catalog, country, request.after, committed)) {
+    // Past the bound or the page, one more change is enough to tell that more follow.
+    if (examined >= examineMax || (docs.length >= limit && matches(change.doc, filter))) {
+      hasMore = true;
       break;
     }
-    const page = await catalog.scan('changes', { start: lastKey === null ? `${country}:` : `${lastKey}\u0000`, end, limit: want });
-    for (const stored of page) {
-      if (matches(stored.doc, filter)) {
-        if (docs.length >= limit) {
-          hasMore = true;
-          break scanning;
-        }
-        docs.push(stored.doc);
-      }
-      lastKey = stored.key;
-      examined += 1;
-    }
-    if (page.length < want) break;
+    if (matches(change.doc, filter)) docs.push(change.doc);
+    lastKey = change.key;
+    examined += 1;
   }
   return { changes: await withBeforeAndTitle(catalog, docs), lastKey, hasMore };
 }

@@ -3,10 +3,9 @@
  * feed reader as `GET /v1/changes` (so the file holds exactly what the API answers for that
  * week), in feed order.
  */
-import type { ChangeDoc } from '../../contracts/changeModels.ts';
-import type { ReadStore, StoredDocument } from '../../contracts/ports.ts';
+import type { ReadStore } from '../../contracts/ports.ts';
 import { dateOf } from '../../projections/time.ts';
-import { feedSourceOf, presentChange, readFeed, type FeedSource } from '../changes/feed.ts';
+import { changesAfter, feedSourceOf, presentChange, readFeed, type FeedSource } from '../changes/feed.ts';
 import type { SnapshotRow, SnapshotValue } from './arrowSchema.ts';
 import type { LinkTokenEncoder } from './rows.ts';
 
@@ -20,14 +19,11 @@ const LINK_FIELDS = ['price_types', 'formats', 'audio_languages', 'subtitle_lang
  */
 async function keyBefore(source: FeedSource, country: string, from: number): Promise<string | null> {
   let after: string | null = null;
-  for (;;) {
-    const page: Array<StoredDocument<ChangeDoc>> = await source.catalog.scan('changes', { start: after === null ? `${country}:` : `${after}\u0000`, end: `${country};`, limit: PAGE });
-    for (const row of page) {
-      if (Date.parse(row.doc.at) >= from) return after;
-      after = row.key;
-    }
-    if (page.length < PAGE) return after;
+  for await (const change of changesAfter(source.catalog, country, null, Number.MAX_SAFE_INTEGER)) {
+    if (Date.parse(change.doc.at) >= from) return after;
+    after = change.key;
   }
+  return after;
 }
 
 /** Rows of the changes observed in [from, to) (unix ms). */

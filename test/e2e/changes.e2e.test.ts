@@ -185,7 +185,7 @@ describe('the change feed, history, new and leaving (e2e)', function () {
   it('rebuilds the same feed, ids and cursors included, when the changes projection is replayed from 0', async () => {
     const live = await followFeed(catalog, COUNTRY, null, '', 333);
     const { readStore, eventStore } = catalog.adapters;
-    const rebuilt = `changes_v1_rtest`;
+    const rebuilt = `${defaultCollectionName(changesProjection)}_rtest`;
     await catchUp({ projection: changesProjection, eventStore, readStore, collection: rebuilt, batchSize: 777 });
     assert.deepEqual(await readStore.scan(rebuilt), await readStore.scan(defaultCollectionName(changesProjection)));
     await readStore.setAlias('changes', rebuilt);

@@ -15,6 +15,7 @@ import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { changeKey } from '../../projections/changes.ts';
+import { CHANGES_COLLECTION, changeBlockWrites } from '../fixtures/changeBlocks.ts';
 import { createApiKey } from '../../services/api/keys.ts';
 import { startApi, type RunningApi } from '../../services/api/server.ts';
 import { encodeCursor, FEED_EXAMINE_MAX } from '../../services/changes/feed.ts';
@@ -43,14 +44,13 @@ describe('hostile requests to the change feed (e2e)', function () {
     const eventStore = lmdbEventStore({ dataDir: dir, clock });
     const search = inProcessSearchIndex();
     // A long feed of one title's changes, written as the projection writes them.
-    for (let p = 1; p <= FEED; p += 5000) {
-      await readStore.writeBatch<ChangeDoc>('changes_v1', Array.from({ length: 5000 }, (_, i) => {
-        const position = p + i;
-        const offer = { providerId: 'netflix', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: `https://n.example/${position}` };
-        return { key: changeKey('US', position), position, doc: { position, type: 'removed', at: '2026-11-20T06:00:00Z', country: 'US', mediaId: 'mv00000001', kind: 'movie', offer, after: null, changed: [] } };
-      }));
-    }
-    await readStore.setCheckpoint('changes_v1', FEED);
+    const writes = changeBlockWrites(Array.from({ length: FEED }, (_, i): ChangeDoc => {
+      const position = i + 1;
+      const offer = { providerId: 'netflix', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: `https://n.example/${position}` };
+      return { position, type: 'removed', at: '2026-11-20T06:00:00Z', country: 'US', mediaId: 'mv00000001', kind: 'movie', offer, after: null, changed: [] };
+    }));
+    for (let i = 0; i < writes.length; i += 5) await readStore.writeBatch(CHANGES_COLLECTION, writes.slice(i, i + 5));
+    await readStore.setCheckpoint(CHANGES_COLLECTION, FEED);
     await readStore.setCheckpoint('availability_history_v1', FEED);
     const apiKeys = lmdbApiKeyStore({ dataDir: dir });
     api = await startApi({ port: 0, readStore, apiKeys, eventStore, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 1_000_000 } });

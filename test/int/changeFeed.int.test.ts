@@ -1,6 +1,6 @@
 /**
  * The change-feed reader and the webhook store on each read store (LMDB, and MongoDB/FerretDB
- * when MONGODB_URL is set): a filtered scan examines a bounded number of documents and moves
+ * when MONGODB_URL is set): a filtered scan examines a bounded number of changes and moves
  * its cursor past them; nothing beyond the committed checkpoints is read, and what commits
  * later is read exactly once from an earlier cursor; updates and leases are compare-and-set.
  */
@@ -15,6 +15,7 @@ import { closeLmdb } from '../../infra/lmdb/env.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { changeKey } from '../../projections/changes.ts';
+import { CHANGES_COLLECTION, changeBlockWrites } from '../fixtures/changeBlocks.ts';
 import { feedSourceOf, readFeed } from '../../services/changes/feed.ts';
 import { acquireLease } from '../../services/webhooks/store.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
@@ -30,11 +31,9 @@ function change(position: number, mediaId: string): ChangeDoc {
 
 /** Writes changes at these positions (every 100th is of `mv00000001`) and commits the feed up to `committed`. */
 async function seed(store: ReadStore, positions: number[], committed: number): Promise<void> {
-  for (let i = 0; i < positions.length; i += 500) {
-    const writes = positions.slice(i, i + 500).map((p) => ({ key: changeKey('US', p), doc: change(p, p % 100 === 0 ? 'mv00000001' : 'mv00000002'), position: p }));
-    await store.writeBatch('changes_v1', writes);
-  }
-  await store.setCheckpoint('changes_v1', committed);
+  const writes = changeBlockWrites(positions.map((p) => change(p, p % 100 === 0 ? 'mv00000001' : 'mv00000002')));
+  for (let i = 0; i < writes.length; i += 5) await store.writeBatch(CHANGES_COLLECTION, writes.slice(i, i + 5));
+  await store.setCheckpoint(CHANGES_COLLECTION, committed);
   await store.setCheckpoint('availability_history_v1', committed);
 }
 
@@ -50,7 +49,7 @@ function suite(open: () => Promise<ReadStore>, done: () => Promise<void>): void 
     await done();
   });
 
-  it('examines at most examineMax documents per call and moves the cursor past them', async () => {
+  it('examines at most examineMax changes per call and moves the cursor past them', async () => {
     const source = feedSourceOf(store);
     const filter = { mediaIds: new Set(['mv00000001']) };
     const first = await readFeed(source, { country: 'US', after: null, limit: 100, filter, examineMax: 700 });
@@ -74,7 +73,9 @@ function suite(open: () => Promise<ReadStore>, done: () => Promise<void>): void 
     this.timeout(60_000);
     const source = feedSourceOf(store);
     // Written but not yet committed (a slower batch): invisible.
-    await store.writeBatch('changes_v1', [2001, 2003, 2004].map((p) => ({ key: changeKey('US', p), doc: change(p, 'mv00000003'), position: p })));
+    // (Block 2000 begins with the seed's last change.)
+    const seeded = change(2000, 'mv00000001');
+    await store.writeBatch(CHANGES_COLLECTION, changeBlockWrites([seeded, ...[2001, 2003, 2004].map((p) => change(p, 'mv00000003'))]));
     const read = async (after: string | null) => {
       const ids: number[] = [];
       for (;;) {
@@ -87,13 +88,21 @@ function suite(open: () => Promise<ReadStore>, done: () => Promise<void>): void 
     const first = await read(null);
     assert.equal(first.ids.length, 2000);
     assert.equal(first.after, changeKey('US', 2000));
-    await store.writeBatch('changes_v1', [{ key: changeKey('US', 2002), doc: change(2002, 'mv00000003'), position: 2002 }]);
-    await store.setCheckpoint('changes_v1', 2004);
+    await store.setCheckpoint(CHANGES_COLLECTION, 2004);
     assert.deepEqual((await read(first.after)).ids, [], 'the history has not committed them yet');
     await store.setCheckpoint('availability_history_v1', 2004);
     const next = await read(first.after);
-    assert.deepEqual(next.ids, [2001, 2002, 2003, 2004]);
+    assert.deepEqual(next.ids, [2001, 2003, 2004]);
+    assert.equal(next.after, changeKey('US', 2004));
+    // The block read above grows (the next batch of the projection): its new change only, once committed.
+    await store.writeBatch(CHANGES_COLLECTION, changeBlockWrites([seeded, ...[2001, 2003, 2004, 2006].map((p) => change(p, 'mv00000003'))]));
     assert.deepEqual((await read(next.after)).ids, []);
+    await store.setCheckpoint(CHANGES_COLLECTION, 2006);
+    await store.setCheckpoint('availability_history_v1', 2006);
+    const last = await read(next.after);
+    assert.deepEqual(last.ids, [2006]);
+    assert.deepEqual((await read(last.after)).ids, []);
+    assert.deepEqual((await read(first.after)).ids, [2001, 2003, 2004, 2006]);
   });
 
   it('gives a webhook lease to one of several racing holders, renews it for its holder, and hands it over once expired', async () => {

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Offer, OfferKey } from '../../contracts/domain.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import { availabilityHistoryProjection, stateEndedAt } from '../../projections/availabilityHistory.ts';
-import { changeKey, changesProjection, positionOfChangeKey } from '../../projections/changes.ts';
+import { CHANGE_BLOCK, changeBlockKey, changeKey, changeOf, changesProjection, positionOfChangeKey } from '../../projections/changes.ts';
+import type { ChangeBlockDoc } from '../../contracts/changeModels.ts';
 import { arrivalsProjection, departuresProjection, startDay, upcomingProjection } from '../../projections/dayIndexes.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { linksProjection } from '../../projections/links.ts';
@@ -20,28 +21,40 @@ describe('changes projection', () => {
   const a = offer({ providerId: 'netflix', webUrl: 'ua' });
   const a2 = offer({ providerId: 'netflix', webUrl: 'ua', formats: ['uhd'], availableTo: '2026-12-01' });
 
-  it('keys each offer event by country and zero-padded position, so key order is position order', () => {
+  it('keys each offer event by the block of its country and position, so key order is position order', () => {
     const event = recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 42));
-    assert.equal(changesProjection.documentId(event), 'US:0000000000000042');
+    assert.equal(changesProjection.documentId(event), 'US:0000000000000000');
+    const later = recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 2 * CHANGE_BLOCK + 7));
+    assert.equal(changesProjection.documentId(later), changeKey('US', 2 * CHANGE_BLOCK));
+    assert.equal(changeBlockKey('US', CHANGE_BLOCK - 1), changeKey('US', 0));
+    assert.equal(changeBlockKey('US', CHANGE_BLOCK), changeKey('US', CHANGE_BLOCK));
     assert.ok(changeKey('US', 9) < changeKey('US', 10));
     assert.deepEqual(positionOfChangeKey('US:0000000000000042'), { country: 'US', position: 42 });
     assert.equal(positionOfChangeKey('US:42'), null);
   });
 
   it('describes new, updated and removed offers with the after state and the changed fields', () => {
-    const added = changesProjection.evolve(null, recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 1)));
+    const added = changeOf(recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 1)));
     assert.deepEqual(added, {
       position: 1, type: 'new', at: '2026-03-01T06:00:00Z', country: 'US', mediaId: 'tv00000042', kind: 'tv_show',
       offer: keyOf(a), after: a, changed: [],
     });
-    const changed = changesProjection.evolve(null, recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats', 'availableTo'] }, at('2026-03-02T06:00:00Z', 2)));
+    const changed = changeOf(recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats', 'availableTo'] }, at('2026-03-02T06:00:00Z', 2)));
     assert.equal(changed?.type, 'updated');
     assert.deepEqual(changed?.after, a2);
     assert.deepEqual(changed?.changed, ['formats', 'availableTo']);
-    const removed = changesProjection.evolve(null, recorded('OfferRemoved', { ...key, offer: keyOf(a) }, at('2026-03-03T06:00:00Z', 3)));
+    const removed = changeOf(recorded('OfferRemoved', { ...key, offer: keyOf(a) }, at('2026-03-03T06:00:00Z', 3)));
     assert.equal(removed?.type, 'removed');
     assert.equal(removed?.after, null);
     assert.deepEqual(removed?.offer, keyOf(a));
+  });
+
+  it('appends a block\'s changes in position order, one event at a time or a batch at once', () => {
+    const events = [1, 2, 3].map((p) => recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats'] }, at('2026-03-02T06:00:00Z', p)));
+    const one = events.reduce<ChangeBlockDoc | null>((doc, e) => changesProjection.evolve(doc, e), null);
+    const all = changesProjection.evolveAll?.(changesProjection.evolve(null, events[0] as RecordedEvent), events.slice(1));
+    assert.deepEqual(one?.changes.map((c) => c.position), [1, 2, 3]);
+    assert.deepEqual(all, one);
   });
 
   it('ignores events that are not offer events', () => {

@@ -38,13 +38,15 @@ function foldedDocuments(offers: Offer[], start: number): unknown[] {
   let links = null;
   let history = null;
   let block = null;
+  let changes = null;
   for (const e of events) {
     links = linksProjection.evolve(links, e);
     history = availabilityHistoryProjection.evolve(history, e);
     block = rankingInputsProjection.evolve(block, e);
     // A second title in the block, after the first.
     const second = rankingInputsProjection.evolve(block, { ...e, data: { ...(e.data as object), mediaId: 'mv00001001' } } as RecordedEvent);
-    docs.push(links, history, changesProjection.evolve(null, e), block, second);
+    changes = changesProjection.evolve(changes, e);
+    docs.push(links, history, changesProjection.evolve(null, e), changes, block, second);
   }
   return docs.filter((d) => d !== null);
 }
@@ -78,7 +80,8 @@ describe('readModelEncoder', () => {
       Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       // Keys inherited from a prototype other than Object's, which msgpackr leaves out.
       Object.assign(Object.create({ extra: 1 }) as object, { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
-      { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] },
+      { changes: [{ position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] }] },
+      { changes: [{ position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), after: offer(), type: 'new', changed: [] }] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: ['\t\trent\t1\tp||||u', 7] }] },
       { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
@@ -86,6 +89,8 @@ describe('readModelEncoder', () => {
       { country: 'IT', providers: [{ id: 'netflix', name: 'Netflix' }] },
       { facts: [{ mediaId: 'mv1', tmdbRating: 7.5, voteCount: 10, popularity: 1.25, releaseDate: null, lastAirDate: null, year: 2020 }] },
       { translations: { de: 'x', it: 'y' } },
+      // A change outside a block (as `changes` v1 stored them).
+      { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [] },
     ];
     let written = 0;
     // Twice: the first pass meets shapes msgpackr has not shared yet, the second finds them.
@@ -102,8 +107,8 @@ describe('readModelEncoder', () => {
     }
     // What the projections write is written here (not everything left to msgpackr).
     assert.ok(written >= docs.length, `only ${written} of ${docs.length * 2} documents written by the read-model encoder`);
-    const [links, history, change, block] = foldedDocuments([offer()], 0);
-    for (const doc of [links, history, change, block]) assert.notEqual(encoder.encode(doc, 9), null);
+    const [links, history, change, changes, block] = foldedDocuments([offer()], 0);
+    for (const doc of [links, history, change, changes, block]) assert.notEqual(encoder.encode(doc, 9), null);
     assert.equal(encoder.encode(links, 2 ** 40), null);
     assert.equal(encoder.encode({ country: 'IT', providers: [] }, 9), null);
   });
