@@ -137,7 +137,8 @@ export function* generateCrawl(options: CrawlOptions = {}): Generator<Observatio
     if (hit !== undefined) return hit;
     const info = countryInfo(country) as CountryInfo;
     const ci = countryIndex(country);
-    const value = isListed(seed, t, info, ci) && listingOnDay(seed, t, info, ci, day, startDay).present.length > 0;
+    // Offers listed ahead of their first day do not make a title available yet.
+    const value = isListed(seed, t, info, ci) && listingOnDay(seed, t, info, ci, day, startDay).present.some((o) => o.from === null || o.from <= today);
     availableMemo.set(k, value);
     return value;
   };

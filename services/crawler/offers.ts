@@ -7,7 +7,9 @@
  * by (seed, title, country, slot): events arrive with a small daily probability and remove the
  * offer, change its fields, announce an expiry (`availableTo`, removed the day after), or bring
  * a removed offer back. The offer set of day N is the state of every slot after the events up
- * to N, and "changed on day N" means some slot had an event on exactly that day.
+ * to N, and "changed on day N" means some slot had an event on exactly that day. Some offers are
+ * listed ahead of the day they come (or come back): from a few days before, with that day as
+ * their `availableFrom`, as providers announce what is coming.
  */
 import { FORMATS, PLATFORMS } from '../../contracts/domain.ts';
 import type { ContentType, Format, Offer, Platform, PriceType } from '../../contracts/domain.ts';
@@ -24,6 +26,21 @@ import type { TitleSeed } from './titles.ts';
 export const SLOT_EVENT_RATE = 0.0035;
 /** Share of unchanged listings a later day's crawl re-observes anyway. */
 export const RECRAWL_SHARE = 0.05;
+/** Share of offers that arrive (or come back) listed ahead of their first day. */
+export const ANNOUNCED_SHARE = 0.3;
+/** Days ahead an announced offer is listed: 3 to 14. */
+const ANNOUNCED_LEAD_MIN = 3;
+const ANNOUNCED_LEAD_SPAN = 12;
+
+/**
+ * How many days ahead the offer of a slot that comes on crawl day `day` is listed, or 0 when it
+ * is not announced. Hashed from the slot and the day, apart from the slot's event draws, so an
+ * announcement changes nothing else of the timeline.
+ */
+function announcedLead(seed: number, t: TitleSeed, countryIdx: number, slot: number, day: number): number {
+  if (unitOf(seed, SALT.announced, t.key, countryIdx, slot, day) >= ANNOUNCED_SHARE) return 0;
+  return ANNOUNCED_LEAD_MIN + Math.floor(unitOf(seed, SALT.announcedLead, t.key, countryIdx, slot, day) * ANNOUNCED_LEAD_SPAN);
+}
 
 interface Pool {
   list: CatalogProvider[];
@@ -357,8 +374,10 @@ export function listingOnDay(
       removalDay = to + 1;
     }
     let d = t.introDay;
+    /** The day of the slot's first event after `day`, once the walk is done. */
+    let next: number;
     for (;;) {
-      const next = removalDay ?? d + rng.geometric(SLOT_EVENT_RATE);
+      next = removalDay ?? d + rng.geometric(SLOT_EVENT_RATE);
       if (next > day) break;
       d = next;
       lastEvent = d;
@@ -373,7 +392,9 @@ export function listingOnDay(
       if (!live) {
         live = true;
         variant++;
-        from = rng.chance(0.9) ? startDay + d : null;
+        // An offer listed ahead keeps the first day it announced.
+        const dated = rng.chance(0.9);
+        from = dated || announcedLead(seed, t, countryIdx, slot.index, d) > 0 ? startDay + d : null;
         to = null;
       } else if (u < 0.4) {
         live = false;
@@ -385,7 +406,17 @@ export function listingOnDay(
       }
     }
     if (lastEvent === day && day > t.introDay) changedToday = true;
-    if (live) present.push({ slot, variant, from, to });
+    if (live) {
+      present.push({ slot, variant, from, to });
+    } else if (removalDay === null) {
+      // Not live: the next event, drawn above, brings it (back) on day `next`. Listed ahead,
+      // it is present from `lead` days before, as it will be then, starting on that day.
+      const lead = announcedLead(seed, t, countryIdx, slot.index, next);
+      if (lead > 0 && day >= next - lead) {
+        present.push({ slot, variant: variant + 1, from: startDay + next, to: null });
+        if (day === next - lead && day > t.introDay) changedToday = true;
+      }
+    }
   }
   return { present, changedToday };
 }

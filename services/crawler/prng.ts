@@ -139,6 +139,8 @@ export const SALT = {
   slot: hashString('slot'),
   variant: hashString('variant'),
   recrawlOffers: hashString('recrawl-offers'),
+  announced: hashString('announced'),
+  announcedLead: hashString('announced-lead'),
   seasons: hashString('seasons'),
   translation: hashString('translation'),
   providers: hashString('providers'),

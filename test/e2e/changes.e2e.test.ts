@@ -204,8 +204,9 @@ describe('the change feed, history, new and leaving (e2e)', function () {
     assert.deepEqual(dates, [...dates].sort().reverse(), 'newest first');
     for (const item of fresh.body.results.slice(0, 40)) {
       assert.ok(item.date > crawlDate(-3, today) && item.date <= today, item.date);
+      // Available on the provider that day: listed, and not only ahead of its first day.
       const on = async (at?: string) => (await catalog.get(`/v1/media/${item.id}/links?country=${COUNTRY}${at ? `&at=${at}` : ''}`)).body
-        .some((l: any) => l.provider_id === item.provider_id);
+        .some((l: any) => l.provider_id === item.provider_id && (l.available_from === null || l.available_from <= (at ?? today)));
       assert.equal(await on(), true, `${item.id} is on ${item.provider_id} now`);
       assert.equal(await on(item.date), true, `${item.id} is on ${item.provider_id} on ${item.date}`);
       assert.equal(await on(crawlDate(-1, item.date)), false, `${item.id} was not on ${item.provider_id} the day before ${item.date}`);
@@ -227,5 +228,15 @@ describe('the change feed, history, new and leaving (e2e)', function () {
     assert.deepEqual(new Set(got), expected);
     const soonest = leaving.body.results.map((r: any) => r.date);
     assert.deepEqual(soonest, [...soonest].sort());
+
+    // Upcoming: the crawler lists some offers ahead of their first day; the same independent check.
+    const coming = new Set<string>();
+    for (const [k, link] of await linksOfCountry(catalog, ids)) {
+      if (link.available_from !== null && link.available_from > today && link.available_from <= horizon) coming.add(`${k.split('|')[0]} ${link.provider_id} ${link.available_from}`);
+    }
+    const upcoming = await catalog.get(`/v1/upcoming?country=${COUNTRY}&limit=200`);
+    assert.equal(upcoming.status, 200);
+    assert.ok(coming.size > 0, 'some offers are listed ahead of their first day');
+    assert.deepEqual(new Set(upcoming.body.results.map((r: any) => `${r.id} ${r.provider_id} ${r.date}`)), coming);
   });
 });

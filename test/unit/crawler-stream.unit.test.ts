@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
+import { isDeepStrictEqual } from 'node:util';
 import { runInNewContext } from 'node:vm';
 import { offerKeyString } from '../../contracts/domain.ts';
 import type { Observation } from '../../contracts/observations.ts';
@@ -122,6 +123,35 @@ describe('sample crawler: streaming and scale', function () {
         const keyOf = (day: number) => offersOnDay(1, t, us, ci, day, START).offers.map(offerKeyString);
         assert.ok(keyOf(lastDay).includes(offerKeyString(offer)), 'still listed on its last day');
         assert.ok(!keyOf(lastDay + 1).includes(offerKeyString(offer)), 'gone the day after');
+        checked++;
+      }
+    }
+    assert.equal(checked, 5);
+  });
+
+  it('lists some offers ahead of their first day, as they will be on it', () => {
+    const plan = catalogPlan({ seed: 1, startDay: START });
+    const us = countryInfo('US') as CountryInfo;
+    const ci = countryIndex('US');
+    const DAY = 30;
+    let checked = 0;
+    for (let i = 0; i < plan.baseCount && checked < 5; i++) {
+      const t = plan.titleAt(i);
+      if (!isListed(1, t, us, ci)) continue;
+      for (const offer of offersOnDay(1, t, us, ci, DAY, START).offers) {
+        if (offer.availableFrom === null || epochDayOf(offer.availableFrom) <= START + DAY) continue;
+        const first = epochDayOf(offer.availableFrom) - START;
+        const on = (day: number) => offersOnDay(1, t, us, ci, day, START);
+        const same = (day: number) => on(day).offers.find((o) => offerKeyString(o) === offerKeyString(offer));
+        // Listed from 3 to 14 days before, unchanged until and on its first day.
+        assert.ok(first - DAY <= 14, `listed ${first - DAY} days ahead`);
+        assert.deepEqual(same(first - 1), offer);
+        assert.deepEqual(same(first), offer, 'the same offer once its day has come');
+        let listed = DAY;
+        while (listed > 0 && isDeepStrictEqual(same(listed - 1), offer)) listed -= 1;
+        assert.ok(first - listed >= 3 && first - listed <= 14, `listed ${first - listed} days ahead`);
+        // The crawl reports the listing on the day the announcement appears.
+        if (listed > 0) assert.equal(on(listed).changedToday, true);
         checked++;
       }
     }
