@@ -58,19 +58,24 @@ function announcedFrom(availableFrom: string | null, observed: string): string |
 }
 
 /**
- * The day an offer event makes an arrival on: an added offer's start (startDay), or the new
- * start a change announced ahead (a start moved later); null when the event makes none.
+ * The day an offer event makes an arrival on: an added offer's start (startDay), the new start a
+ * change announced ahead (a start moved later), or the day of a change that moved the start to
+ * that very day (an offer listed ahead that came early); null when the event makes none.
  */
 function arrivalDay(event: RecordedEvent): string | null {
   if (event.type === 'OfferAdded') return startDay(event.data.offer.availableFrom, eventDate(event));
-  if (event.type === 'OfferChanged') return announcedFrom(event.data.offer.availableFrom, eventDate(event));
-  return null;
+  if (event.type !== 'OfferChanged') return null;
+  const observed = eventDate(event);
+  const { availableFrom } = event.data.offer;
+  if (availableFrom === observed && event.data.changedFields.includes('availableFrom')) return observed;
+  return announcedFrom(availableFrom, observed);
 }
 
 export const arrivalsProjection = defineProjection<DayIndexDoc>({
   name: 'arrivals',
   // 2: an offer announced ahead arrives on its availableFrom, not on the day it was listed.
-  version: 2,
+  // 3: and on the day it came, when that was earlier than it announced.
+  version: 3,
   canHandle: ['OfferAdded', 'OfferChanged'],
   documentId(event: RecordedEvent): string | null {
     if (event.type !== 'OfferAdded' && event.type !== 'OfferChanged') return null;

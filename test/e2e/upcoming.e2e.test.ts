@@ -1,7 +1,8 @@
 /**
  * /v1/upcoming and /v1/new for an offer listed ahead of its start (its `availableFrom` after the
  * day it was observed): it is upcoming until that day, then new from it, never new on the day it
- * was listed; a start moved later moves both. The same stores are read by apps whose clocks stand
+ * was listed; a start moved later moves both, and an offer that comes earlier than it announced
+ * is new on the day it came. The same stores are read by apps whose clocks stand
  * on different days.
  */
 import assert from 'node:assert/strict';
@@ -37,6 +38,19 @@ describe('titles coming to a provider (/v1/upcoming) and their arrival (/v1/new)
       return await res.json();
     } finally {
       await server.close();
+    }
+  }
+  /** Netflix's offer of Rapid Fire seen at `observedAt` with its start moved to `availableFrom`, projected. */
+  async function startMovedTo(availableFrom: string, observedAt: string): Promise<void> {
+    await stores.eventStore.append(streams.availability(IDS.rapidFire, 'US'), [
+      {
+        type: 'OfferChanged',
+        data: { mediaId: IDS.rapidFire, country: 'US', offer: offer('netflix', 'https://www.netflix.com/title/2', { availableFrom }), changedFields: ['availableFrom'] },
+        metadata: meta(observedAt),
+      },
+    ], 'any');
+    for (const projection of ALL_PROJECTIONS) {
+      await catchUp({ projection, eventStore: stores.eventStore, readStore: stores.readStore, collection: defaultCollectionName(projection) });
     }
   }
   const entries = (body: any): string[] => body.results.map((r: any) => `${r.id} ${r.provider_id} ${r.date}`);
@@ -76,19 +90,18 @@ describe('titles coming to a provider (/v1/upcoming) and their arrival (/v1/new)
   });
 
   it('follows a start moved later: the old day no longer holds, the new one does', async () => {
-    await stores.eventStore.append(streams.availability(IDS.rapidFire, 'US'), [
-      {
-        type: 'OfferChanged',
-        data: { mediaId: IDS.rapidFire, country: 'US', offer: offer('netflix', 'https://www.netflix.com/title/2', { availableFrom: '2026-11-28' }), changedFields: ['availableFrom'] },
-        metadata: meta('2026-11-22T08:00:00Z'),
-      },
-    ], 'any');
-    for (const projection of ALL_PROJECTIONS) {
-      await catchUp({ projection, eventStore: stores.eventStore, readStore: stores.readStore, collection: defaultCollectionName(projection) });
-    }
+    await startMovedTo('2026-11-28', '2026-11-22T08:00:00Z');
     assert.deepEqual(entries(await getOn('2026-11-23', '/v1/upcoming?country=US')), [`${IDS.rapidFire} netflix 2026-11-28`]);
     assert.deepEqual(entries(await getOn('2026-11-26', '/v1/new?country=US&days=7')).filter((e) => e.startsWith(IDS.rapidFire)), [`${IDS.rapidFire} hulu 2026-11-20`]);
     // The window of the 29th is the 23rd to the 29th: Hulu's arrival has left it.
     assert.deepEqual(entries(await getOn('2026-11-29', '/v1/new?country=US&days=7')).filter((e) => e.startsWith(IDS.rapidFire)), [`${IDS.rapidFire} netflix 2026-11-28`]);
+  });
+
+  it('follows an offer that came earlier than it announced: new on the day it came, upcoming no more', async () => {
+    // Seen on the 24th with its start moved to that day (the 28th announced above).
+    await startMovedTo('2026-11-24', '2026-11-24T08:00:00Z');
+    assert.deepEqual(entries(await getOn('2026-11-24', '/v1/upcoming?country=US')), []);
+    assert.deepEqual(entries(await getOn('2026-11-24', '/v1/new?country=US&days=7')).filter((e) => e.startsWith(`${IDS.rapidFire} netflix`)), [`${IDS.rapidFire} netflix 2026-11-24`]);
+    assert.deepEqual(entries(await getOn('2026-11-29', '/v1/new?country=US&days=7')).filter((e) => e.startsWith(IDS.rapidFire)), [`${IDS.rapidFire} netflix 2026-11-24`]);
   });
 });

@@ -151,6 +151,12 @@ describe('arrivals, departures and upcoming projections', () => {
     const changedLive = recorded('OfferChanged', { ...key, offer: offer({ availableFrom: null, formats: ['uhd'] }), changedFields: ['formats'] }, at('2026-03-05T06:00:00Z', 5));
     assert.equal(upcomingProjection.documentId(changedLive), null);
     assert.equal(arrivalsProjection.documentId(changedLive), null);
+    // A start moved to the day it is seen (it came early) arrives that day; another change that day does not.
+    const early = recorded('OfferChanged', { ...key, offer: offer({ providerId: 'netflix', availableFrom: '2026-03-04' }), changedFields: ['availableFrom'] }, at('2026-03-04T06:00:00Z', 6));
+    assert.equal(arrivalsProjection.documentId(early), 'US:2026-03-04:tv00000042');
+    assert.equal(upcomingProjection.documentId(early), null);
+    const sameDayChange = recorded('OfferChanged', { ...key, offer: offer({ providerId: 'netflix', availableFrom: '2026-03-04', formats: ['uhd'] }), changedFields: ['formats'] }, at('2026-03-04T06:00:00Z', 7));
+    assert.equal(arrivalsProjection.documentId(sameDayChange), null);
     assert.equal(startDay('2026-03-10', '2026-03-01'), '2026-03-10');
     assert.equal(startDay(null, '2026-03-01'), '2026-03-01');
     assert.equal(startDay('2026-01-01', '2026-03-01'), '2026-03-01');
