@@ -35,8 +35,8 @@ export interface ChangeDoc {
 /**
  * `changes`, key: the feed key of the first position of its block (`changeBlockKey`): the
  * country's changes at positions [start, start + CHANGE_BLOCK), so a per-country scan in key
- * order is the feed, oldest first, a block at a time. One document per change made 219,391 for the
- * sample's week (208,823 of its first day), where blocks make 13,351 (12,282).
+ * order is the feed, oldest first, a block at a time. One document per change made 219,391
+ * for the sample's week (208,823 of its first day), where blocks make 13,351 (12,282).
  */
 export interface ChangeBlockDoc {
   /** In position order. */

@@ -34,9 +34,9 @@ export interface Projection<D = unknown> {
   layout?(id: string, document: D | null, previous: D | null): StoredLayout<D>;
   /**
    * Optional: true when each document is made from one event alone, whatever was stored (its
-   * id names the event: an analyst's projection of one row per event). The runner then writes the batch's
-   * documents without reading them first: a replayed or redelivered event makes the same
-   * document at the same position, which the store skips. On a read store behind a network a
+   * id names the event: an analyst's projection of one row per event). The runner then writes
+   * the batch's documents without reading them first: a replayed or redelivered event makes
+   * the same document at the same position, which the store skips. On a read store behind a network a
    * read of a key not yet stored costs a round trip (on FerretDB more than the write itself).
    */
   onePerEvent?: boolean;

@@ -44,11 +44,10 @@ function keyOf(o: OfferKey): OfferKey {
 
 /**
  * Positions per block. On the embedded log positions are consecutive (on the Kafka log nearly
- * so: a transaction's commit marker takes an offset), so a block holds a thousand events'
- * changes of its country at most (about 20 on the sample, whose
- * crawl interleaves 50 countries): a live batch rewrites one small document per country. On
- * EventStoreDB a position is a byte offset, so a block holds a few changes: correct, only less
- * packed.
+ * so: a transaction's commit marker takes an offset), so a block holds a thousand changes of
+ * its country at most (16 on average on the sample, whose crawl interleaves 50 countries, 65
+ * at most): a live batch rewrites one small document per country. On EventStoreDB a position
+ * is a byte offset, so a block holds a few changes: correct, only less packed.
  */
 export const CHANGE_BLOCK = 1000;
 
@@ -78,8 +77,9 @@ export function changeOf(event: RecordedEvent): ChangeDoc | null {
 export const changesProjection = defineProjection<ChangeBlockDoc>({
   name: 'changes',
   // v2: blocks of changes. v1 stored one document per change: 219,391 for the sample's week,
-  // the most of any read model, where blocks make 13,351. Blocks took 0.3-1.5 s off `npm run bench -- ingest`
-  // (about 15 s) and 1.2-1.6 s off a first start (about 30 s) on a 2-core machine.
+  // the most of any read model, where blocks make 13,351. Blocks took 0.3-1.5 s off
+  // `npm run bench -- ingest` (about 15 s) and 1.2-1.6 s off a first start (about 30 s) on a
+  // 2-core machine.
   version: 2,
   canHandle: OFFER_EVENT_TYPES,
   documentId(event: RecordedEvent): string | null {

@@ -1,9 +1,9 @@
 /**
  * A faster writer of the bytes msgpackr writes for the read store's hottest documents: `changes`
- * (blocks of offer events' changes), `links` and `availability_history` (rewritten whenever a title's offers
- * in a country change) and the offers blocks of `ranking_inputs` (rewritten whenever one of
- * their titles' offers changes). Encoding them with msgpackr was the largest part of the projection
- * thread's time on a first start (20 of its 64 CPU seconds in a profile of the sample load);
+ * (blocks of offer events' changes), `links` and `availability_history` (rewritten whenever a
+ * title's offers in a country change) and the offers blocks of `ranking_inputs` (rewritten
+ * whenever one of their titles' offers changes). Encoding them with msgpackr was the largest
+ * part of the projection thread's time on a first start (20 of its 64 CPU seconds in a profile of the sample load);
  * their shapes are fixed by their projections, so they are written field by field instead
  * (recordWriter.ts), with the store's shared structures, as msgpackr writes them: the stored
  * format is unchanged (the test compares the bytes).

@@ -57,7 +57,7 @@ export interface FeedPage {
   changes: FeedChange[];
   /** Feed key of the last change examined (the next call's `after`); `after` when none was. */
   lastKey: string | null;
-  /** More documents (matching or not) may follow up to the committed position. */
+  /** More changes (matching or not) may follow up to the committed position. */
   hasMore: boolean;
 }
 
@@ -125,8 +125,8 @@ export async function committedPosition(source: FeedSource): Promise<number> {
 
 /**
  * Blocks read by the first scan of a feed read, doubled for each next one up to the last: a
- * block holds about 20 changes on the sample and CHANGE_BLOCK at most (one busy country), so a
- * page reads little more than it returns either way.
+ * block holds 16 changes on average on the sample (65 at most) and CHANGE_BLOCK at most
+ * anywhere (one busy country), so a page reads little more than it returns either way.
  */
 const BLOCKS_FIRST_READ = 2;
 const BLOCKS_MAX_READ = 16;

@@ -30,7 +30,7 @@ export const RECRAWL_SHARE = 0.05;
 export const ANNOUNCED_SHARE = 0.3;
 /** Days ahead an announced offer is listed: 3 to 14. */
 const ANNOUNCED_LEAD_MIN = 3;
-const ANNOUNCED_LEAD_SPAN = 12;
+const ANNOUNCED_LEAD_MAX = 14;
 
 /**
  * How many days ahead the offer of a slot that comes on crawl day `day` is listed, or 0 when it
@@ -39,7 +39,8 @@ const ANNOUNCED_LEAD_SPAN = 12;
  */
 function announcedLead(seed: number, t: TitleSeed, countryIdx: number, slot: number, day: number): number {
   if (unitOf(seed, SALT.announced, t.key, countryIdx, slot, day) >= ANNOUNCED_SHARE) return 0;
-  return ANNOUNCED_LEAD_MIN + Math.floor(unitOf(seed, SALT.announcedLead, t.key, countryIdx, slot, day) * ANNOUNCED_LEAD_SPAN);
+  const span = ANNOUNCED_LEAD_MAX - ANNOUNCED_LEAD_MIN + 1;
+  return ANNOUNCED_LEAD_MIN + Math.floor(unitOf(seed, SALT.announcedLead, t.key, countryIdx, slot, day) * span);
 }
 
 interface Pool {
@@ -408,9 +409,10 @@ export function listingOnDay(
     if (lastEvent === day && day > t.introDay) changedToday = true;
     if (live) {
       present.push({ slot, variant, from, to });
-    } else if (removalDay === null) {
+    } else if (removalDay === null && next - day <= ANNOUNCED_LEAD_MAX) {
       // Not live: the next event, drawn above, brings it (back) on day `next`. Listed ahead,
-      // it is present from `lead` days before, as it will be then, starting on that day.
+      // it is present from `lead` days before, as it will be then, starting on that day. (Most
+      // such events are months away: no hash is drawn for them.)
       const lead = announcedLead(seed, t, countryIdx, slot.index, next);
       if (lead > 0 && day >= next - lead) {
         present.push({ slot, variant: variant + 1, from: startDay + next, to: null });
