@@ -33,6 +33,21 @@ export interface ChangeDoc {
 }
 
 /**
+ * A change as `changes` stores it: a ChangeDoc without what its block and its other fields
+ * already say (the country is the block's, the kind follows from the media id, the offer's key
+ * from the offer). `changeDocOf` (projections/changes.ts) makes the ChangeDoc again.
+ */
+export interface ChangeEntry {
+  position: number;
+  type: ChangeType;
+  at: string;
+  mediaId: string;
+  /** The offer after the change; for `removed`, its key alone. */
+  offer: Offer | OfferKey;
+  changed: string[];
+}
+
+/**
  * `changes`, key: the feed key of the first position of its block (`changeBlockKey`): the
  * country's changes at positions [start, start + CHANGE_BLOCK), so a per-country scan in key
  * order is the feed, oldest first, a block at a time. One document per change made 219,391
@@ -40,7 +55,7 @@ export interface ChangeDoc {
  */
 export interface ChangeBlockDoc {
   /** In position order. */
-  changes: ChangeDoc[];
+  changes: ChangeEntry[];
 }
 
 /** One state of one offer: from the event that set it to the event that replaced or removed it. */

@@ -22,7 +22,7 @@ const HISTORY = ['mediaId', 'kind', 'country', 'intervals'] as const;
 const INTERVAL = ['offer', 'from', 'fromPosition', 'to', 'toPosition'] as const;
 // In the order the changes projection builds them.
 const CHANGE_BLOCK = ['changes'] as const;
-const CHANGE = ['position', 'at', 'country', 'mediaId', 'kind', 'offer', 'type', 'after', 'changed'] as const;
+const CHANGE = ['position', 'at', 'mediaId', 'type', 'offer', 'changed'] as const;
 // A `ranking_inputs` offers block (projections/rankingInputs.ts), rewritten whole whenever one
 // of its titles' offers changes; its offers are strings (packRankingOffer).
 const RANKING_BLOCK = ['titles'] as const;
@@ -77,20 +77,21 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     }
   }
 
+  /** A ChangeEntry: its offer whole, or its key alone when removed. */
   function change(doc: unknown): void {
     w.open(doc, 'CHANGE');
     w.uint(doc['position']);
     w.strOrNull(doc['at']);
-    w.strOrNull(doc['country']);
     w.strOrNull(doc['mediaId']);
-    w.strOrNull(doc['kind']);
-    const key = doc['offer'];
-    w.open(key, 'OFFER_KEY');
-    offerFields(w, key, false);
-    w.strOrNull(doc['type']);
-    const after = doc['after'];
-    if (after === null) w.nil();
-    else offer(after, false);
+    const type = doc['type'];
+    w.strOrNull(type);
+    const o = doc['offer'];
+    if (type === 'removed') {
+      w.open(o, 'OFFER_KEY');
+      offerFields(w, o, false);
+    } else {
+      offer(o, false);
+    }
     w.strings(doc['changed']);
   }
 

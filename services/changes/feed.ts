@@ -19,7 +19,7 @@ import type { Offer } from '../../contracts/domain.ts';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
 import type { ReadStore } from '../../contracts/ports.ts';
 import { stateEndedAt } from '../../projections/availabilityHistory.ts';
-import { changeBlockKey, changeId, changeKey, positionOfChangeKey } from '../../projections/changes.ts';
+import { changeBlockKey, changeDocOf, changeId, changeKey, positionOfChangeKey } from '../../projections/changes.ts';
 import { linksKey } from '../../projections/links.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 import { createCatalog, type Catalog, type ModelName } from '../api/catalog.ts';
@@ -150,10 +150,10 @@ export async function* changesAfter(catalog: Catalog, country: string, after: st
   for (let limit = BLOCKS_FIRST_READ; ; limit = Math.min(limit * 2, BLOCKS_MAX_READ)) {
     const blocks = await catalog.scan('changes', { start, end, limit });
     for (const block of blocks) {
-      for (const doc of block.doc.changes) {
-        if (doc.position <= from) continue;
-        if (doc.position > upTo) return;
-        yield { key: changeKey(country, doc.position), doc };
+      for (const entry of block.doc.changes) {
+        if (entry.position <= from) continue;
+        if (entry.position > upTo) return;
+        yield { key: changeKey(country, entry.position), doc: changeDocOf(country, entry) };
       }
     }
     const last = blocks[blocks.length - 1];

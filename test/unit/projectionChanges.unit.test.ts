@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { Offer, OfferKey } from '../../contracts/domain.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import { availabilityHistoryProjection, stateEndedAt } from '../../projections/availabilityHistory.ts';
-import { CHANGE_BLOCK, changeBlockKey, changeKey, changeOf, changesProjection, positionOfChangeKey } from '../../projections/changes.ts';
-import type { ChangeBlockDoc } from '../../contracts/changeModels.ts';
+import { CHANGE_BLOCK, changeBlockKey, changeDocOf, changeKey, changeOf, changesProjection, positionOfChangeKey } from '../../projections/changes.ts';
+import type { ChangeBlockDoc, ChangeEntry } from '../../contracts/changeModels.ts';
 import { arrivalsProjection, departuresProjection, startDay, upcomingProjection } from '../../projections/dayIndexes.ts';
 import { foldStream } from '../../projections/fold.ts';
 import { linksProjection } from '../../projections/links.ts';
@@ -35,18 +35,23 @@ describe('changes projection', () => {
 
   it('describes new, updated and removed offers with the after state and the changed fields', () => {
     const added = changeOf(recorded('OfferAdded', { ...key, offer: a }, at('2026-03-01T06:00:00Z', 1)));
-    assert.deepEqual(added, {
+    assert.deepEqual(added, { position: 1, at: '2026-03-01T06:00:00Z', mediaId: 'tv00000042', type: 'new', offer: a, changed: [] });
+    assert.deepEqual(changeDocOf('US', added as ChangeEntry), {
       position: 1, type: 'new', at: '2026-03-01T06:00:00Z', country: 'US', mediaId: 'tv00000042', kind: 'tv_show',
       offer: keyOf(a), after: a, changed: [],
     });
-    const changed = changeOf(recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats', 'availableTo'] }, at('2026-03-02T06:00:00Z', 2)));
-    assert.equal(changed?.type, 'updated');
-    assert.deepEqual(changed?.after, a2);
-    assert.deepEqual(changed?.changed, ['formats', 'availableTo']);
-    const removed = changeOf(recorded('OfferRemoved', { ...key, offer: keyOf(a) }, at('2026-03-03T06:00:00Z', 3)));
-    assert.equal(removed?.type, 'removed');
-    assert.equal(removed?.after, null);
-    assert.deepEqual(removed?.offer, keyOf(a));
+    const changed = changeDocOf('US', changeOf(recorded('OfferChanged', { ...key, offer: a2, changedFields: ['formats', 'availableTo'] }, at('2026-03-02T06:00:00Z', 2))) as ChangeEntry);
+    assert.equal(changed.type, 'updated');
+    assert.deepEqual(changed.after, a2);
+    assert.deepEqual(changed.offer, keyOf(a2));
+    assert.deepEqual(changed.changed, ['formats', 'availableTo']);
+    // A removal stores the offer's key alone.
+    const gone = changeOf(recorded('OfferRemoved', { ...key, offer: keyOf(a) }, at('2026-03-03T06:00:00Z', 3)));
+    assert.deepEqual(gone?.offer, keyOf(a));
+    const removed = changeDocOf('US', gone as ChangeEntry);
+    assert.equal(removed.type, 'removed');
+    assert.equal(removed.after, null);
+    assert.deepEqual(removed.offer, keyOf(a));
   });
 
   it('appends a block\'s changes in position order, one event at a time or a batch at once', () => {

@@ -80,8 +80,11 @@ describe('readModelEncoder', () => {
       Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       // Keys inherited from a prototype other than Object's, which msgpackr leaves out.
       Object.assign(Object.create({ extra: 1 }) as object, { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
-      { changes: [{ position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [3] }] },
-      { changes: [{ position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), after: offer(), type: 'new', changed: [] }] },
+      { changes: [{ position: 1, at: 'a', mediaId: 'mv1', type: 'new', offer: offer(), changed: [3] }] },
+      { changes: [{ position: 1, at: 'a', mediaId: 'mv1', offer: offer(), type: 'new', changed: [] }] },
+      // A removal with a whole offer, and an addition with a key alone: not the projection's shapes.
+      { changes: [{ position: 1, at: 'a', mediaId: 'mv1', type: 'removed', offer: offer(), changed: [] }] },
+      { changes: [{ position: 1, at: 'a', mediaId: 'mv1', type: 'new', offer: key(offer()), changed: [] }] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: ['\t\trent\t1\tp||||u', 7] }] },
       { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
@@ -89,7 +92,7 @@ describe('readModelEncoder', () => {
       { country: 'IT', providers: [{ id: 'netflix', name: 'Netflix' }] },
       { facts: [{ mediaId: 'mv1', tmdbRating: 7.5, voteCount: 10, popularity: 1.25, releaseDate: null, lastAirDate: null, year: 2020 }] },
       { translations: { de: 'x', it: 'y' } },
-      // A change outside a block (as `changes` v1 stored them).
+      // A change outside a block, as `changes` v1 stored them.
       { position: 1, at: 'a', country: 'IT', mediaId: 'mv1', kind: 'movie', offer: key(offer()), type: 'new', after: offer(), changed: [] },
     ];
     let written = 0;
