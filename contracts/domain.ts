@@ -181,6 +181,17 @@ export interface RankingEntry {
   points: number;
 }
 
+/** The key fields of an offer alone (an OfferRemoved carries them, a change feed entry of a removal stores them). */
+export function offerKeyOf(o: OfferKey): OfferKey {
+  return {
+    providerId: o.providerId,
+    addonProviderId: o.addonProviderId,
+    seasonNumber: o.seasonNumber,
+    episodeNumber: o.episodeNumber,
+    webUrl: o.webUrl,
+  };
+}
+
 /** The stable identity string of an offer, used as a map key by decide and projections. */
 export function offerKeyString(o: OfferKey): string {
   // Concatenated, not an array joined: this runs for every offer event folded, by ingest and by

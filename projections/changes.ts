@@ -9,7 +9,7 @@
  *
  * Ingest appends nothing for a re-crawl that changes nothing, so every event is a change.
  */
-import type { ContentType, Offer, OfferKey } from '../contracts/domain.ts';
+import { offerKeyOf, type ContentType, type Offer } from '../contracts/domain.ts';
 import type { RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
 import { defineProjection } from '../contracts/projection.ts';
@@ -36,10 +36,6 @@ export function positionOfChangeKey(key: string): { country: string; position: n
  */
 export function changeId(position: number): string {
   return `chg_${String(position).padStart(POSITION_DIGITS, '0')}`;
-}
-
-function keyOf(o: OfferKey): OfferKey {
-  return { providerId: o.providerId, addonProviderId: o.addonProviderId, seasonNumber: o.seasonNumber, episodeNumber: o.episodeNumber, webUrl: o.webUrl };
 }
 
 /**
@@ -69,7 +65,7 @@ export function changeOf(event: RecordedEvent): ChangeEntry | null {
     case 'OfferChanged':
       return { position: event.position, at, mediaId, type: 'updated', offer: event.data.offer, changed: [...event.data.changedFields] };
     case 'OfferRemoved':
-      return { position: event.position, at, mediaId, type: 'removed', offer: keyOf(event.data.offer), changed: [] };
+      return { position: event.position, at, mediaId, type: 'removed', offer: offerKeyOf(event.data.offer), changed: [] };
   }
 }
 
@@ -84,7 +80,7 @@ export function changeDocOf(country: string, entry: ChangeEntry): ChangeDoc {
     mediaId: entry.mediaId,
     // changeOf stores the changes of media ids of a kind only.
     kind: kindOfMediaId(entry.mediaId) as ContentType,
-    offer: removed ? entry.offer : keyOf(entry.offer),
+    offer: removed ? entry.offer : offerKeyOf(entry.offer),
     after: removed ? null : (entry.offer as Offer),
     changed: entry.changed,
   };

@@ -14,7 +14,7 @@
  * Filters are applied while scanning, with a bound on the changes examined per call: a rare
  * match gives a short page with `hasMore` and a cursor past everything examined.
  */
-import type { ChangeDoc, ChangeType } from '../../contracts/changeModels.ts';
+import type { ChangeDoc, ChangeEntry, ChangeType } from '../../contracts/changeModels.ts';
 import type { Offer } from '../../contracts/domain.ts';
 import { AppError, asUnavailable } from '../../contracts/errors.ts';
 import type { ReadStore } from '../../contracts/ports.ts';
@@ -101,7 +101,8 @@ export function decodeCursor(cursor: string, country: string, parameter = 'since
   return changeKey(country, Number(cursor));
 }
 
-function matches(doc: ChangeDoc, filter: FeedFilter | undefined): boolean {
+/** Whether a stored change passes the filter (read before it is made a ChangeDoc: a filtered scan examines thousands). */
+function matches(doc: ChangeEntry, filter: FeedFilter | undefined): boolean {
   if (!filter) return true;
   if (filter.types && !filter.types.has(doc.type)) return false;
   if (filter.mediaIds && !filter.mediaIds.has(doc.mediaId)) return false;
@@ -131,18 +132,19 @@ export async function committedPosition(source: FeedSource): Promise<number> {
 const BLOCKS_FIRST_READ = 2;
 const BLOCKS_MAX_READ = 16;
 
-/** A change with its feed key. */
-export interface KeyedChange {
+/** A stored change with its feed key. */
+export interface KeyedEntry {
   key: string;
-  doc: ChangeDoc;
+  entry: ChangeEntry;
 }
 
 /**
  * The changes of `country` after the feed key `after` (null: from the first) up to position
  * `upTo` included, in feed order: the `changes` blocks read a few at a time, the one holding
- * `after` first. Stops reading once its consumer stops.
+ * `after` first, as stored (`changeDocOf` makes a ChangeDoc of one). Stops reading once its
+ * consumer stops.
  */
-export async function* changesAfter(catalog: Catalog, country: string, after: string | null, upTo: number): AsyncGenerator<KeyedChange> {
+export async function* changesAfter(catalog: Catalog, country: string, after: string | null, upTo: number): AsyncGenerator<KeyedEntry> {
   const from = after === null ? 0 : positionOfChangeKey(after)?.position;
   if (from === undefined) throw new AppError('internal', `not a key of the change feed: ${after}`);
   const end = changeKey(country, upTo + 1);
@@ -153,7 +155,7 @@ export async function* changesAfter(catalog: Catalog, country: string, after: st
       for (const entry of block.doc.changes) {
         if (entry.position <= from) continue;
         if (entry.position > upTo) return;
-        yield { key: changeKey(country, entry.position), doc: changeDocOf(country, entry) };
+        yield { key: changeKey(country, entry.position), entry };
       }
     }
     const last = blocks[blocks.length - 1];
@@ -171,14 +173,14 @@ export async function readFeed(source: FeedSource, request: FeedRequest): Promis
   let lastKey = request.after;
   let examined = 0;
   let hasMore = false;
-  for await (const change of changesAfter(catalog, country, request.after, committed)) {
+  for await (const { key, entry } of changesAfter(catalog, country, request.after, committed)) {
     // Past the bound or the page, one more change is enough to tell that more follow.
-    if (examined >= examineMax || (docs.length >= limit && matches(change.doc, filter))) {
+    if (examined >= examineMax || (docs.length >= limit && matches(entry, filter))) {
       hasMore = true;
       break;
     }
-    if (matches(change.doc, filter)) docs.push(change.doc);
-    lastKey = change.key;
+    if (matches(entry, filter)) docs.push(changeDocOf(country, entry));
+    lastKey = key;
     examined += 1;
   }
   return { changes: await withBeforeAndTitle(catalog, docs), lastKey, hasMore };

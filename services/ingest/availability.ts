@@ -3,7 +3,7 @@
  * full offer set, so the decision is a diff by offer identity (provider, add-on provider,
  * season, episode, web URL): new keys are added, missing keys removed, others changed.
  */
-import { offerKeyString, type Offer, type OfferKey } from '../../contracts/domain.ts';
+import { offerKeyOf, offerKeyString, type Offer } from '../../contracts/domain.ts';
 import type { AvailabilityEvent, DomainEvent } from '../../contracts/events.ts';
 import { mediaIdOf, streams } from '../../contracts/ids.ts';
 import type { AvailabilityObserved } from '../../contracts/observations.ts';
@@ -38,16 +38,6 @@ export const OFFER_VALUE_FIELDS = [
 ] as const satisfies readonly (keyof Offer)[];
 
 const STREAM = 'stream';
-
-export function offerKeyOf(o: OfferKey): OfferKey {
-  return {
-    providerId: o.providerId,
-    addonProviderId: o.addonProviderId,
-    seasonNumber: o.seasonNumber,
-    episodeNumber: o.episodeNumber,
-    webUrl: o.webUrl,
-  };
-}
 
 /** Copies exactly the Offer fields, so extra observation fields never reach an event. */
 export function offerOf(o: Offer): Offer {

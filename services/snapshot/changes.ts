@@ -19,9 +19,9 @@ const LINK_FIELDS = ['price_types', 'formats', 'audio_languages', 'subtitle_lang
  */
 async function keyBefore(source: FeedSource, country: string, from: number): Promise<string | null> {
   let after: string | null = null;
-  for await (const change of changesAfter(source.catalog, country, null, Number.MAX_SAFE_INTEGER)) {
-    if (Date.parse(change.doc.at) >= from) return after;
-    after = change.key;
+  for await (const { key, entry } of changesAfter(source.catalog, country, null, Number.MAX_SAFE_INTEGER)) {
+    if (Date.parse(entry.at) >= from) return after;
+    after = key;
   }
   return after;
 }

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { offerKeyString, type Offer } from '../../contracts/domain.ts';
 import type { OfferAdded, OfferChanged, OfferRemoved } from '../../contracts/events.ts';
-import { availabilityDecider, offerKeyOf, type AvailabilityState } from '../../services/ingest/availability.ts';
+import { offerKeyOf } from '../../contracts/domain.ts';
+import { availabilityDecider, type AvailabilityState } from '../../services/ingest/availability.ts';
 import { fold } from '../../services/ingest/deciders.ts';
 import { availabilityObserved, ev, offer, T0, T1, T2 } from './ingestFixtures.ts';
 import { refused, specificationFor } from './ingestSpecification.ts';
