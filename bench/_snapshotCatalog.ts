@@ -20,6 +20,7 @@ import type {
 } from '../contracts/readModels.ts';
 import { defaultCollectionName } from '../projections/collections.ts';
 import { GENRES_KEY } from '../projections/genres.ts';
+import { linksProjection } from '../projections/links.ts';
 import { layoutRanking, rankingsProjection } from '../projections/rankings.ts';
 import { trendingKey, trendingProjection } from '../projections/trending.ts';
 import { storedWrites } from '../contracts/projection.ts';
@@ -132,7 +133,7 @@ export async function writeSyntheticCatalog(readStore: ReadStore, options: Synth
           webUrl: `https://watch.example/${country}/${id}/${k}`,
           priceTypes: [pick(['flatrate', 'rent', 'buy', 'free', 'ads'] as PriceType[])], formats: [pick(['sd', 'hd', '4k'] as Format[])],
           audioLanguages: ['en'], subtitleLanguages: r() < 0.5 ? ['en', 'es'] : null,
-          availableFrom: r() < 0.3 ? '2026-01-01' : null, availableTo: null, platforms: ['web', 'ios', 'android'] as Platform[], firstSeenAt: '2026-10-01',
+          availableFrom: r() < 0.3 ? '2026-01-01' : null, availableTo: null, platforms: ['web', 'ios', 'android'] as Platform[], firstSeenAt: '2026-10-01', startedOn: '2026-10-01',
         }));
         links += offers.length;
         linkDocs.push({ key: `${country}:${id}`, position: position++, doc: { mediaId: id, kind, country, offers } });
@@ -140,7 +141,7 @@ export async function writeSyntheticCatalog(readStore: ReadStore, options: Synth
     }
     await readStore.writeBatch(col('media'), media);
     await readStore.writeBatch(col('seasons'), seasons);
-    await readStore.writeBatch(col('links'), linkDocs);
+    await readStore.writeBatch(defaultCollectionName(linksProjection), linkDocs);
     options.onProgress?.(Math.min(titles, start + BATCH), titles);
   }
 

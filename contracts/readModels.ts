@@ -57,6 +57,12 @@ export interface SeasonsDoc {
 export interface LinkOffer extends Offer {
   /** `YYYY-MM-DD` the offer was first seen (observedAt of its OfferAdded). */
   firstSeenAt: string;
+  /**
+   * `YYYY-MM-DD` its current run began: the day it was seen there, or the later `availableFrom`
+   * it was listed ahead of (projections/links.ts `startedOn`). Not in the API's link objects
+   * nor in the release: /v1/new confirms arrivals with it.
+   */
+  startedOn: string;
 }
 
 /** `links`, key: `${country}:${mediaId}` so a country's titles are one prefix scan. */

@@ -11,7 +11,7 @@ import type { RecordedEvent } from '../contracts/events.ts';
 import { kindOfMediaId } from '../contracts/ids.ts';
 import { defineProjection } from '../contracts/projection.ts';
 import type { HistoryDoc, HistoryInterval } from '../contracts/changeModels.ts';
-import { isOfferEvent, linksProjection, OFFER_EVENT_TYPES, toLinkOffer } from './links.ts';
+import { isOfferEvent, linkOfferOf, linksProjection, OFFER_EVENT_TYPES } from './links.ts';
 import { eventDate, eventTime } from './time.ts';
 
 /** Index of the interval of this offer still standing, or -1. Searched from the end: the open one is recent. */
@@ -37,7 +37,8 @@ export function stateEndedAt(doc: HistoryDoc | null, key: OfferKey, position: nu
 
 export const availabilityHistoryProjection = defineProjection<HistoryDoc>({
   name: 'availability_history',
-  version: 1,
+  // 2: the offers of its open intervals keep startedOn, as in `links`.
+  version: 2,
   canHandle: OFFER_EVENT_TYPES,
   // The same document as `links`: one per availability stream.
   documentId: (event: RecordedEvent) => linksProjection.documentId(event),
@@ -53,9 +54,9 @@ export const availabilityHistoryProjection = defineProjection<HistoryDoc>({
     const previous = open >= 0 ? (intervals[open] as HistoryInterval) : null;
     if (previous !== null) intervals[open] = { ...previous, to: at, toPosition: event.position };
     if (event.type !== 'OfferRemoved') {
-      // As in `links`: firstSeenAt survives changes and restarts when a removed offer returns.
-      const firstSeenAt = previous?.offer.firstSeenAt ?? eventDate(event);
-      intervals.push({ offer: toLinkOffer(event.data.offer, firstSeenAt), from: at, fromPosition: event.position, to: null, toPosition: null });
+      // As in `links`: firstSeenAt and startedOn follow the offer as it stood, and restart when a removed offer returns.
+      const offer = linkOfferOf(event.data.offer, previous?.offer, eventDate(event));
+      intervals.push({ offer, from: at, fromPosition: event.position, to: null, toPosition: null });
     }
     return { ...base, intervals };
   },
@@ -85,9 +86,9 @@ export const availabilityHistoryProjection = defineProjection<HistoryDoc>({
         open.delete(key);
       }
       if (event.type !== 'OfferRemoved') {
-        const firstSeenAt = previous?.offer.firstSeenAt ?? eventDate(event);
+        const offer = linkOfferOf(event.data.offer, previous?.offer, eventDate(event));
         open.set(key, intervals.length);
-        intervals.push({ offer: toLinkOffer(event.data.offer, firstSeenAt), from: at, fromPosition: event.position, to: null, toPosition: null });
+        intervals.push({ offer, from: at, fromPosition: event.position, to: null, toPosition: null });
       }
     }
     return base === null ? doc : { ...base, intervals };

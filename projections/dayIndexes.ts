@@ -46,7 +46,6 @@ function sortedWith(providers: readonly string[], added: string): string[] {
 /**
  * The day an offer first observed on `observed` starts: its announced `availableFrom` when that
  * is later (an offer listed ahead of its start is not available before it), else `observed`.
- * `/v1/new` confirms an arrival with it, from a link's `firstSeenAt` and `availableFrom`.
  */
 export function startDay(availableFrom: string | null, observed: string): string {
   return announcedFrom(availableFrom, observed) ?? observed;
@@ -59,23 +58,26 @@ function announcedFrom(availableFrom: string | null, observed: string): string |
 
 /**
  * The day an offer event makes an arrival on: an added offer's start (startDay), the new start a
- * change announced ahead (a start moved later), or the day of a change that moved the start to
- * that very day (an offer listed ahead that came early); null when the event makes none.
+ * change announced ahead (a start moved later), or the day of a change that cleared the start or
+ * moved it to that day or before (an offer listed ahead that came early: the day it is seen
+ * there, as links' `startedOn` says); null when the event makes none. Such a change to an offer
+ * that was there already makes an entry /v1/new does not confirm: its run began before.
  */
 function arrivalDay(event: RecordedEvent): string | null {
   if (event.type === 'OfferAdded') return startDay(event.data.offer.availableFrom, eventDate(event));
   if (event.type !== 'OfferChanged') return null;
   const observed = eventDate(event);
-  const { availableFrom } = event.data.offer;
-  if (availableFrom === observed && event.data.changedFields.includes('availableFrom')) return observed;
-  return announcedFrom(availableFrom, observed);
+  const announced = announcedFrom(event.data.offer.availableFrom, observed);
+  if (announced !== null) return announced;
+  return event.data.changedFields.includes('availableFrom') ? observed : null;
 }
 
 export const arrivalsProjection = defineProjection<DayIndexDoc>({
   name: 'arrivals',
   // 2: an offer announced ahead arrives on its availableFrom, not on the day it was listed.
   // 3: and on the day it came, when that was earlier than it announced.
-  version: 3,
+  // 4: also when its start was cleared or moved into the past (the day it is seen there).
+  version: 4,
   canHandle: ['OfferAdded', 'OfferChanged'],
   documentId(event: RecordedEvent): string | null {
     if (event.type !== 'OfferAdded' && event.type !== 'OfferChanged') return null;

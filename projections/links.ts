@@ -25,7 +25,8 @@ export function isOfferEvent(event: RecordedEvent): event is RecordedEvent<Avail
 
 export const linksProjection = defineProjection<LinksDoc>({
   name: 'links',
-  version: 1,
+  // 2: each offer keeps the day its current run began (startedOn).
+  version: 2,
   canHandle: OFFER_EVENT_TYPES,
   documentId(event: RecordedEvent): string | null {
     return isOfferEvent(event) ? linksKey(event.data.country, event.data.mediaId) : null;
@@ -37,12 +38,11 @@ export const linksProjection = defineProjection<LinksDoc>({
         const { mediaId, country, offer } = event.data;
         const base = doc ?? emptyDoc(mediaId, country);
         if (base === null) return doc;
-        const previous = findOffer(base.offers, offer);
         // firstSeenAt belongs to the offer's first OfferAdded and survives changes. An
         // OfferChanged for an offer we never saw added (should not happen) counts as its first
         // sighting rather than being dropped.
-        const firstSeenAt = previous?.firstSeenAt ?? eventDate(event);
-        return withOffers(base, [...withoutOffer(base.offers, offer), toLinkOffer(offer, firstSeenAt)]);
+        const linked = linkOfferOf(offer, findOffer(base.offers, offer), eventDate(event));
+        return withOffers(base, [...withoutOffer(base.offers, offer), linked]);
       }
       case 'OfferRemoved': {
         if (doc === null) return null;
@@ -65,7 +65,7 @@ export const linksProjection = defineProjection<LinksDoc>({
         base ??= emptyDoc(mediaId, country);
         if (base === null) continue;
         const key = offerKeyString(offer);
-        offers.set(key, toLinkOffer(offer, offers.get(key)?.firstSeenAt ?? eventDate(event)));
+        offers.set(key, linkOfferOf(offer, offers.get(key), eventDate(event)));
       } else if (event.type === 'OfferRemoved') offers.delete(offerKeyString(event.data.offer));
     }
     // Emptied on the way and filled again, the document is as new: `emptyDoc` holds the same
@@ -97,8 +97,28 @@ function withoutOffer(offers: LinkOffer[], key: OfferKey): LinkOffer[] {
   return offers.filter((o) => offerKeyString(o) !== wanted);
 }
 
-/** The link-offer of an offer event (shared with the availability history). */
-export function toLinkOffer(offer: Offer, firstSeenAt: string): LinkOffer {
+/**
+ * The day the offer's current run began, as of an event observed on `observed` (the previous
+ * link-offer: the offer as it stood, undefined for a new run). While its `availableFrom` is ahead
+ * the offer is not there yet and starts on that day (listed ahead, or its start moved later).
+ * Otherwise it is there: since the day kept when it already was, else since `observed`, the day
+ * it is seen there: a new offer, or one listed ahead that came early, its start cleared or moved
+ * to that day or before (it came some day after the last observation, and `observed` is the day
+ * we know). /v1/new confirms an arrival with it (services/changes/dayLists.ts).
+ */
+export function startedOn(offer: Offer, previous: LinkOffer | undefined, observed: string): string {
+  const from = offer.availableFrom;
+  if (from !== null && from > observed) return from;
+  return previous === undefined || previous.startedOn > observed ? observed : previous.startedOn;
+}
+
+/** The link-offer an offer event makes of `offer`, after `previous` (see `startedOn`). Shared with the availability history. */
+export function linkOfferOf(offer: Offer, previous: LinkOffer | undefined, observed: string): LinkOffer {
+  return toLinkOffer(offer, previous?.firstSeenAt ?? observed, startedOn(offer, previous, observed));
+}
+
+/** The link-offer of an offer event, its fields in the order the read store's encoder writes them. */
+export function toLinkOffer(offer: Offer, firstSeenAt: string, startedOn: string): LinkOffer {
   return {
     providerId: offer.providerId,
     addonProviderId: offer.addonProviderId,
@@ -113,5 +133,6 @@ export function toLinkOffer(offer: Offer, firstSeenAt: string): LinkOffer {
     availableTo: offer.availableTo,
     platforms: offer.platforms,
     firstSeenAt,
+    startedOn,
   };
 }

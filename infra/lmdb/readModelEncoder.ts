@@ -16,7 +16,7 @@ import { recordWriter, type RecordWriter, type SharedStructures } from './record
 
 /** The read store's value: `{ doc, position }` (readStore.ts). */
 const VALUE = ['doc', 'position'] as const;
-const LINK_OFFER = [...OFFER, 'firstSeenAt'] as const;
+const LINK_OFFER = [...OFFER, 'firstSeenAt', 'startedOn'] as const;
 const LINKS = ['mediaId', 'kind', 'country', 'offers'] as const;
 const HISTORY = ['mediaId', 'kind', 'country', 'intervals'] as const;
 const INTERVAL = ['offer', 'from', 'fromPosition', 'to', 'toPosition'] as const;
@@ -39,11 +39,14 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   const w: RecordWriter<keyof typeof SHAPES> = recordWriter(SHAPES, structures);
   let position = 0;
 
-  /** An offer, or a link offer (`linked`: the offer and its firstSeenAt). */
+  /** An offer, or a link offer (`linked`: the offer, its firstSeenAt and startedOn). */
   function offer(o: unknown, linked: boolean): void {
     w.open(o, linked ? 'LINK_OFFER' : 'OFFER');
     offerFields(w, o, true);
-    if (linked) w.strOrNull(o['firstSeenAt']);
+    if (linked) {
+      w.strOrNull(o['firstSeenAt']);
+      w.strOrNull(o['startedOn']);
+    }
   }
 
   /** mediaId, kind and country: the first three fields of both `links` and `availability_history`. */

@@ -7,7 +7,7 @@
 import type { DayIndexDoc } from '../../contracts/changeModels.ts';
 import type { ContentType } from '../../contracts/domain.ts';
 import type { LinksDoc } from '../../contracts/readModels.ts';
-import { dayIndexKey, startDay } from '../../projections/dayIndexes.ts';
+import { dayIndexKey } from '../../projections/dayIndexes.ts';
 import { linksKey } from '../../projections/links.ts';
 import type { Catalog } from '../api/catalog.ts';
 import type { StoredDocument } from '../../contracts/ports.ts';
@@ -40,9 +40,9 @@ export interface DayListRequest {
 
 /**
  * Whether the entry still holds: for an arrival, the title's current uninterrupted run on the
- * provider began that day (the earliest start of its offers there: firstSeenAt, or a later
- * availableFrom it was listed ahead of); for a departure, an offer on the provider still
- * announces that day as its availableTo; for an upcoming start, as its availableFrom.
+ * provider began that day (the earliest `startedOn` of its offers there); for a departure, an
+ * offer on the provider still announces that day as its availableTo; for an upcoming start, as
+ * its availableFrom.
  */
 function holds(model: DayListRequest['model'], links: LinksDoc | null, providerId: string, date: string): boolean {
   const offers = (links?.offers ?? []).filter((o) => o.providerId === providerId);
@@ -51,7 +51,7 @@ function holds(model: DayListRequest['model'], links: LinksDoc | null, providerI
   if (model === 'upcoming') return offers.some((o) => o.availableFrom === date);
   let first: string | null = null;
   for (const o of offers) {
-    const start = startDay(o.availableFrom, o.firstSeenAt);
+    const start = o.startedOn;
     if (first === null || start < first) first = start;
   }
   return first === date;

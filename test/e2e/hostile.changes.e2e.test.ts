@@ -15,7 +15,7 @@ import { lmdbApiKeyStore } from '../../infra/lmdb/apiKeyStore.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { inProcessSearchIndex } from '../../infra/search/inProcessSearch.ts';
 import { changeKey } from '../../projections/changes.ts';
-import { CHANGES_COLLECTION, changeBlockWrites } from '../fixtures/changeBlocks.ts';
+import { CHANGES_COLLECTION, HISTORY_COLLECTION, changeBlockWrites } from '../fixtures/changeBlocks.ts';
 import { createApiKey } from '../../services/api/keys.ts';
 import { startApi, type RunningApi } from '../../services/api/server.ts';
 import { encodeCursor, FEED_EXAMINE_MAX } from '../../services/changes/feed.ts';
@@ -51,7 +51,7 @@ describe('hostile requests to the change feed (e2e)', function () {
     }));
     for (let i = 0; i < writes.length; i += 5) await readStore.writeBatch(CHANGES_COLLECTION, writes.slice(i, i + 5));
     await readStore.setCheckpoint(CHANGES_COLLECTION, FEED);
-    await readStore.setCheckpoint('availability_history_v1', FEED);
+    await readStore.setCheckpoint(HISTORY_COLLECTION, FEED);
     const apiKeys = lmdbApiKeyStore({ dataDir: dir });
     api = await startApi({ port: 0, readStore, apiKeys, eventStore, search, linkTokens: await testLinkTokens(), clock, rateLimit: { perMinute: 1_000_000 } });
     key = (await createApiKey(apiKeys, 'hostile', clock)).key;

@@ -15,7 +15,7 @@ import { lmdbInbox } from '../../infra/lmdb/inbox.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import type { Churn } from '../fixtures/offerChurn.ts';
 import { marquee } from './process.ts';
-import { defaultCollectionName, rankingsProjection } from '../../projections/index.ts';
+import { defaultCollectionName, linksProjection, rankingsProjection } from '../../projections/index.ts';
 
 async function scanAll(dataDir: string, collection: string): Promise<StoredDocument[]> {
   const store = lmdbReadStore({ dataDir });
@@ -59,11 +59,12 @@ describe('marquee replay (e2e)', function () {
   });
 
   it('rebuilds a read model beside the live one with identical documents, then switches to it', async () => {
-    const before = await scanAll(dataDir, 'links_v1');
+    const linksCollection = defaultCollectionName(linksProjection);
+    const before = await scanAll(dataDir, linksCollection);
     assert.ok(before.length > 100, `${before.length} links documents`);
     const replayed = await marquee(['replay', 'links', '--keep-old'], env);
     assert.equal(replayed.code, 0, replayed.stderr);
-    const live = /into (links_v1_r[0-9a-z]+); now live/.exec(replayed.stdout)?.[1];
+    const live = new RegExp(`into (${linksCollection}_r[0-9a-z]+); now live`).exec(replayed.stdout)?.[1];
     assert.ok(live, replayed.stdout);
     const store = lmdbReadStore({ dataDir });
     assert.equal(await store.getAlias('links'), live);

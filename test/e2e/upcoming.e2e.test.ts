@@ -2,7 +2,7 @@
  * /v1/upcoming and /v1/new for an offer listed ahead of its start (its `availableFrom` after the
  * day it was observed): it is upcoming until that day, then new from it, never new on the day it
  * was listed; a start moved later moves both, and an offer that comes earlier than it announced
- * is new on the day it came. The same stores are read by apps whose clocks stand
+ * (its start moved to that day, into the past, or cleared) is new on the day it is seen there. The same stores are read by apps whose clocks stand
  * on different days.
  */
 import assert from 'node:assert/strict';
@@ -40,6 +40,20 @@ describe('titles coming to a provider (/v1/upcoming) and their arrival (/v1/new)
       await server.close();
     }
   }
+  /** Folds what was appended into every read model. */
+  async function project(): Promise<void> {
+    for (const projection of ALL_PROJECTIONS) {
+      await catchUp({ projection, eventStore: stores.eventStore, readStore: stores.readStore, collection: defaultCollectionName(projection) });
+    }
+  }
+  /** An offer of `mediaId` on `provider` seen at `observedAt`: added, or with its start moved to `availableFrom`; projected. */
+  async function seen(type: 'OfferAdded' | 'OfferChanged', mediaId: string, provider: string, availableFrom: string | null, observedAt: string): Promise<void> {
+    const data = { mediaId, country: 'US', offer: offer(provider, `https://www.${provider}.com/title/${mediaId}`, { availableFrom }) };
+    await stores.eventStore.append(streams.availability(mediaId, 'US'), [
+      { type, data: type === 'OfferChanged' ? { ...data, changedFields: ['availableFrom'] } : data, metadata: meta(observedAt) },
+    ] as never, 'any');
+    await project();
+  }
   /** Netflix's offer of Rapid Fire seen at `observedAt` with its start moved to `availableFrom`, projected. */
   async function startMovedTo(availableFrom: string, observedAt: string): Promise<void> {
     await stores.eventStore.append(streams.availability(IDS.rapidFire, 'US'), [
@@ -49,9 +63,7 @@ describe('titles coming to a provider (/v1/upcoming) and their arrival (/v1/new)
         metadata: meta(observedAt),
       },
     ], 'any');
-    for (const projection of ALL_PROJECTIONS) {
-      await catchUp({ projection, eventStore: stores.eventStore, readStore: stores.readStore, collection: defaultCollectionName(projection) });
-    }
+    await project();
   }
   const entries = (body: any): string[] => body.results.map((r: any) => `${r.id} ${r.provider_id} ${r.date}`);
 
@@ -103,5 +115,23 @@ describe('titles coming to a provider (/v1/upcoming) and their arrival (/v1/new)
     assert.deepEqual(entries(await getOn('2026-11-24', '/v1/upcoming?country=US')), []);
     assert.deepEqual(entries(await getOn('2026-11-24', '/v1/new?country=US&days=7')).filter((e) => e.startsWith(`${IDS.rapidFire} netflix`)), [`${IDS.rapidFire} netflix 2026-11-24`]);
     assert.deepEqual(entries(await getOn('2026-11-29', '/v1/new?country=US&days=7')).filter((e) => e.startsWith(IDS.rapidFire)), [`${IDS.rapidFire} netflix 2026-11-24`]);
+  });
+
+  it('follows an offer listed ahead whose start is cleared, or moved to a day already past: new on the day it is seen there', async () => {
+    // Amazon lists Rapid Fire on the 20th for December 10th, Harbor Lights on the 21st for the 12th.
+    await seen('OfferAdded', IDS.rapidFire, 'amazon', '2026-12-10', '2026-11-20T08:00:00Z');
+    await seen('OfferAdded', IDS.harbor, 'amazon', '2026-12-12', '2026-11-21T08:00:00Z');
+    const amazon = (body: any) => entries(body).filter((e) => e.includes(' amazon '));
+    assert.deepEqual(amazon(await getOn('2026-11-25', '/v1/upcoming?country=US')), [`${IDS.rapidFire} amazon 2026-12-10`, `${IDS.harbor} amazon 2026-12-12`]);
+    // On the 26th Rapid Fire is there with no start any more; on the 27th Harbor Lights, its start moved to the 22nd.
+    await seen('OfferChanged', IDS.rapidFire, 'amazon', null, '2026-11-26T08:00:00Z');
+    await seen('OfferChanged', IDS.harbor, 'amazon', '2026-11-22', '2026-11-27T08:00:00Z');
+    assert.deepEqual(amazon(await getOn('2026-11-27', '/v1/upcoming?country=US')), []);
+    assert.deepEqual(amazon(await getOn('2026-11-27', '/v1/new?country=US&days=7')), [`${IDS.harbor} amazon 2026-11-27`, `${IDS.rapidFire} amazon 2026-11-26`]);
+    // Neither is new on the day it was announced for, once that comes.
+    assert.deepEqual(amazon(await getOn('2026-12-13', '/v1/new?country=US&days=7')), []);
+    // A later change of the start of an offer that is there already makes it new no more.
+    await seen('OfferChanged', IDS.rapidFire, 'amazon', '2026-11-01', '2026-11-28T08:00:00Z');
+    assert.deepEqual(amazon(await getOn('2026-11-28', '/v1/new?country=US&days=7')), [`${IDS.harbor} amazon 2026-11-27`, `${IDS.rapidFire} amazon 2026-11-26`]);
   });
 });

@@ -15,7 +15,7 @@ import { closeLmdb } from '../../infra/lmdb/env.ts';
 import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { changeKey } from '../../projections/changes.ts';
-import { CHANGES_COLLECTION, changeBlockWrites } from '../fixtures/changeBlocks.ts';
+import { CHANGES_COLLECTION, HISTORY_COLLECTION, changeBlockWrites } from '../fixtures/changeBlocks.ts';
 import { feedSourceOf, readFeed } from '../../services/changes/feed.ts';
 import { acquireLease } from '../../services/webhooks/store.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
@@ -34,7 +34,7 @@ async function seed(store: ReadStore, positions: number[], committed: number): P
   const writes = changeBlockWrites(positions.map((p) => change(p, p % 100 === 0 ? 'mv00000001' : 'mv00000002')));
   for (let i = 0; i < writes.length; i += 5) await store.writeBatch(CHANGES_COLLECTION, writes.slice(i, i + 5));
   await store.setCheckpoint(CHANGES_COLLECTION, committed);
-  await store.setCheckpoint('availability_history_v1', committed);
+  await store.setCheckpoint(HISTORY_COLLECTION, committed);
 }
 
 function suite(open: () => Promise<ReadStore>, done: () => Promise<void>): void {
@@ -90,7 +90,7 @@ function suite(open: () => Promise<ReadStore>, done: () => Promise<void>): void 
     assert.equal(first.after, changeKey('US', 2000));
     await store.setCheckpoint(CHANGES_COLLECTION, 2004);
     assert.deepEqual((await read(first.after)).ids, [], 'the history has not committed them yet');
-    await store.setCheckpoint('availability_history_v1', 2004);
+    await store.setCheckpoint(HISTORY_COLLECTION, 2004);
     const next = await read(first.after);
     assert.deepEqual(next.ids, [2001, 2003, 2004]);
     assert.equal(next.after, changeKey('US', 2004));
@@ -98,7 +98,7 @@ function suite(open: () => Promise<ReadStore>, done: () => Promise<void>): void 
     await store.writeBatch(CHANGES_COLLECTION, changeBlockWrites([seeded, ...[2001, 2003, 2004, 2006].map((p) => change(p, 'mv00000003'))]));
     assert.deepEqual((await read(next.after)).ids, []);
     await store.setCheckpoint(CHANGES_COLLECTION, 2006);
-    await store.setCheckpoint('availability_history_v1', 2006);
+    await store.setCheckpoint(HISTORY_COLLECTION, 2006);
     const last = await read(next.after);
     assert.deepEqual(last.ids, [2006]);
     assert.deepEqual((await read(last.after)).ids, []);

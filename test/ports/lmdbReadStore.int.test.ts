@@ -228,7 +228,7 @@ describe('lmdbReadStore', () => {
 
   it('stores the hot documents it writes itself (readModelEncoder) in the bytes msgpackr stores, and reads back what either wrote', async () => {
     const offer = { providerId: 'netflix', addonProviderId: null, seasonNumber: 1, episodeNumber: 2, webUrl: 'https://www.netflix.com/title/80932992', priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['en'], subtitleLanguages: null, availableFrom: '2026-01-01', availableTo: null, platforms: ['web'] };
-    const links = { mediaId: 'mv00001000', kind: 'movie', country: 'IT', offers: [{ ...offer, firstSeenAt: '2026-11-14' }] };
+    const links = { mediaId: 'mv00001000', kind: 'movie', country: 'IT', offers: [{ ...offer, firstSeenAt: '2026-11-14', startedOn: '2026-11-14' }] };
     const change = { changes: [{ position: 7, at: '2026-11-14T06:00:00.060Z', mediaId: 'mv00001000', type: 'new', offer, changed: [] }] };
     const store = lmdbReadStore({ dataDir });
     try {

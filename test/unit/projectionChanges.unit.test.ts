@@ -162,6 +162,12 @@ describe('arrivals, departures and upcoming projections', () => {
     assert.equal(upcomingProjection.documentId(early), null);
     const sameDayChange = recorded('OfferChanged', { ...key, offer: offer({ providerId: 'netflix', availableFrom: '2026-03-04', formats: ['uhd'] }), changedFields: ['formats'] }, at('2026-03-04T06:00:00Z', 7));
     assert.equal(arrivalsProjection.documentId(sameDayChange), null);
+    // So does a start cleared, or moved to a day already past: the offer is seen there that day.
+    const cleared = recorded('OfferChanged', { ...key, offer: offer({ providerId: 'netflix', availableFrom: null }), changedFields: ['availableFrom'] }, at('2026-03-05T06:00:00Z', 8));
+    assert.equal(arrivalsProjection.documentId(cleared), 'US:2026-03-05:tv00000042');
+    assert.equal(upcomingProjection.documentId(cleared), null);
+    const past = recorded('OfferChanged', { ...key, offer: offer({ providerId: 'netflix', availableFrom: '2026-03-02' }), changedFields: ['availableFrom'] }, at('2026-03-05T06:00:00Z', 9));
+    assert.equal(arrivalsProjection.documentId(past), 'US:2026-03-05:tv00000042');
     assert.equal(startDay('2026-03-10', '2026-03-01'), '2026-03-10');
     assert.equal(startDay(null, '2026-03-01'), '2026-03-01');
     assert.equal(startDay('2026-01-01', '2026-03-01'), '2026-03-01');

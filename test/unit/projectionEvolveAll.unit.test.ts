@@ -41,6 +41,8 @@ function events(seed: number, count: number, mediaId = 'tv00000042', mode: Mode 
       episodeNumber: pick([null, 1]),
       webUrl: pick(['u1', 'u2']),
       formats: [pick(['sd', 'hd', '4k'])],
+      // Starts ahead, past and cleared: links' startedOn follows them.
+      availableFrom: pick([null, null, '2026-03-02', '2026-03-04', '2026-03-09']),
     });
     const options = { ...observedAt(`2026-03-0${1 + Math.floor(i / (count / 5))}T10:00:00Z`), position: i + 1 };
     // With `titles`, a title's own events between its offers (the search document folds both).
@@ -48,7 +50,7 @@ function events(seed: number, count: number, mediaId = 'tv00000042', mode: Mode 
     const type = pick(types);
     const country = titles ? pick(['US', 'DE', 'GB']) : 'US';
     const id = mode === 'block' ? pick([mediaId, 'tv00000044', 'mv00000047']) : mediaId;
-    const data = { mediaId: id, country, offer: o, ...(type === 'OfferChanged' ? { changedFields: ['formats'] } : {}) };
+    const data = { mediaId: id, country, offer: o, ...(type === 'OfferChanged' ? { changedFields: [pick(['formats', 'availableFrom'])] } : {}) };
     return recorded(type, data as never, options);
   });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { LinksDoc } from '../../contracts/readModels.ts';
 import { eventsUntilEndOfDay, foldStream } from '../../projections/fold.ts';
+import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
 import { linksProjection } from '../../projections/links.ts';
 import { offer, observedAt, recorded } from './projectionEvents.ts';
 
@@ -13,7 +14,7 @@ describe('links projection', () => {
 
   it('creates the document on the first OfferAdded with firstSeenAt from its observed date', () => {
     const event = recorded('OfferAdded', { ...key, offer: offer() }, observedAt('2026-03-04T05:06:07Z'));
-    const expected: LinksDoc = { mediaId: 'tv00000042', kind: 'tv_show', country: 'US', offers: [{ ...offer(), firstSeenAt: '2026-03-04' }] };
+    const expected: LinksDoc = { mediaId: 'tv00000042', kind: 'tv_show', country: 'US', offers: [{ ...offer(), firstSeenAt: '2026-03-04', startedOn: '2026-03-04' }] };
     assert.deepEqual(linksProjection.evolve(null, event), expected);
   });
 
@@ -35,7 +36,7 @@ describe('links projection', () => {
     const added = linksProjection.evolve(null, recorded('OfferAdded', { ...key, offer: offer() }, observedAt('2026-03-01T00:00:00Z')));
     const changedOffer = offer({ formats: ['uhd'], priceTypes: ['rent'] });
     const changed = linksProjection.evolve(added, recorded('OfferChanged', { ...key, offer: changedOffer, changedFields: ['formats', 'priceTypes'] }, observedAt('2026-03-09T00:00:00Z')));
-    assert.deepEqual(changed?.offers, [{ ...changedOffer, firstSeenAt: '2026-03-01' }]);
+    assert.deepEqual(changed?.offers, [{ ...changedOffer, firstSeenAt: '2026-03-01', startedOn: '2026-03-01' }]);
   });
 
   it('removes an offer and deletes the document when the last one goes', () => {
@@ -47,7 +48,7 @@ describe('links projection', () => {
     ]);
     const removeA = recorded('OfferRemoved', { ...key, offer: { providerId: 'a', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: 'ua' } });
     const afterA = linksProjection.evolve(doc, removeA);
-    assert.deepEqual(afterA?.offers, [{ ...b, firstSeenAt: '2026-03-02' }]);
+    assert.deepEqual(afterA?.offers, [{ ...b, firstSeenAt: '2026-03-02', startedOn: '2026-03-02' }]);
     const removeB = recorded('OfferRemoved', { ...key, offer: { providerId: 'b', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: 'ub' } });
     assert.equal(linksProjection.evolve(afterA, removeB), null);
   });
@@ -65,6 +66,52 @@ describe('links projection', () => {
 
   it('skips an offer of a malformed media id instead of inventing a kind', () => {
     assert.equal(linksProjection.evolve(null, recorded('OfferAdded', { mediaId: 'bogus', country: 'US', offer: offer() })), null);
+  });
+});
+
+describe('links projection: the day an offer\'s run began (startedOn)', () => {
+  const at = (day: string) => observedAt(`${day}T09:00:00Z`);
+  const added = (day: string, availableFrom: string | null = null) => recorded('OfferAdded', { ...key, offer: offer({ availableFrom }) }, at(day));
+  const changed = (day: string, fields: Partial<ReturnType<typeof offer>>, changedFields: string[]) =>
+    recorded('OfferChanged', { ...key, offer: offer(fields), changedFields } as never, at(day));
+  const removed = (day: string) =>
+    recorded('OfferRemoved', { ...key, offer: { providerId: 'netflix', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: offer().webUrl } }, at(day));
+  /** startedOn after the events, in links and in the open interval of the history (they must agree). */
+  function started(...events: ReturnType<typeof added>[]): string | undefined {
+    const links = foldStream(linksProjection, events)?.offers[0]?.startedOn;
+    const history = foldStream(availabilityHistoryProjection, events)?.intervals.find((i) => i.to === null)?.offer.startedOn;
+    assert.equal(history, links, 'the history\'s open interval agrees with links');
+    return links;
+  }
+
+  it('is the day an offer is first seen, when it has no start or one already past', () => {
+    assert.equal(started(added('2026-03-04')), '2026-03-04');
+    assert.equal(started(added('2026-03-04', '2026-01-01')), '2026-03-04');
+    assert.equal(started(added('2026-03-04', '2026-03-04')), '2026-03-04');
+  });
+
+  it('is the announced start of an offer listed ahead, and follows that start while it is ahead', () => {
+    assert.equal(started(added('2026-03-04', '2026-03-10')), '2026-03-10');
+    assert.equal(started(added('2026-03-04', '2026-03-10'), changed('2026-03-06', { availableFrom: '2026-03-20' }, ['availableFrom'])), '2026-03-20');
+    // Another field changing leaves the announced start as it is.
+    assert.equal(started(added('2026-03-04', '2026-03-10'), changed('2026-03-06', { availableFrom: '2026-03-10', formats: ['4k'] }, ['formats'])), '2026-03-10');
+  });
+
+  it('is the day an offer listed ahead is seen there, when its start is cleared or moved to that day or before', () => {
+    assert.equal(started(added('2026-03-04', '2026-03-10'), changed('2026-03-07', { availableFrom: null }, ['availableFrom'])), '2026-03-07');
+    assert.equal(started(added('2026-03-04', '2026-03-10'), changed('2026-03-07', { availableFrom: '2026-03-05' }, ['availableFrom'])), '2026-03-07');
+    assert.equal(started(added('2026-03-04', '2026-03-10'), changed('2026-03-07', { availableFrom: '2026-03-07' }, ['availableFrom'])), '2026-03-07');
+  });
+
+  it('stays the day its run began while the offer is there, whatever later changes say', () => {
+    const run = [added('2026-03-04', '2026-03-06'), changed('2026-03-08', { availableFrom: '2026-03-06', formats: ['4k'] }, ['formats'])];
+    assert.equal(started(...run), '2026-03-06');
+    assert.equal(started(...run, changed('2026-03-09', { availableFrom: null }, ['availableFrom'])), '2026-03-06');
+    assert.equal(started(added('2026-03-04'), changed('2026-03-09', { availableFrom: '2026-03-01' }, ['availableFrom'])), '2026-03-04');
+  });
+
+  it('begins again when a removed offer comes back', () => {
+    assert.equal(started(added('2026-03-04'), removed('2026-03-05'), added('2026-03-08')), '2026-03-08');
   });
 });
 

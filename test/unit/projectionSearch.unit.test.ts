@@ -102,7 +102,7 @@ describe('projection index', () => {
   it('lists every read model once, named as readModels.ts declares', () => {
     assert.deepEqual(ALL_PROJECTIONS.map((p) => p.name), ['media', 'media_items', 'seasons', 'links', 'ranking_inputs', 'providers', 'genres', 'collections', 'featured', 'rankings', 'trending', 'availability_history', 'changes', 'arrivals', 'departures', 'upcoming', 'search']);
     assert.deepEqual([...ALL_PROJECTIONS.map((p) => p.name)].sort(), Object.values(READ_MODELS).sort());
-    assert.equal(projectionByName('links')?.version, 1);
+    assert.equal(projectionByName('links')?.version, 2);
     assert.equal(projectionByName('nope'), undefined);
   });
 

@@ -72,10 +72,10 @@ describe('readModelEncoder', () => {
       ...foldedDocuments([offer({ seasonNumber: -1 }), offer({ episodeNumber: 1.5 })], 4000),
       ...foldedDocuments([offer()], 2 ** 32 + 5),
       // Shapes that are not the projections': an extra, missing or reordered key, a class instance.
-      { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [{ ...offer(), firstSeenAt: '2026-11-14', extra: 1 }] },
+      { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [{ ...offer(), firstSeenAt: '2026-11-14', startedOn: '2026-11-14', extra: 1 }] },
       { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [offer()] },
       { kind: 'movie', mediaId: 'mv1', country: 'IT', offers: [] },
-      { mediaId: 'mv1', kind: 'movie', country: 'IT', intervals: [{ offer: { ...offer(), firstSeenAt: '2026-11-14' }, from: 'a', fromPosition: 1, to: null }] },
+      { mediaId: 'mv1', kind: 'movie', country: 'IT', intervals: [{ offer: { ...offer(), firstSeenAt: '2026-11-14', startedOn: '2026-11-14' }, from: 'a', fromPosition: 1, to: null }] },
       { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: Object.assign(new (class Offers extends Array {})(), []) },
       Object.assign(new (class Doc {})(), { mediaId: 'mv1', kind: 'movie', country: 'IT', offers: [] }),
       // Keys inherited from a prototype other than Object's, which msgpackr leaves out.

@@ -206,7 +206,7 @@ describe('snapshot rows', () => {
     const offer = (providerId: string, season: number | null, episode: number | null, addon: string | null, url: string) => ({
       providerId, addonProviderId: addon, seasonNumber: season, episodeNumber: episode, webUrl: url,
       priceTypes: ['rent', 'buy'] as Array<'rent' | 'buy'>, formats: null, audioLanguages: null, subtitleLanguages: null,
-      availableFrom: null, availableTo: null, platforms: null, firstSeenAt: '2026-11-01',
+      availableFrom: null, availableTo: null, platforms: null, firstSeenAt: '2026-11-01', startedOn: '2026-11-01',
     });
     const doc: LinksDoc = {
       mediaId: 'tv00000001', kind: 'tv_show', country: 'US',
