@@ -20,7 +20,7 @@ import type {
 } from '../contracts/readModels.ts';
 import { defaultCollectionName } from '../projections/collections.ts';
 import { GENRES_KEY } from '../projections/genres.ts';
-import { linksProjection } from '../projections/links.ts';
+import { projectionByName } from '../projections/index.ts';
 import { layoutRanking, rankingsProjection } from '../projections/rankings.ts';
 import { trendingKey, trendingProjection } from '../projections/trending.ts';
 import { storedWrites } from '../contracts/projection.ts';
@@ -54,7 +54,15 @@ function rng(seed: number): () => number {
 }
 
 const pad8 = (n: number): string => String(n).padStart(8, '0');
-const col = (name: string): string => defaultCollectionName({ name, version: 1 });
+/** The collection a read model's projection writes now (its version's), where the build reads it. */
+export function catalogCollection(name: string): string {
+  const projection = projectionByName(name);
+  if (projection === undefined) throw new Error(`no read model named ${name}`);
+  return defaultCollectionName(projection);
+}
+const col = catalogCollection;
+/** The read models the catalog writes. */
+export const CATALOG_MODELS = ['providers', 'genres', 'media', 'seasons', 'links', 'rankings', 'trending', 'featured', 'collections'] as const;
 const rankingsCollection = defaultCollectionName(rankingsProjection);
 const trendingCollection = defaultCollectionName(trendingProjection);
 
@@ -141,7 +149,7 @@ export async function writeSyntheticCatalog(readStore: ReadStore, options: Synth
     }
     await readStore.writeBatch(col('media'), media);
     await readStore.writeBatch(col('seasons'), seasons);
-    await readStore.writeBatch(defaultCollectionName(linksProjection), linkDocs);
+    await readStore.writeBatch(col('links'), linkDocs);
     options.onProgress?.(Math.min(titles, start + BATCH), titles);
   }
 

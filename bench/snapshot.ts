@@ -29,7 +29,7 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
 import { extractTarGz } from '../services/snapshot/tarball.ts';
-import { writeSyntheticCatalog } from './_snapshotCatalog.ts';
+import { CATALOG_MODELS, catalogCollection, writeSyntheticCatalog } from './_snapshotCatalog.ts';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -101,7 +101,16 @@ async function duckWrite(duck: DuckDBConnection, files: string[], outDir: string
 
 try {
   let links = 0;
-  if (!existsSync(join(dataDir, 'generated'))) {
+  // The marker names the collections the catalog was written to: a catalog kept from before a
+  // read model's version went up sits in the old one, where a build would find nothing.
+  const markerPath = join(dataDir, 'generated');
+  const collections = CATALOG_MODELS.map(catalogCollection);
+  const marker = existsSync(markerPath) ? (JSON.parse(readFileSync(markerPath, 'utf8')) as { links?: number; collections?: string[] }) : null;
+  if (marker !== null && JSON.stringify(marker.collections) !== JSON.stringify(collections)) {
+    log(`the catalog in ${dataDir} is in collections of other read-model versions: generating it again`);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (!existsSync(markerPath)) {
     log(`generating a catalog of ${titles} titles in ${countries} countries into ${dataDir}`);
     const readStore = lmdbReadStore({ dataDir });
     const generated = await writeSyntheticCatalog(readStore, {
@@ -113,9 +122,9 @@ try {
     });
     links = generated.links;
     await readStore.close();
-    writeFileSync(join(dataDir, 'generated'), JSON.stringify(generated.links));
+    writeFileSync(markerPath, JSON.stringify({ links: generated.links, collections }));
   } else {
-    links = Number(readFileSync(join(dataDir, 'generated'), 'utf8'));
+    links = Number(marker?.links);
     log(`reusing the catalog in ${dataDir}`);
   }
 

@@ -118,7 +118,7 @@ export function linkOfferOf(offer: Offer, previous: LinkOffer | undefined, obser
 }
 
 /** The link-offer of an offer event, its fields in the order the read store's encoder writes them. */
-export function toLinkOffer(offer: Offer, firstSeenAt: string, startedOn: string): LinkOffer {
+function toLinkOffer(offer: Offer, firstSeenAt: string, startedOn: string): LinkOffer {
   return {
     providerId: offer.providerId,
     addonProviderId: offer.addonProviderId,
