@@ -1,10 +1,13 @@
 /**
  * A faster writer of the bytes msgpackr writes for the read store's hottest documents: `changes`
  * (blocks of offer events' changes), `links` and `availability_history` (rewritten whenever a
- * title's offers in a country change) and the offers blocks of `ranking_inputs` (rewritten
- * whenever one of their titles' offers changes). Encoding them with msgpackr was the largest
- * part of the projection thread's time on a first start (20 of its 64 CPU seconds in a profile of the sample load);
- * their shapes are fixed by their projections, so they are written field by field instead
+ * title's offers in a country change), the offers blocks of `ranking_inputs` (rewritten
+ * whenever one of their titles' offers changes), the blocks of the daily charts of `rankings`
+ * and the documents of the day indexes (`arrivals`, `departures`, `upcoming`). Encoding them
+ * with msgpackr was the largest part of the projection thread's time on a first start (20 of
+ * its 64 CPU seconds in a profile of the sample load; the charts and day indexes, left to it
+ * later, 2 of the 4 s it still took); their shapes are fixed by their projections, so they are
+ * written field by field instead
  * (recordWriter.ts), with the store's shared structures, as msgpackr writes them: the stored
  * format is unchanged (the test compares the bytes).
  *
@@ -27,7 +30,16 @@ const CHANGE = ['position', 'at', 'mediaId', 'type', 'offer', 'changed'] as cons
 // of its titles' offers changes; its offers are strings (packRankingOffer).
 const RANKING_BLOCK = ['titles'] as const;
 const RANKING_TITLE = ['mediaId', 'kind', 'offers'] as const;
-const SHAPES = { VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE_BLOCK, CHANGE, RANKING_BLOCK, RANKING_TITLE };
+// A block of 50 ranks of a chart (projections/rankings.ts): every country's chart is written
+// whole every day, its entries as the ranking job made them (services/ranking/formula.ts).
+const RANKING_ROW = ['entries'] as const;
+const RANKING_ENTRY = ['mediaId', 'kind', 'position', 'score', 'points'] as const;
+// An `arrivals`, `departures` or `upcoming` document (projections/dayIndexes.ts): one per title
+// and day, nearly one per title and country on a first crawl.
+const DAY_INDEX = ['country', 'date', 'mediaId', 'kind', 'providers'] as const;
+const SHAPES = {
+  VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE_BLOCK, CHANGE, RANKING_BLOCK, RANKING_TITLE, RANKING_ROW, RANKING_ENTRY, DAY_INDEX,
+};
 
 export interface ReadModelEncoder {
   /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
@@ -67,17 +79,13 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   function history(doc: Record<string, unknown>): void {
     w.open(doc, 'HISTORY');
     stream(doc);
-    const intervals = doc['intervals'];
-    w.array(intervals);
-    for (let i = 0; i < intervals.length; i += 1) {
-      const interval = intervals[i];
-      w.open(interval, 'INTERVAL');
+    records(doc['intervals'], 'INTERVAL', (interval) => {
       offer(interval['offer'], true);
       w.strOrNull(interval['from']);
       w.uint(interval['fromPosition']);
       w.strOrNull(interval['to']);
       w.uintOrNull(interval['toPosition']);
-    }
+    });
   }
 
   /** A ChangeEntry: its offer whole, or its key alone when removed. */
@@ -105,25 +113,54 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     for (let i = 0; i < changes.length; i += 1) change(changes[i]);
   }
 
+  /** An array of records of `shape`, each opened (its keys checked) and its values written by `fields`. */
+  function records(list: unknown, shape: keyof typeof SHAPES, fields: (o: Record<string, unknown>) => void): void {
+    w.array(list);
+    for (let i = 0; i < list.length; i += 1) {
+      const o = list[i];
+      w.open(o, shape);
+      fields(o);
+    }
+  }
+
   function rankingBlock(doc: Record<string, unknown>): void {
     w.open(doc, 'RANKING_BLOCK');
-    const titles = doc['titles'];
-    w.array(titles);
-    for (let i = 0; i < titles.length; i += 1) {
-      const title = titles[i];
-      w.open(title, 'RANKING_TITLE');
+    records(doc['titles'], 'RANKING_TITLE', (title) => {
       w.strOrNull(title['mediaId']);
       w.strOrNull(title['kind']);
       w.strings(title['offers']);
-    }
+    });
+  }
+
+  function rankingRow(doc: Record<string, unknown>): void {
+    w.open(doc, 'RANKING_ROW');
+    records(doc['entries'], 'RANKING_ENTRY', (entry) => {
+      w.strOrNull(entry['mediaId']);
+      w.strOrNull(entry['kind']);
+      w.uint(entry['position']);
+      w.numOrNull(entry['score']);
+      w.numOrNull(entry['points']);
+    });
+  }
+
+  function dayIndex(doc: Record<string, unknown>): void {
+    w.open(doc, 'DAY_INDEX');
+    w.strOrNull(doc['country']);
+    w.strOrNull(doc['date']);
+    w.strOrNull(doc['mediaId']);
+    w.strOrNull(doc['kind']);
+    w.strings(doc['providers']);
   }
 
   function value(doc: Record<string, unknown>): void {
     w.record('VALUE');
-    // Told apart by the field only that document has; open then checks every other one.
+    // Told apart by the field only that document has; open then checks every other one (a
+    // trending block has entries of another shape, a `providers` document other fields).
     if ('offers' in doc) links(doc);
     else if ('intervals' in doc) history(doc);
     else if ('titles' in doc) rankingBlock(doc);
+    else if ('entries' in doc) rankingRow(doc);
+    else if ('providers' in doc) dayIndex(doc);
     else changeBlock(doc);
     w.uint(position);
   }
@@ -132,7 +169,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     encode(doc, at) {
       if (typeof doc !== 'object' || doc === null) return null;
       const d = doc as Record<string, unknown>;
-      if (!('offers' in d) && !('intervals' in d) && !('changes' in d) && !('titles' in d)) return null;
+      if (!('offers' in d) && !('intervals' in d) && !('changes' in d) && !('titles' in d) && !('entries' in d) && !('providers' in d)) return null;
       position = at;
       return w.attempt(value, d);
     },

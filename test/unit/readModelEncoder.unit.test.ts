@@ -8,7 +8,9 @@ import type { SharedStructures } from '../../infra/lmdb/recordWriter.ts';
 import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
 import { changesProjection } from '../../projections/changes.ts';
 import { linksProjection } from '../../projections/links.ts';
+import { arrivalsProjection, departuresProjection, upcomingProjection } from '../../projections/dayIndexes.ts';
 import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
+import { layoutRanking } from '../../projections/rankings.ts';
 import { offer, recorded } from './projectionEvents.ts';
 
 // The read store's document encoder: msgpackr records with shared structures and the store's
@@ -51,11 +53,41 @@ function foldedDocuments(offers: Offer[], start: number): unknown[] {
   return docs.filter((d) => d !== null);
 }
 
+/** The blocks of a chart of `count` titles, as the rankings projection lays them out (scores and points of every numeric form). */
+function chartBlocks(count: number): unknown[] {
+  const entries = Array.from({ length: count }, (_, i) => ({
+    mediaId: `${i % 3 === 0 ? 'tv' : 'mv'}${String(i + 1).padStart(8, '0')}`,
+    kind: i % 3 === 0 ? ('tv_show' as const) : ('movie' as const),
+    position: i + 1,
+    score: [100, 99.5, 0, 12.34, 7][i % 5] as number,
+    points: [1234.5678, 0, 3, 2 ** 40, -1.5, 0.1 + 0.2][i % 6] as number,
+  }));
+  const chart = { country: 'IT', date: '2026-11-14', formulaVersion: 1, total: count, totals: { movie: count - Math.ceil(count / 3), tv_show: Math.ceil(count / 3) }, entries };
+  return layoutRanking(chart as never, null).rows.map((row) => row.doc).filter((doc) => doc !== null);
+}
+
+/** The day indexes' documents of a title's offers on several providers, announced ahead and ending. */
+function dayIndexDocuments(providers: string[]): unknown[] {
+  const docs: unknown[] = [];
+  let doc: unknown = null;
+  let ahead: unknown = null;
+  let leaving: unknown = null;
+  providers.forEach((providerId, i) => {
+    const o = offer({ providerId, availableFrom: '2026-12-01', availableTo: '2026-12-31' });
+    const e = recorded('OfferAdded', { mediaId: 'mv00001000', country: 'IT', offer: o } as never, { ...at, position: i + 1 });
+    doc = arrivalsProjection.evolve(doc as never, e);
+    ahead = upcomingProjection.evolve(ahead as never, e);
+    leaving = departuresProjection.evolve(leaving as never, e);
+    docs.push(doc, ahead, leaving);
+  });
+  return docs;
+}
+
 /** Strings of every length around msgpack's header sizes and the writer's 16- and 64-character limits. */
 const lengths = [0, 1, 15, 16, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
 
 describe('readModelEncoder', () => {
-  it('writes links, availability history, changes and ranking-input blocks byte for byte as the store encoder does', () => {
+  it('writes links, availability history, changes, ranking-input blocks, chart blocks and day indexes byte for byte as the store encoder does', () => {
     const packr = storePackr();
     const encoder = encoderOf(packr);
     const many = Array.from({ length: 17 }, (_, i) => offer({ seasonNumber: 1, episodeNumber: i + 1, webUrl: `https://example.com/e/${i}` }));
@@ -88,6 +120,19 @@ describe('readModelEncoder', () => {
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: [{ key: 'k', providerId: 'p', priceTypes: ['rent'], availableTo: null, availableFrom: null }] }] },
       { titles: [{ mediaId: 'mv1', kind: 'movie', offers: ['\t\trent\t1\tp||||u', 7] }] },
       { titles: [{ mediaId: 'mv1', offers: [], kind: 'movie' }] },
+      // Charts of one block, of a block and a bit, and of blocks past 65,535 ranks; day indexes.
+      ...chartBlocks(7),
+      ...chartBlocks(120),
+      ...chartBlocks(66_000).slice(-3),
+      ...dayIndexDocuments(['netflix', 'amazon', 'a', 'p'.repeat(40), 'canal+ é', 'x'.repeat(300)]),
+      // Entries and day indexes of other shapes: a trending block, a key missing, reordered, a number where a string goes.
+      { entries: [{ mediaId: 'mv1', kind: 'movie', position: 1, previousPosition: null, change: null }] },
+      { entries: [{ mediaId: 'mv1', kind: 'movie', position: 1, score: 1 }] },
+      { entries: [{ kind: 'movie', mediaId: 'mv1', position: 1, score: 1, points: 2 }] },
+      { entries: [{ mediaId: 'mv1', kind: 'movie', position: 1.5, score: 1, points: 2 }] },
+      { entries: [], total: 0 },
+      { country: 'IT', date: '2026-11-14', mediaId: 'mv1', kind: 'movie', providers: [7] },
+      { country: 'IT', mediaId: 'mv1', date: '2026-11-14', kind: 'movie', providers: [] },
       // Other documents: always msgpackr's.
       { country: 'IT', providers: [{ id: 'netflix', name: 'Netflix' }] },
       { facts: [{ mediaId: 'mv1', tmdbRating: 7.5, voteCount: 10, popularity: 1.25, releaseDate: null, lastAirDate: null, year: 2020 }] },
@@ -111,7 +156,7 @@ describe('readModelEncoder', () => {
     // What the projections write is written here (not everything left to msgpackr).
     assert.ok(written >= docs.length, `only ${written} of ${docs.length * 2} documents written by the read-model encoder`);
     const [links, history, change, changes, block] = foldedDocuments([offer()], 0);
-    for (const doc of [links, history, change, changes, block]) assert.notEqual(encoder.encode(doc, 9), null);
+    for (const doc of [links, history, change, changes, block, ...chartBlocks(60), ...dayIndexDocuments(['netflix'])]) assert.notEqual(encoder.encode(doc, 9), null);
     assert.equal(encoder.encode(links, 2 ** 40), null);
     assert.equal(encoder.encode({ country: 'IT', providers: [] }, 9), null);
   });
