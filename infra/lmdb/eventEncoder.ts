@@ -24,18 +24,18 @@ const OFFER_DATA = ['mediaId', 'country', 'offer'] as const;
 const CHANGED_DATA = ['mediaId', 'country', 'offer', 'changedFields'] as const;
 const REGISTERED_DATA = ['mediaId', 'kind', 'sourceId', 'slug', 'details'] as const;
 const DETAILS_DATA = ['mediaId', 'details', 'changedFields'] as const;
-const DETAILS = [
+export const DETAILS = [
   'title', 'originalTitle', 'year', 'releaseDate', 'tagline', 'overview', 'classification', 'poster', 'backdrop', 'popularity',
   'tmdbRating', 'voteCount', 'runtime', 'inProduction', 'lastAirDate', 'genreIds', 'ratings', 'externalIds', 'videos',
   'contentRatings', 'cast',
 ] as const;
-const RATING = ['source', 'rating'] as const;
+export const RATING = ['source', 'rating'] as const;
 /** An external id and a video: the same keys, so the same shared structure. */
-const SOURCE_ID = ['source', 'id'] as const;
-const CONTENT_RATING = ['country', 'rating'] as const;
-const CAST_MEMBER = ['personId', 'name', 'role', 'character', 'order'] as const;
+export const SOURCE_ID = ['source', 'id'] as const;
+export const CONTENT_RATING = ['country', 'rating'] as const;
+export const CAST_MEMBER = ['personId', 'name', 'role', 'character', 'order'] as const;
 const TRANSLATION_DATA = ['mediaId', 'language', 'translation'] as const;
-const TRANSLATION = ['title', 'overview', 'tagline', 'poster', 'backdrop'] as const;
+export const TRANSLATION = ['title', 'overview', 'tagline', 'poster', 'backdrop'] as const;
 const SEASON_DATA = ['mediaId', 'season'] as const;
 const SEASON = ['seasonNumber', 'title', 'overview', 'poster', 'airDate', 'episodes'] as const;
 const EPISODE = ['episodeNumber', 'title', 'overview', 'backdrop', 'airDate'] as const;
@@ -68,6 +68,69 @@ export function offerFields(w: RecordWriter<string>, o: Record<string, unknown>,
   w.strings(o['platforms']);
 }
 
+/** External ids and videos (SOURCE_ID), content ratings (CONTENT_RATING): records of two strings. */
+function stringPairs(w: RecordWriter<string>, v: unknown, shape: 'SOURCE_ID' | 'CONTENT_RATING', first: string, second: string): void {
+  w.records(v, shape, (item) => {
+    w.strOrNull(item[first]);
+    w.strOrNull(item[second]);
+  });
+}
+
+/**
+ * A title's details (DETAILS, with its RATING, SOURCE_ID, CONTENT_RATING and CAST_MEMBER
+ * records): shared with the read-model encoder, whose `media` documents hold them as the
+ * events carried them.
+ */
+export function detailsRecord(w: RecordWriter<string>, d: unknown): void {
+  w.open(d, 'DETAILS');
+  w.strOrNull(d['title']);
+  w.strOrNull(d['originalTitle']);
+  w.numOrNull(d['year']);
+  w.strOrNull(d['releaseDate']);
+  w.strOrNull(d['tagline']);
+  w.strOrNull(d['overview']);
+  w.strOrNull(d['classification']);
+  w.strOrNull(d['poster']);
+  w.strOrNull(d['backdrop']);
+  w.numOrNull(d['popularity']);
+  w.numOrNull(d['tmdbRating']);
+  w.numOrNull(d['voteCount']);
+  w.numOrNull(d['runtime']);
+  w.boolOrNull(d['inProduction']);
+  w.strOrNull(d['lastAirDate']);
+  const genreIds = d['genreIds'];
+  w.array(genreIds);
+  for (let i = 0; i < genreIds.length; i += 1) w.numOrNull(genreIds[i]);
+  w.records(d['ratings'], 'RATING', (rating) => {
+    w.strOrNull(rating['source']);
+    w.numOrNull(rating['rating']);
+  });
+  stringPairs(w, d['externalIds'], 'SOURCE_ID', 'source', 'id');
+  stringPairs(w, d['videos'], 'SOURCE_ID', 'source', 'id');
+  stringPairs(w, d['contentRatings'], 'CONTENT_RATING', 'country', 'rating');
+  w.records(d['cast'], 'CAST_MEMBER', (member) => {
+    w.strOrNull(member['personId']);
+    w.strOrNull(member['name']);
+    w.strOrNull(member['role']);
+    w.strOrNull(member['character']);
+    w.numOrNull(member['order']);
+  });
+}
+
+/**
+ * A translation overlay (TRANSLATION), field by field with the names written out: a loop over a
+ * shape's keys read each value by a computed name, which made these writes five times slower
+ * than msgpackr's. Shared with the read-model encoder (`media` documents hold them by language).
+ */
+export function translationRecord(w: RecordWriter<string>, t: unknown): void {
+  w.open(t, 'TRANSLATION');
+  w.strOrNull(t['title']);
+  w.strOrNull(t['overview']);
+  w.strOrNull(t['tagline']);
+  w.strOrNull(t['poster']);
+  w.strOrNull(t['backdrop']);
+}
+
 export interface EventEncoder {
   /** The event's bytes (valid until the next call), or null when the store's encoder must write it. */
   encode(stored: object): Buffer | null;
@@ -94,65 +157,6 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
     if (type === 'OfferChanged') w.strings(data['changedFields']);
   }
 
-  // Each list field by field, with the names written out (see below).
-  function ratings(v: unknown): void {
-    w.array(v);
-    for (let i = 0; i < v.length; i += 1) {
-      const item = v[i];
-      w.open(item, 'RATING');
-      w.strOrNull(item['source']);
-      w.numOrNull(item['rating']);
-    }
-  }
-
-  /** External ids and videos (SOURCE_ID), content ratings (CONTENT_RATING): records of two strings. */
-  function stringPairs(v: unknown, shape: 'SOURCE_ID' | 'CONTENT_RATING', first: string, second: string): void {
-    w.array(v);
-    for (let i = 0; i < v.length; i += 1) {
-      const item = v[i];
-      w.open(item, shape);
-      w.strOrNull(item[first]);
-      w.strOrNull(item[second]);
-    }
-  }
-
-  function details(d: unknown): void {
-    w.open(d, 'DETAILS');
-    w.strOrNull(d['title']);
-    w.strOrNull(d['originalTitle']);
-    w.numOrNull(d['year']);
-    w.strOrNull(d['releaseDate']);
-    w.strOrNull(d['tagline']);
-    w.strOrNull(d['overview']);
-    w.strOrNull(d['classification']);
-    w.strOrNull(d['poster']);
-    w.strOrNull(d['backdrop']);
-    w.numOrNull(d['popularity']);
-    w.numOrNull(d['tmdbRating']);
-    w.numOrNull(d['voteCount']);
-    w.numOrNull(d['runtime']);
-    w.boolOrNull(d['inProduction']);
-    w.strOrNull(d['lastAirDate']);
-    const genreIds = d['genreIds'];
-    w.array(genreIds);
-    for (let i = 0; i < genreIds.length; i += 1) w.numOrNull(genreIds[i]);
-    ratings(d['ratings']);
-    stringPairs(d['externalIds'], 'SOURCE_ID', 'source', 'id');
-    stringPairs(d['videos'], 'SOURCE_ID', 'source', 'id');
-    stringPairs(d['contentRatings'], 'CONTENT_RATING', 'country', 'rating');
-    const cast = d['cast'];
-    w.array(cast);
-    for (let i = 0; i < cast.length; i += 1) {
-      const member = cast[i];
-      w.open(member, 'CAST_MEMBER');
-      w.strOrNull(member['personId']);
-      w.strOrNull(member['name']);
-      w.strOrNull(member['role']);
-      w.strOrNull(member['character']);
-      w.numOrNull(member['order']);
-    }
-  }
-
   function mediaData(type: string, data: unknown): void {
     if (type === 'MediaRegistered') {
       w.open(data, 'REGISTERED_DATA');
@@ -160,28 +164,20 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
       w.strOrNull(data['kind']);
       w.numOrNull(data['sourceId']);
       w.strOrNull(data['slug']);
-      details(data['details']);
+      detailsRecord(w, data['details']);
       return;
     }
     w.open(data, 'DETAILS_DATA');
     w.strOrNull(data['mediaId']);
-    details(data['details']);
+    detailsRecord(w, data['details']);
     w.strings(data['changedFields']);
   }
 
-  // Field by field with the names written out: a loop over a shape's keys read each value by a
-  // computed name, which made these writes five times slower than msgpackr's.
   function translationData(data: unknown): void {
     w.open(data, 'TRANSLATION_DATA');
     w.strOrNull(data['mediaId']);
     w.strOrNull(data['language']);
-    const translation = data['translation'];
-    w.open(translation, 'TRANSLATION');
-    w.strOrNull(translation['title']);
-    w.strOrNull(translation['overview']);
-    w.strOrNull(translation['tagline']);
-    w.strOrNull(translation['poster']);
-    w.strOrNull(translation['backdrop']);
+    translationRecord(w, data['translation']);
   }
 
   function seasonData(data: unknown): void {
@@ -194,17 +190,13 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
     w.strOrNull(season['overview']);
     w.strOrNull(season['poster']);
     w.strOrNull(season['airDate']);
-    const episodes = season['episodes'];
-    w.array(episodes);
-    for (let i = 0; i < episodes.length; i += 1) {
-      const episode = episodes[i];
-      w.open(episode, 'EPISODE');
+    w.records(season['episodes'], 'EPISODE', (episode) => {
       w.uint(episode['episodeNumber']);
       w.strOrNull(episode['title']);
       w.strOrNull(episode['overview']);
       w.strOrNull(episode['backdrop']);
       w.strOrNull(episode['airDate']);
-    }
+    });
   }
 
   function writeEvent(stored: object): void {

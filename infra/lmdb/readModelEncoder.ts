@@ -14,8 +14,9 @@
  * Anything else — another document, a key added or reordered, a shape not shared yet — returns
  * null, and the store's own encoder writes it.
  */
-import { OFFER, OFFER_KEY, offerFields } from './eventEncoder.ts';
-import { recordWriter, type RecordWriter, type SharedStructures } from './recordWriter.ts';
+import { CAST_MEMBER, CONTENT_RATING, DETAILS, detailsRecord, OFFER, OFFER_KEY, offerFields, RATING, SOURCE_ID, TRANSLATION, translationRecord } from './eventEncoder.ts';
+import { isRecord } from './recordRule.ts';
+import { recordWriter, UNSUPPORTED, type RecordWriter, type SharedStructures } from './recordWriter.ts';
 
 /** The read store's value: `{ doc, position }` (readStore.ts). */
 const VALUE = ['doc', 'position'] as const;
@@ -37,9 +38,19 @@ const RANKING_ENTRY = ['mediaId', 'kind', 'position', 'score', 'points'] as cons
 // An `arrivals`, `departures` or `upcoming` document (projections/dayIndexes.ts): one per title
 // and day, nearly one per title and country on a first crawl.
 const DAY_INDEX = ['country', 'date', 'mediaId', 'kind', 'providers'] as const;
+// A title's `search` document (projections/search.ts), rewritten with each batch that touches the
+// title, and its `media` document (projections/media.ts), the details as its events carried them.
+// Their dictionaries keyed by country or language are maps; an empty one, a record of no fields.
+const SEARCH = ['id', 'kind', 'title', 'originalTitle', 'titles', 'year', 'genreIds', 'popularity', 'availability', 'offerCounts', 'registered'] as const;
+const MEDIA = ['id', 'kind', 'sourceId', 'slug', 'details', 'translations', 'firstSeenAt'] as const;
+const NO_FIELDS = [] as const;
 const SHAPES = {
   VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE_BLOCK, CHANGE, RANKING_BLOCK, RANKING_TITLE, RANKING_ROW, RANKING_ENTRY, DAY_INDEX,
+  SEARCH, MEDIA, NO_FIELDS, DETAILS, RATING, SOURCE_ID, CONTENT_RATING, CAST_MEMBER, TRANSLATION,
 };
+
+/** The field only each document written here has: anything with none is left to msgpackr at once. */
+const HOT_FIELDS = ['offers', 'intervals', 'changes', 'titles', 'entries', 'providers', 'offerCounts', 'details'] as const;
 
 export interface ReadModelEncoder {
   /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
@@ -79,7 +90,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
   function history(doc: Record<string, unknown>): void {
     w.open(doc, 'HISTORY');
     stream(doc);
-    records(doc['intervals'], 'INTERVAL', (interval) => {
+    w.records(doc['intervals'], 'INTERVAL', (interval) => {
       offer(interval['offer'], true);
       w.strOrNull(interval['from']);
       w.uint(interval['fromPosition']);
@@ -113,19 +124,9 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     for (let i = 0; i < changes.length; i += 1) change(changes[i]);
   }
 
-  /** An array of records of `shape`, each opened (its keys checked) and its values written by `fields`. */
-  function records(list: unknown, shape: keyof typeof SHAPES, fields: (o: Record<string, unknown>) => void): void {
-    w.array(list);
-    for (let i = 0; i < list.length; i += 1) {
-      const o = list[i];
-      w.open(o, shape);
-      fields(o);
-    }
-  }
-
   function rankingBlock(doc: Record<string, unknown>): void {
     w.open(doc, 'RANKING_BLOCK');
-    records(doc['titles'], 'RANKING_TITLE', (title) => {
+    w.records(doc['titles'], 'RANKING_TITLE', (title) => {
       w.strOrNull(title['mediaId']);
       w.strOrNull(title['kind']);
       w.strings(title['offers']);
@@ -134,7 +135,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
 
   function rankingRow(doc: Record<string, unknown>): void {
     w.open(doc, 'RANKING_ROW');
-    records(doc['entries'], 'RANKING_ENTRY', (entry) => {
+    w.records(doc['entries'], 'RANKING_ENTRY', (entry) => {
       w.strOrNull(entry['mediaId']);
       w.strOrNull(entry['kind']);
       w.uint(entry['position']);
@@ -152,15 +153,62 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     w.strings(doc['providers']);
   }
 
+  /**
+   * A dictionary keyed by data (countries, languages) as the store writes it (recordRule.ts): a
+   * map, or when empty the record of no fields; one whose first key is a field name it would
+   * make a record of, which no projection builds, is left to msgpackr.
+   */
+  function dictionary(v: unknown, value: (item: unknown) => void): void {
+    if (typeof v !== 'object' || v === null || !isRecord(v)) w.map(v, value);
+    else if (Object.keys(v).length === 0) w.open(v, 'NO_FIELDS');
+    else throw UNSUPPORTED;
+  }
+
+  function uints(v: unknown): void {
+    w.array(v);
+    for (let i = 0; i < v.length; i += 1) w.uint(v[i]);
+  }
+
+  function search(doc: Record<string, unknown>): void {
+    w.open(doc, 'SEARCH');
+    w.strOrNull(doc['id']);
+    w.strOrNull(doc['kind']);
+    w.strOrNull(doc['title']);
+    w.strOrNull(doc['originalTitle']);
+    dictionary(doc['titles'], w.strOrNull);
+    w.numOrNull(doc['year']);
+    const genreIds = doc['genreIds'];
+    w.array(genreIds);
+    for (let i = 0; i < genreIds.length; i += 1) w.numOrNull(genreIds[i]);
+    w.numOrNull(doc['popularity']);
+    dictionary(doc['availability'], w.strings);
+    dictionary(doc['offerCounts'], uints);
+    w.boolOrNull(doc['registered']);
+  }
+
+  function media(doc: Record<string, unknown>): void {
+    w.open(doc, 'MEDIA');
+    w.strOrNull(doc['id']);
+    w.strOrNull(doc['kind']);
+    w.numOrNull(doc['sourceId']);
+    w.strOrNull(doc['slug']);
+    detailsRecord(w, doc['details']);
+    dictionary(doc['translations'], (t) => translationRecord(w, t));
+    w.strOrNull(doc['firstSeenAt']);
+  }
+
   function value(doc: Record<string, unknown>): void {
     w.record('VALUE');
     // Told apart by the field only that document has; open then checks every other one (a
     // trending block has entries of another shape, a `providers` document other fields).
     if ('offers' in doc) links(doc);
     else if ('intervals' in doc) history(doc);
+    // Before `titles`, which a search document has too (its translated titles).
+    else if ('offerCounts' in doc) search(doc);
     else if ('titles' in doc) rankingBlock(doc);
     else if ('entries' in doc) rankingRow(doc);
     else if ('providers' in doc) dayIndex(doc);
+    else if ('details' in doc) media(doc);
     else changeBlock(doc);
     w.uint(position);
   }
@@ -169,7 +217,7 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     encode(doc, at) {
       if (typeof doc !== 'object' || doc === null) return null;
       const d = doc as Record<string, unknown>;
-      if (!('offers' in d) && !('intervals' in d) && !('changes' in d) && !('titles' in d) && !('entries' in d) && !('providers' in d)) return null;
+      if (!(HOT_FIELDS.some((field) => field in d))) return null;
       position = at;
       return w.attempt(value, d);
     },

@@ -60,6 +60,15 @@ export interface RecordWriter<S extends string> {
   strings(v: unknown): void;
   /** The header of an array of `n` items (the caller writes them), after checking it is a plain array. */
   array(v: unknown): asserts v is unknown[];
+  /**
+   * A plain object as msgpackr writes one it does not make a record of: a map with a 16-bit
+   * size (whatever the size, as msgpackr does without its variableMapSize option), then each
+   * key and its value (`value` writes it), in for-in order. Whether msgpackr makes a record of
+   * it is the store's rule (recordRule.ts), for the caller to apply.
+   */
+  map(v: unknown, value: (item: unknown) => void): void;
+  /** An array of records of `shape`, each opened (its keys checked) and its values written by `fields`. */
+  records(list: unknown, shape: S, fields: (o: Record<string, unknown>) => void): void;
 }
 
 /**
@@ -226,6 +235,24 @@ export function recordWriter<S extends string>(
     }
   }
 
+  function map(v: unknown, value: (item: unknown) => void): void {
+    if (typeof v !== 'object' || v === null || Object.getPrototypeOf(v) !== Object.prototype) throw UNSUPPORTED;
+    room(3);
+    buf[pos++] = 0xde;
+    const sizeAt = pos;
+    pos += 2;
+    let size = 0;
+    // A plain object's for-in keys are its own (as in `open`).
+    for (const key in v) {
+      str(key);
+      value((v as Record<string, unknown>)[key]);
+      size += 1;
+    }
+    if (size > 0xffff) throw UNSUPPORTED;
+    buf[sizeAt] = size >> 8;
+    buf[sizeAt + 1] = size & 0xff;
+  }
+
   return {
     attempt(write, value) {
       const s = structures();
@@ -303,5 +330,15 @@ export function recordWriter<S extends string>(
       }
     },
     array,
+    map,
+    records(list, shape, fields) {
+      const writer: RecordWriter<S> = this;
+      array(list);
+      for (let i = 0; i < list.length; i += 1) {
+        const o = list[i];
+        writer.open(o, shape);
+        fields(o);
+      }
+    },
   };
 }

@@ -3,7 +3,7 @@ import { Packr } from 'msgpackr';
 import type { Offer } from '../../contracts/domain.ts';
 import type { RecordedEvent } from '../../contracts/events.ts';
 import { readModelEncoder } from '../../infra/lmdb/readModelEncoder.ts';
-import { isRecord } from '../../infra/lmdb/readStore.ts';
+import { isRecord } from '../../infra/lmdb/recordRule.ts';
 import type { SharedStructures } from '../../infra/lmdb/recordWriter.ts';
 import { availabilityHistoryProjection } from '../../projections/availabilityHistory.ts';
 import { changesProjection } from '../../projections/changes.ts';
@@ -11,7 +11,9 @@ import { linksProjection } from '../../projections/links.ts';
 import { arrivalsProjection, departuresProjection, upcomingProjection } from '../../projections/dayIndexes.ts';
 import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import { layoutRanking } from '../../projections/rankings.ts';
-import { offer, recorded } from './projectionEvents.ts';
+import { mediaProjection } from '../../projections/media.ts';
+import { searchProjection } from '../../projections/search.ts';
+import { details, offer, recorded } from './projectionEvents.ts';
 
 // The read store's document encoder: msgpackr records with shared structures and the store's
 // record/map rule (infra/lmdb/readStore.ts).
@@ -83,11 +85,48 @@ function dayIndexDocuments(providers: string[]): unknown[] {
   return docs;
 }
 
+/**
+ * The `search` and `media` documents of a title through its life: offers before it is registered
+ * (a stub, its dictionaries empty), its registration with every kind of detail, translations
+ * (past 15 languages, one taken back), offers in several countries, one removed.
+ */
+function titleDocuments(mediaId: string): unknown[] {
+  const docs: unknown[] = [];
+  let searchDoc: unknown = null;
+  let mediaDoc: unknown = null;
+  let position = 0;
+  const fold = (type: string, data: object) => {
+    const e = recorded(type as never, data as never, { ...at, position: (position += 1) });
+    searchDoc = searchProjection.evolve(searchDoc as never, e);
+    mediaDoc = mediaProjection.evolve(mediaDoc as never, e);
+    docs.push(searchDoc, mediaDoc);
+  };
+  fold('OfferAdded', { mediaId, country: 'US', offer: offer({ providerId: 'netflix' }) });
+  fold('MediaRegistered', {
+    mediaId, kind: mediaId.startsWith('tv') ? 'tv_show' : 'movie', sourceId: 2 ** 33, slug: 'the-land-girls',
+    details: details({
+      originalTitle: 'Les Filles', tagline: 'é'.repeat(70), overview: 'x'.repeat(300), popularity: 12.75, tmdbRating: 7.25, voteCount: 70000,
+      runtime: 111, inProduction: false, genreIds: [18, 10749], ratings: [{ source: 'imdb', rating: 6.5 }],
+      externalIds: [{ source: 'imdb', id: 'tt1' }], videos: [{ source: 'youtube', id: 'v' }], contentRatings: [{ country: 'US', rating: 'PG' }],
+      cast: [{ personId: 'p1', name: 'Anna', role: 'actor', character: 'Stella', order: 0 }],
+    }),
+  });
+  const languages = ['de', 'fr', 'it', 'es', 'pt', 'ja', 'ko', 'zh', 'ru', 'pl', 'nl', 'sv', 'da', 'fi', 'no', 'cs', 'hu'];
+  for (const [i, language] of languages.entries()) {
+    fold('MediaTranslationChanged', { mediaId, language, translation: { title: `${language} ${'€'.repeat(i)}`, overview: null, tagline: null, poster: null, backdrop: null } });
+  }
+  fold('MediaTranslationChanged', { mediaId, language: 'de', translation: { title: null, overview: null, tagline: null, poster: null, backdrop: null } });
+  for (const country of ['DE', 'GB', 'JP']) fold('OfferAdded', { mediaId, country, offer: offer({ providerId: 'amazon' }) });
+  fold('OfferAdded', { mediaId, country: 'US', offer: offer({ providerId: 'apple', webUrl: 'u2' }) });
+  fold('OfferRemoved', { mediaId, country: 'GB', offer: { providerId: 'amazon', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: offer().webUrl } });
+  return docs.filter((d) => d !== null);
+}
+
 /** Strings of every length around msgpack's header sizes and the writer's 16- and 64-character limits. */
 const lengths = [0, 1, 15, 16, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
 
 describe('readModelEncoder', () => {
-  it('writes links, availability history, changes, ranking-input blocks, chart blocks and day indexes byte for byte as the store encoder does', () => {
+  it('writes links, availability history, changes, ranking-input blocks, chart blocks, day indexes, search and media documents byte for byte as the store encoder does', () => {
     const packr = storePackr();
     const encoder = encoderOf(packr);
     const many = Array.from({ length: 17 }, (_, i) => offer({ seasonNumber: 1, episodeNumber: i + 1, webUrl: `https://example.com/e/${i}` }));
@@ -125,6 +164,12 @@ describe('readModelEncoder', () => {
       ...chartBlocks(120),
       ...chartBlocks(66_000).slice(-3),
       ...dayIndexDocuments(['netflix', 'amazon', 'a', 'p'.repeat(40), 'canal+ é', 'x'.repeat(300)]),
+      ...titleDocuments('mv00001000'),
+      ...titleDocuments('tv00001001'),
+      // Dictionaries that are not the projections': a field name first (a record), a number where a string goes, a class.
+      { id: 'mv1', kind: 'movie', title: 't', originalTitle: null, titles: { title: 'x' }, year: null, genreIds: [], popularity: 0, availability: {}, offerCounts: {}, registered: true },
+      { id: 'mv1', kind: 'movie', title: 't', originalTitle: null, titles: {}, year: null, genreIds: [], popularity: 0, availability: { US: [1] }, offerCounts: { US: [1] }, registered: true },
+      { id: 'mv1', kind: 'movie', title: 't', originalTitle: null, titles: Object.assign(new (class T {})(), { de: 'x' }), year: null, genreIds: [], popularity: 0, availability: {}, offerCounts: {}, registered: true },
       // Entries and day indexes of other shapes: a trending block, a key missing, reordered, a number where a string goes.
       { entries: [{ mediaId: 'mv1', kind: 'movie', position: 1, previousPosition: null, change: null }] },
       { entries: [{ mediaId: 'mv1', kind: 'movie', position: 1, score: 1 }] },
@@ -156,7 +201,9 @@ describe('readModelEncoder', () => {
     // What the projections write is written here (not everything left to msgpackr).
     assert.ok(written >= docs.length, `only ${written} of ${docs.length * 2} documents written by the read-model encoder`);
     const [links, history, change, changes, block] = foldedDocuments([offer()], 0);
-    for (const doc of [links, history, change, changes, block, ...chartBlocks(60), ...dayIndexDocuments(['netflix'])]) assert.notEqual(encoder.encode(doc, 9), null);
+    for (const doc of [links, history, change, changes, block, ...chartBlocks(60), ...dayIndexDocuments(['netflix']), ...titleDocuments('mv00001000')]) {
+      assert.notEqual(encoder.encode(doc, 9), null, JSON.stringify(doc).slice(0, 80));
+    }
     assert.equal(encoder.encode(links, 2 ** 40), null);
     assert.equal(encoder.encode({ country: 'IT', providers: [] }, 9), null);
   });
