@@ -2,14 +2,14 @@
  * A faster writer of the bytes msgpackr writes for the read store's hottest documents: `changes`
  * (blocks of offer events' changes), `links` and `availability_history` (rewritten whenever a
  * title's offers in a country change), the offers blocks of `ranking_inputs` (rewritten
- * whenever one of their titles' offers changes), the blocks of the daily charts of `rankings`
- * and the documents of the day indexes (`arrivals`, `departures`, `upcoming`). Encoding them
- * with msgpackr was the largest part of the projection thread's time on a first start (20 of
- * its 64 CPU seconds in a profile of the sample load; the charts and day indexes, left to it
- * later, 2 of the 4 s it still took); their shapes are fixed by their projections, so they are
- * written field by field instead
- * (recordWriter.ts), with the store's shared structures, as msgpackr writes them: the stored
- * format is unchanged (the test compares the bytes).
+ * whenever one of their titles' offers changes), the blocks of the daily charts of `rankings`,
+ * the documents of the day indexes (`arrivals`, `departures`, `upcoming`), and each title's
+ * `search` and `media` documents. Encoding them with msgpackr was the largest part of the
+ * projection thread's time on a first start (20 of its 64 CPU seconds in a profile of the sample
+ * load; the charts, day indexes, search and media documents, left to it later, 2.5 of the 3.6 s
+ * it still took). Their shapes are fixed by their projections, so they are written field by
+ * field instead (recordWriter.ts), with the store's shared structures, as msgpackr writes them:
+ * the stored format is unchanged (the test compares the bytes).
  *
  * Anything else — another document, a key added or reordered, a shape not shared yet — returns
  * null, and the store's own encoder writes it.

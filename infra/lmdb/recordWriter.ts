@@ -253,7 +253,7 @@ export function recordWriter<S extends string>(
     buf[sizeAt + 1] = size & 0xff;
   }
 
-  return {
+  const writer: RecordWriter<S> = {
     attempt(write, value) {
       const s = structures();
       // Structures msgpackr is to reload (a failed save): its next encode re-reads them.
@@ -296,7 +296,7 @@ export function recordWriter<S extends string>(
         i += 1;
       }
       if (i !== keys.length) throw UNSUPPORTED;
-      this.record(shape);
+      writer.record(shape);
     },
 
     nil,
@@ -332,7 +332,6 @@ export function recordWriter<S extends string>(
     array,
     map,
     records(list, shape, fields) {
-      const writer: RecordWriter<S> = this;
       array(list);
       for (let i = 0; i < list.length; i += 1) {
         const o = list[i];
@@ -341,4 +340,5 @@ export function recordWriter<S extends string>(
       }
     },
   };
+  return writer;
 }
