@@ -37,8 +37,8 @@ export const CAST_MEMBER = ['personId', 'name', 'role', 'character', 'order'] as
 const TRANSLATION_DATA = ['mediaId', 'language', 'translation'] as const;
 export const TRANSLATION = ['title', 'overview', 'tagline', 'poster', 'backdrop'] as const;
 const SEASON_DATA = ['mediaId', 'season'] as const;
-const SEASON = ['seasonNumber', 'title', 'overview', 'poster', 'airDate', 'episodes'] as const;
-const EPISODE = ['episodeNumber', 'title', 'overview', 'backdrop', 'airDate'] as const;
+export const SEASON = ['seasonNumber', 'title', 'overview', 'poster', 'airDate', 'episodes'] as const;
+export const EPISODE = ['episodeNumber', 'title', 'overview', 'backdrop', 'airDate'] as const;
 export const OFFER_KEY = ['providerId', 'addonProviderId', 'seasonNumber', 'episodeNumber', 'webUrl'] as const;
 export const OFFER = [
   ...OFFER_KEY, 'priceTypes', 'formats', 'audioLanguages', 'subtitleLanguages', 'availableFrom', 'availableTo', 'platforms',
@@ -131,6 +131,23 @@ export function translationRecord(w: RecordWriter<string>, t: unknown): void {
   w.strOrNull(t['backdrop']);
 }
 
+/** A season with its episodes (SEASON, EPISODE): shared with the read-model encoder (`seasons` documents). */
+export function seasonRecord(w: RecordWriter<string>, season: unknown): void {
+  w.open(season, 'SEASON');
+  w.uint(season['seasonNumber']);
+  w.strOrNull(season['title']);
+  w.strOrNull(season['overview']);
+  w.strOrNull(season['poster']);
+  w.strOrNull(season['airDate']);
+  w.records(season['episodes'], 'EPISODE', (episode) => {
+    w.uint(episode['episodeNumber']);
+    w.strOrNull(episode['title']);
+    w.strOrNull(episode['overview']);
+    w.strOrNull(episode['backdrop']);
+    w.strOrNull(episode['airDate']);
+  });
+}
+
 export interface EventEncoder {
   /** The event's bytes (valid until the next call), or null when the store's encoder must write it. */
   encode(stored: object): Buffer | null;
@@ -183,20 +200,7 @@ export function eventEncoder(structures: () => SharedStructures | undefined): Ev
   function seasonData(data: unknown): void {
     w.open(data, 'SEASON_DATA');
     w.strOrNull(data['mediaId']);
-    const season = data['season'];
-    w.open(season, 'SEASON');
-    w.uint(season['seasonNumber']);
-    w.strOrNull(season['title']);
-    w.strOrNull(season['overview']);
-    w.strOrNull(season['poster']);
-    w.strOrNull(season['airDate']);
-    w.records(season['episodes'], 'EPISODE', (episode) => {
-      w.uint(episode['episodeNumber']);
-      w.strOrNull(episode['title']);
-      w.strOrNull(episode['overview']);
-      w.strOrNull(episode['backdrop']);
-      w.strOrNull(episode['airDate']);
-    });
+    seasonRecord(w, data['season']);
   }
 
   function writeEvent(stored: object): void {

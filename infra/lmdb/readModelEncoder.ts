@@ -14,7 +14,9 @@
  * Anything else — another document, a key added or reordered, a shape not shared yet — returns
  * null, and the store's own encoder writes it.
  */
-import { CAST_MEMBER, CONTENT_RATING, DETAILS, detailsRecord, OFFER, OFFER_KEY, offerFields, RATING, SOURCE_ID, TRANSLATION, translationRecord } from './eventEncoder.ts';
+import {
+  CAST_MEMBER, CONTENT_RATING, DETAILS, detailsRecord, EPISODE, OFFER, OFFER_KEY, offerFields, RATING, SEASON, seasonRecord, SOURCE_ID, TRANSLATION, translationRecord,
+} from './eventEncoder.ts';
 import { isRecord } from './recordRule.ts';
 import { recordWriter, UNSUPPORTED, type RecordWriter, type SharedStructures } from './recordWriter.ts';
 
@@ -32,9 +34,15 @@ const CHANGE = ['position', 'at', 'mediaId', 'type', 'offer', 'changed'] as cons
 const RANKING_BLOCK = ['titles'] as const;
 const RANKING_TITLE = ['mediaId', 'kind', 'offers'] as const;
 // A block of 50 ranks of a chart (projections/rankings.ts): every country's chart is written
-// whole every day, its entries as the ranking job made them (services/ranking/formula.ts).
-const RANKING_ROW = ['entries'] as const;
+// whole every day, its entries as the ranking job made them (services/ranking/formula.ts). A
+// block of a day's trending (projections/trending.ts) has the same field, its entries another
+// shape; the day's whole trending list is rewritten with each batch of its PositionChanged.
+const ENTRIES = ['entries'] as const;
 const RANKING_ENTRY = ['mediaId', 'kind', 'position', 'score', 'points'] as const;
+const TRENDING_ENTRY = ['mediaId', 'kind', 'position', 'previousPosition'] as const;
+const TRENDING_DAY = ['country', 'date', 'entries'] as const;
+// A show's `seasons` document (projections/seasons.ts): its seasons as their events carried them.
+const SEASONS = ['mediaId', 'seasons'] as const;
 // An `arrivals`, `departures` or `upcoming` document (projections/dayIndexes.ts): one per title
 // and day, nearly one per title and country on a first crawl.
 const DAY_INDEX = ['country', 'date', 'mediaId', 'kind', 'providers'] as const;
@@ -45,12 +53,13 @@ const SEARCH = ['id', 'kind', 'title', 'originalTitle', 'titles', 'year', 'genre
 const MEDIA = ['id', 'kind', 'sourceId', 'slug', 'details', 'translations', 'firstSeenAt'] as const;
 const NO_FIELDS = [] as const;
 const SHAPES = {
-  VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE_BLOCK, CHANGE, RANKING_BLOCK, RANKING_TITLE, RANKING_ROW, RANKING_ENTRY, DAY_INDEX,
-  SEARCH, MEDIA, NO_FIELDS, DETAILS, RATING, SOURCE_ID, CONTENT_RATING, CAST_MEMBER, TRANSLATION,
+  VALUE, OFFER, OFFER_KEY, LINK_OFFER, LINKS, HISTORY, INTERVAL, CHANGE_BLOCK, CHANGE, RANKING_BLOCK, RANKING_TITLE, ENTRIES, RANKING_ENTRY,
+  TRENDING_ENTRY, TRENDING_DAY, DAY_INDEX, SEARCH, MEDIA, NO_FIELDS, DETAILS, RATING, SOURCE_ID, CONTENT_RATING, CAST_MEMBER, TRANSLATION,
+  SEASONS, SEASON, EPISODE,
 };
 
 /** The field only each document written here has: anything with none is left to msgpackr at once. */
-const HOT_FIELDS = ['offers', 'intervals', 'changes', 'titles', 'entries', 'providers', 'offerCounts', 'details'] as const;
+const HOT_FIELDS = ['offers', 'intervals', 'changes', 'titles', 'entries', 'providers', 'offerCounts', 'details', 'seasons'] as const;
 
 export interface ReadModelEncoder {
   /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
@@ -133,15 +142,47 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     });
   }
 
-  function rankingRow(doc: Record<string, unknown>): void {
-    w.open(doc, 'RANKING_ROW');
-    w.records(doc['entries'], 'RANKING_ENTRY', (entry) => {
+  function rankingEntries(entries: unknown): void {
+    w.records(entries, 'RANKING_ENTRY', (entry) => {
       w.strOrNull(entry['mediaId']);
       w.strOrNull(entry['kind']);
       w.uint(entry['position']);
       w.numOrNull(entry['score']);
       w.numOrNull(entry['points']);
     });
+  }
+
+  function trendingEntries(entries: unknown): void {
+    w.records(entries, 'TRENDING_ENTRY', (entry) => {
+      w.strOrNull(entry['mediaId']);
+      w.strOrNull(entry['kind']);
+      w.uintOrNull(entry['position']);
+      w.uintOrNull(entry['previousPosition']);
+    });
+  }
+
+  /** A block of a chart or of a day's trending (told apart by their first entry), or a day's whole trending list. */
+  function entriesDoc(doc: Record<string, unknown>): void {
+    if ('country' in doc) {
+      w.open(doc, 'TRENDING_DAY');
+      w.strOrNull(doc['country']);
+      w.strOrNull(doc['date']);
+      trendingEntries(doc['entries']);
+      return;
+    }
+    w.open(doc, 'ENTRIES');
+    const entries = doc['entries'];
+    const first: unknown = Array.isArray(entries) ? entries[0] : undefined;
+    if (typeof first === 'object' && first !== null && 'previousPosition' in first) trendingEntries(entries);
+    else rankingEntries(entries);
+  }
+
+  function seasons(doc: Record<string, unknown>): void {
+    w.open(doc, 'SEASONS');
+    w.strOrNull(doc['mediaId']);
+    const list = doc['seasons'];
+    w.array(list);
+    for (let i = 0; i < list.length; i += 1) seasonRecord(w, list[i]);
   }
 
   function dayIndex(doc: Record<string, unknown>): void {
@@ -206,7 +247,8 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     // Before `titles`, which a search document has too (its translated titles).
     else if ('offerCounts' in doc) search(doc);
     else if ('titles' in doc) rankingBlock(doc);
-    else if ('entries' in doc) rankingRow(doc);
+    else if ('entries' in doc) entriesDoc(doc);
+    else if ('seasons' in doc) seasons(doc);
     else if ('providers' in doc) dayIndex(doc);
     else if ('details' in doc) media(doc);
     else changeBlock(doc);

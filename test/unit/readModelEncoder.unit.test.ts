@@ -13,6 +13,8 @@ import { rankingInputsProjection } from '../../projections/rankingInputs.ts';
 import { layoutRanking } from '../../projections/rankings.ts';
 import { mediaProjection } from '../../projections/media.ts';
 import { searchProjection } from '../../projections/search.ts';
+import { seasonsProjection } from '../../projections/seasons.ts';
+import { layoutTrending, trendingProjection } from '../../projections/trending.ts';
 import { details, offer, recorded } from './projectionEvents.ts';
 
 // The read store's document encoder: msgpackr records with shared structures and the store's
@@ -122,11 +124,41 @@ function titleDocuments(mediaId: string): unknown[] {
   return docs.filter((d) => d !== null);
 }
 
+/** A day's trending list as it grows, and the blocks it is served from: titles climbing, falling, new (no previous position) and gone (no position). */
+function trendingDocuments(count: number): unknown[] {
+  const docs: unknown[] = [];
+  let day: unknown = null;
+  for (let i = 0; i < count; i += 1) {
+    const position = i % 7 === 3 ? null : i + 1;
+    const previousPosition = i % 5 === 1 ? null : [i + 3, 70_000 + i, 200][i % 3] as number;
+    const e = recorded('PositionChanged', {
+      country: 'IT', date: '2026-11-14', mediaId: `${i % 2 ? 'tv' : 'mv'}${String(i + 1).padStart(8, '0')}`, kind: i % 2 ? 'tv_show' : 'movie', position, previousPosition,
+    } as never, { ...at, position: i + 1 });
+    const previous = day;
+    day = trendingProjection.evolve(day as never, e);
+    docs.push(day, ...layoutTrending('IT:2026-11-14', day as never, previous as never).rows.map((r) => r.doc).filter((d) => d !== null));
+  }
+  return docs;
+}
+
+/** A show's `seasons` document as seasons come and change: episodes with and without their fields, titles past ASCII. */
+function seasonsDocuments(): unknown[] {
+  const docs: unknown[] = [];
+  let doc: unknown = null;
+  const episode = (n: number) => ({ episodeNumber: n, title: n % 2 ? `Épisode ${n}` : null, overview: n === 3 ? 'o'.repeat(300) : null, backdrop: null, airDate: n % 3 ? `2024-01-${String(n).padStart(2, '0')}` : null });
+  for (const [n, episodes] of [[1, 8], [2, 0], [1, 10], [3, 300]] as const) {
+    const season = { seasonNumber: n, title: `Season ${n}`, overview: null, poster: n === 2 ? null : `/p/${n}.jpg`, airDate: '2024-01-01', episodes: Array.from({ length: episodes }, (_, i) => episode(i + 1)) };
+    doc = seasonsProjection.evolve(doc as never, recorded('SeasonChanged', { mediaId: 'tv00000042', season } as never, { ...at, position: n }));
+    docs.push(doc);
+  }
+  return docs;
+}
+
 /** Strings of every length around msgpack's header sizes and the writer's 16- and 64-character limits. */
 const lengths = [0, 1, 15, 16, 31, 32, 63, 64, 65, 255, 256, 1000, 65535, 65536];
 
 describe('readModelEncoder', () => {
-  it('writes links, availability history, changes, ranking-input blocks, chart blocks, day indexes, search and media documents byte for byte as the store encoder does', () => {
+  it('writes links, availability history, changes, ranking-input blocks, chart and trending blocks, day indexes, search, media and seasons documents byte for byte as the store encoder does', () => {
     const packr = storePackr();
     const encoder = encoderOf(packr);
     const many = Array.from({ length: 17 }, (_, i) => offer({ seasonNumber: 1, episodeNumber: i + 1, webUrl: `https://example.com/e/${i}` }));
@@ -166,6 +198,11 @@ describe('readModelEncoder', () => {
       ...dayIndexDocuments(['netflix', 'amazon', 'a', 'p'.repeat(40), 'canal+ é', 'x'.repeat(300)]),
       ...titleDocuments('mv00001000'),
       ...titleDocuments('tv00001001'),
+      ...trendingDocuments(120),
+      ...seasonsDocuments(),
+      // Entries of both kinds in one block, a trending day with a field more: msgpackr's.
+      { entries: [{ mediaId: 'mv1', kind: 'movie', position: 1, previousPosition: 2 }, { mediaId: 'mv2', kind: 'movie', position: 2, score: 1, points: 2 }] },
+      { country: 'IT', date: '2026-11-14', entries: [], total: 0 },
       // Dictionaries that are not the projections': a field name first (a record), a number where a string goes, a class.
       { id: 'mv1', kind: 'movie', title: 't', originalTitle: null, titles: { title: 'x' }, year: null, genreIds: [], popularity: 0, availability: {}, offerCounts: {}, registered: true },
       { id: 'mv1', kind: 'movie', title: 't', originalTitle: null, titles: {}, year: null, genreIds: [], popularity: 0, availability: { US: [1] }, offerCounts: { US: [1] }, registered: true },
@@ -201,7 +238,7 @@ describe('readModelEncoder', () => {
     // What the projections write is written here (not everything left to msgpackr).
     assert.ok(written >= docs.length, `only ${written} of ${docs.length * 2} documents written by the read-model encoder`);
     const [links, history, change, changes, block] = foldedDocuments([offer()], 0);
-    for (const doc of [links, history, change, changes, block, ...chartBlocks(60), ...dayIndexDocuments(['netflix']), ...titleDocuments('mv00001000')]) {
+    for (const doc of [links, history, change, changes, block, ...chartBlocks(60), ...dayIndexDocuments(['netflix']), ...titleDocuments('mv00001000'), ...trendingDocuments(60).filter((d) => 'entries' in (d as object)), ...seasonsDocuments()]) {
       assert.notEqual(encoder.encode(doc, 9), null, JSON.stringify(doc).slice(0, 80));
     }
     assert.equal(encoder.encode(links, 2 ** 40), null);
