@@ -26,7 +26,15 @@ state_dir() { # state_dir NAME -> creates and prints $MARQUEE_SERVERS_DIR/NAME
 # bash's /dev/tcp needs no extra tool; timeout guards against a hanging connect.
 port_open() { timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
-pid_alive() { [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null; }
+# A zombie (exited, not yet reaped by a parent that is itself stopped, say) is not alive:
+# `kill -0` still succeeds on it, and a stop would wait out its whole grace period for nothing.
+pid_alive() {
+  [[ -n "${1:-}" ]] && kill -0 "$1" 2>/dev/null || return 1
+  local state
+  # The state is the first field after the command name's closing parenthesis.
+  state="$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1 || true)"
+  [[ "$state" != Z ]]
+}
 
 read_pid() { [[ -s "$1" ]] && tr -dc '0-9' <"$1"; }
 
@@ -126,7 +134,9 @@ stop_pidfile() {
     rm -f "$pidfile"
     return 0
   fi
+  # A frozen server (SIGSTOP, as the hostile tests do) acts on SIGTERM only once continued.
   kill -TERM "$pid"
+  kill -CONT "$pid" 2>/dev/null || true
   local deadline=$((SECONDS + grace))
   while pid_alive "$pid" && ((SECONDS < deadline)); do sleep 0.3; done
   if pid_alive "$pid"; then
