@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { Kafka, logLevel } from 'kafkajs';
 import { waitFor } from '../ports/support.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
-import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
+import { assertResponsive, probeHealthzDuring, resumeServer } from './hostile.support.ts';
 import { bin, embeddedEnv, freePort, marquee, root, servingPid, stop } from './process.ts';
 
 /** The issue's bound on any answer while a dependency is down. */
@@ -147,33 +147,13 @@ function pidFrom(file: string): number {
   return pid;
 }
 
-/** The parent of `pid` and whether it is stopped, from /proc (Linux, as the local servers are). */
-function parentOf(pid: number): { ppid: number; stopped: boolean } | null {
-  try {
-    // Fields after the command's closing parenthesis: state, ppid, ...
-    const after = (text: string) => text.slice(text.lastIndexOf(')') + 2).split(' ');
-    const ppid = Number(after(readFileSync(`/proc/${pid}/stat`, 'utf8'))[1]);
-    if (!Number.isInteger(ppid) || ppid <= 1) return null;
-    return { ppid, stopped: after(readFileSync(`/proc/${ppid}/stat`, 'utf8'))[0] === 'T' };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Freezes a shared server for the duration of `during`, always resuming it. A parent that
- * stopped itself when its child did is resumed too: runuser, which starts OpenSearch
- * (infra/local/opensearch.sh), does so, and left stopped it never reaped the JVM, so the
- * servers' shutdown waited a minute on a zombie and the run left both behind.
- */
+/** Freezes a shared server for the duration of `during`, always resuming it (resumeServer). */
 async function frozen<T>(pid: number, during: () => Promise<T>): Promise<T> {
   process.kill(pid, 'SIGSTOP');
   try {
     return await during();
   } finally {
-    process.kill(pid, 'SIGCONT');
-    const parent = parentOf(pid);
-    if (parent?.stopped) process.kill(parent.ppid, 'SIGCONT');
+    resumeServer(pid);
   }
 }
 

@@ -39,7 +39,7 @@ import { resolveCollection } from '../../services/shared/readModels.ts';
 import { genreTable, searchFeedCheckpoint } from '../../services/shared/searchFeed.ts';
 import { fixtureStreams } from './api.fixture.ts';
 import { testLinkTokens } from './api.linkTokens.ts';
-import { assertResponsive, probeHealthzDuring } from './hostile.support.ts';
+import { assertResponsive, probeHealthzDuring, resumeServer } from './hostile.support.ts';
 import { describeWithServer } from '../ports/requireServer.ts';
 import { uniqueName, waitFor } from '../ports/support.ts';
 
@@ -278,7 +278,7 @@ describe('hostile input to the projections', function () {
         // Nothing could reach the index while it was frozen.
         assert.ok((await pipeline.searchFeed.checkpoint()) < (await searchCheckpoint()), 'the feed is behind while frozen');
       } finally {
-        if (frozen) process.kill(pid as number, 'SIGCONT');
+        if (frozen) resumeServer(pid as number);
       }
 
       const resumedAt = Date.now();

@@ -78,3 +78,28 @@ export function assertResponsive(result: ProbeResult, limitMs = 100): void {
     `/healthz took ${result.maxMs.toFixed(1)} ms (limit ${limitMs} ms) while the attack ran: ${wallMs.toFixed(1)} ms of wall time, ${waitedMs.toFixed(1)} of them waiting for a core`,
   );
 }
+
+/** The parent of `pid` and whether it is stopped, from /proc (Linux, as the local servers are). */
+function parentOf(pid: number): { ppid: number; stopped: boolean } | null {
+  try {
+    // Fields after the command's closing parenthesis: state, ppid, ...
+    const after = (text: string) => text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const ppid = Number(after(readFileSync(`/proc/${pid}/stat`, 'utf8'))[1]);
+    if (!Number.isInteger(ppid) || ppid <= 1) return null;
+    return { ppid, stopped: after(readFileSync(`/proc/${ppid}/stat`, 'utf8'))[0] === 'T' };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Resumes a server frozen with SIGSTOP, and its parent when that stopped itself with its child:
+ * runuser, which starts OpenSearch (infra/local/opensearch.sh), does so, and left stopped it never
+ * reaped the JVM, so the servers' shutdown waited a minute on a zombie and the run left both
+ * behind.
+ */
+export function resumeServer(pid: number): void {
+  process.kill(pid, 'SIGCONT');
+  const parent = parentOf(pid);
+  if (parent?.stopped) process.kill(parent.ppid, 'SIGCONT');
+}
