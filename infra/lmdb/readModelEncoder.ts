@@ -58,9 +58,6 @@ const SHAPES = {
   SEASONS, SEASON, EPISODE,
 };
 
-/** The field only each document written here has: anything with none is left to msgpackr at once. */
-const HOT_FIELDS = ['offers', 'intervals', 'changes', 'titles', 'entries', 'providers', 'offerCounts', 'details', 'seasons'] as const;
-
 export interface ReadModelEncoder {
   /** The stored value's bytes (valid until the next call), or null when the store's encoder must write it. */
   encode(doc: unknown, position: number): Buffer | null;
@@ -238,20 +235,21 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     w.strOrNull(doc['firstSeenAt']);
   }
 
+  /**
+   * Each document written here, told apart by the field only it has (open then checks every
+   * other one: a trending block has entries of another shape, a `providers` document other
+   * fields); the first that matches writes it. `offerCounts` comes before `titles`, which a
+   * search document has too (its translated titles). A document with none is msgpackr's.
+   */
+  const writers: ReadonlyArray<readonly [string, (doc: Record<string, unknown>) => void]> = [
+    ['offers', links], ['intervals', history], ['offerCounts', search], ['titles', rankingBlock], ['entries', entriesDoc],
+    ['seasons', seasons], ['providers', dayIndex], ['details', media], ['changes', changeBlock],
+  ];
+  let write: (doc: Record<string, unknown>) => void = links;
+
   function value(doc: Record<string, unknown>): void {
     w.record('VALUE');
-    // Told apart by the field only that document has; open then checks every other one (a
-    // trending block has entries of another shape, a `providers` document other fields).
-    if ('offers' in doc) links(doc);
-    else if ('intervals' in doc) history(doc);
-    // Before `titles`, which a search document has too (its translated titles).
-    else if ('offerCounts' in doc) search(doc);
-    else if ('titles' in doc) rankingBlock(doc);
-    else if ('entries' in doc) entriesDoc(doc);
-    else if ('seasons' in doc) seasons(doc);
-    else if ('providers' in doc) dayIndex(doc);
-    else if ('details' in doc) media(doc);
-    else changeBlock(doc);
+    write(doc);
     w.uint(position);
   }
 
@@ -259,7 +257,9 @@ export function readModelEncoder(structures: () => SharedStructures | undefined)
     encode(doc, at) {
       if (typeof doc !== 'object' || doc === null) return null;
       const d = doc as Record<string, unknown>;
-      if (!(HOT_FIELDS.some((field) => field in d))) return null;
+      const writer = writers.find(([field]) => field in d);
+      if (writer === undefined) return null;
+      write = writer[1];
       position = at;
       return w.attempt(value, d);
     },
