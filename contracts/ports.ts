@@ -226,7 +226,12 @@ export interface ReadStore {
   dropCollection(collection: string): Promise<void>;
   /** Aliases: the live physical collection of a read model, switched atomically after a rebuild. */
   getAlias(name: string): Promise<string | null>;
-  setAlias(name: string, collection: string): Promise<void>;
+  /**
+   * Points the alias at `collection` and answers the collection it named just before (null if
+   * none), in one step: two rebuilds switching at once each learn a different predecessor, so
+   * each drops exactly the copy it replaced and none is left behind unnamed.
+   */
+  setAlias(name: string, collection: string): Promise<string | null>;
   listCollections(): Promise<string[]>;
   close(): Promise<void>;
 }

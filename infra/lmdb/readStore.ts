@@ -409,7 +409,14 @@ export function lmdbReadStore(options: LmdbReadStoreOptions): ReadStore {
     },
 
     async setAlias(name, collection) {
-      await write('setAlias', () => meta.putSync(aliasKey(name), collection));
+      // Read inside the write transaction, which holds the environment's write lock: another
+      // process switching the same alias waits for this one and then reads what it wrote.
+      const previous = await write('setAlias', () => {
+        const value = meta.get(aliasKey(name));
+        meta.putSync(aliasKey(name), collection);
+        return value;
+      });
+      return typeof previous === 'string' ? previous : null;
     },
 
     async listCollections() {

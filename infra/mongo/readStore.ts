@@ -504,8 +504,12 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     },
 
     async setAlias(name, collection) {
-      // One document update: readers see the old or the new collection, never neither.
-      await run('setAlias', () => putMeta(aliasId(name), { collection }));
+      // One document update: readers see the old or the new collection, never neither; the
+      // server answers the document as it was before, so the previous collection comes with it.
+      const before = await run('setAlias', () =>
+        meta.findOneAndUpdate({ _id: aliasId(name) }, { $set: { collection } }, { upsert: true, returnDocument: 'before', includeResultMetadata: false }),
+      );
+      return typeof before?.collection === 'string' ? before.collection : null;
     },
 
     async listCollections() {

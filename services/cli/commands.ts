@@ -23,7 +23,7 @@ import type { Config } from '../shared/config.ts';
 import type { DataDirPart } from '../shared/dataDir.ts';
 import { describeHealthReports, HEALTH_COLLECTION, type HealthReport } from '../shared/health.ts';
 import type { Logger } from '../shared/logger.ts';
-import { resolveCollection } from '../shared/readModels.ts';
+import { liveCollection, resolveCollection } from '../shared/readModels.ts';
 import { describeLease, LeaseKeeper, PROJECTOR_LEASE, SCHEDULER_LEASE } from '../shared/lease.ts';
 import { catchUpWhileHeld, createPipeline, ingestSettings } from './pipeline.ts';
 import { progress } from './progress.ts';
@@ -191,11 +191,11 @@ async function replayCommand(ctx: CommandContext): Promise<number> {
     // Events appended during the rebuild (a live server): one more pass before switching.
     result = await catchUp({ projection, eventStore, readStore, collection, batchSize: 5000, onProgress: (p, h) => bar.update(p, h) });
     bar.stop();
-    // What is live now, read at the switch rather than at the start: a replay of the same
-    // projection that switched meanwhile made its own collection live, and that one is what
-    // this switch replaces (read at the start, it stayed behind, a whole copy no alias named).
-    const previous = await resolveCollection(readStore, projection);
-    await readStore.setAlias(projection.name, collection);
+    // What this switch replaces, answered by the switch itself: a replay of the same projection
+    // that switched meanwhile made its own collection live, and that one is the copy to drop.
+    // Read before the switch (at the start, or even just before it), two replays switching at
+    // once both read the same old collection and one new copy stayed behind, named by no alias.
+    const previous = liveCollection(await readStore.setAlias(projection.name, collection), projection);
     const documents = await readStore.count(collection);
     console.log(`${projection.name}: rebuilt ${documents} documents up to position ${result.position} into ${collection}; now live`);
     if (previous !== collection && !values['keep-old']) {

@@ -5,10 +5,10 @@
  * runner (projections/collections.ts), which follows the alias too.
  */
 import type { ReadStore } from '../../contracts/ports.ts';
-import { resolveCollection } from '../../projections/collections.ts';
+import { liveCollection, resolveCollection } from '../../projections/collections.ts';
 import { ALL_PROJECTIONS } from '../../projections/index.ts';
 
-export { resolveCollection };
+export { liveCollection, resolveCollection };
 
 /** The checkpoint of each live read model, in the order of ALL_PROJECTIONS (one read of them all). */
 export async function projectionCheckpoints(readStore: ReadStore): Promise<number[]> {

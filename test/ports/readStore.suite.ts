@@ -325,6 +325,19 @@ export function readStoreSuite(name: string, make: () => Promise<ReadStoreFixtur
         assert.equal(await store.getAlias(alias), `${col}.v2`);
       });
 
+      it('answers the collection each switch replaced, one step: switches at once form one chain', async () => {
+        const alias = uniqueName('alias');
+        assert.equal(await store.setAlias(alias, `${col}.v0`), null);
+        // Eight switches at once: were the previous value read apart from the write, two would
+        // learn the same predecessor and a copy would be replaced by no one (left undropped).
+        const targets = Array.from({ length: 8 }, (_, i) => `${col}.r${i}`);
+        const replaced = await Promise.all(targets.map((t) => store.setAlias(alias, t)));
+        const live = await store.getAlias(alias);
+        assert.ok(live !== null && targets.includes(live));
+        // Every collection ever named was replaced exactly once, except the one live now.
+        assert.deepEqual([...replaced].sort(), [`${col}.v0`, ...targets.filter((t) => t !== live)].sort());
+      });
+
       it('lists the collections that hold documents', async () => {
         const other = uniqueName('other');
         await seed(['a']);
