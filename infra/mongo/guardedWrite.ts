@@ -8,9 +8,12 @@
  * answer with a duplicate key (MongoDB and FerretDB both go on past it and report each failed
  * index; FerretDB by retrying the chunk that met it one document at a time, hence the hint) and
  * are written, like the hinted ones, with `replaceOne({ _id, _position: { $lt: position } },
- * record, { upsert: true })`: the guard is in the filter, checked atomically by the server, so
- * even two runners of one projection (a deploy overlap) can never move a document backwards.
- * When the stored document is not behind, the filter misses, the upsert tries to insert the
+ * record, { upsert: true })`: the guard is in the filter. MongoDB checks it and writes in one step,
+ * so there even two runners of one projection could never move a document backwards; FerretDB
+ * 1.24 reads the document and writes it apart (measured: of eight conditional updates of one
+ * document at once, several passed the same filter), so writers of one collection must not
+ * overlap: the projector's lease (services/shared/lease.ts) is what keeps them apart, on any
+ * server. When the stored document is not behind, the filter misses, the upsert tries to insert the
  * existing `_id` and the server answers with a duplicate key: that write is skipped. Nothing is
  * read first.
  *

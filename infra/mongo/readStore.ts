@@ -10,7 +10,9 @@
  *   (`_deleted: true`) with its position, so a replayed older write cannot resurrect the
  *   document; every read filters tombstones out. Dropping the collection drops them too.
  * - `<prefix><name>%dir`: the key directory of that collection, `{ _id: bucket, _b: parent }` (keys.ts).
- * - `<prefix>%meta`: `{ _id: 'checkpoint:<name>', position }` and `{ _id: 'alias:<name>', collection }`.
+ * - `<prefix>%meta`: `{ _id: 'checkpoint:<name>', position }`, and each switch of an alias,
+ *   `{ _id: 'alias-switch:<name>:<n>', collection }`, the newest live (`{ _id: 'alias:<name>' }`
+ *   before switches were numbered, read when there is none).
  *
  * Indexes: a key (`get`) is read by `_id`, which every MongoDB collection indexes. Scans and
  * batches of keys go through the key directory (keys.ts): each document holds its bucket (`_b`)
@@ -314,6 +316,18 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     return ferretDb;
   }
 
+  /**
+   * The newest switch of an alias: the one with the highest number. With none yet, number 0 and
+   * the collection of the alias record a store written before switches holds, if any.
+   */
+  async function latestSwitch(name: string): Promise<{ switch: number; collection: string | null }> {
+    const prefix = switchId(name, '');
+    const [newest] = await meta.find({ _id: { $gte: prefix, $lt: `${prefix}~` } }).sort({ _id: -1 }).limit(1).toArray();
+    if (newest !== undefined) return { switch: Number(newest._id.slice(prefix.length)), collection: newest.collection ?? null };
+    const before = await meta.findOne({ _id: aliasId(name) });
+    return { switch: 0, collection: typeof before?.collection === 'string' ? before.collection : null };
+  }
+
   async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {
     await meta.updateOne({ _id: id }, { $set: fields }, { upsert: true });
   }
@@ -499,17 +513,25 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
     },
 
     async getAlias(name) {
-      const record = await run('getAlias', () => meta.findOne({ _id: aliasId(name) }));
-      return typeof record?.collection === 'string' ? record.collection : null;
+      return run('getAlias', async () => (await latestSwitch(name)).collection);
     },
 
     async setAlias(name, collection) {
-      // One document update: readers see the old or the new collection, never neither; the
-      // server answers the document as it was before, so the previous collection comes with it.
-      const before = await run('setAlias', () =>
-        meta.findOneAndUpdate({ _id: aliasId(name) }, { $set: { collection } }, { upsert: true, returnDocument: 'before', includeResultMetadata: false }),
-      );
-      return typeof before?.collection === 'string' ? before.collection : null;
+      return run('setAlias', async () => {
+        // Each switch inserts the next switch's key: of two switching at once, exactly one
+        // creates it and the other reads that one and takes the key after. An update or
+        // findOneAndUpdate would not do: FerretDB reads the document and writes it apart, and
+        // eight switches at once answered the same predecessor to several of them.
+        for (;;) {
+          const latest = await latestSwitch(name);
+          try {
+            await meta.insertOne({ _id: switchId(name, latest.switch + 1), collection });
+            return latest.collection;
+          } catch (err) {
+            if (!isDuplicateKey((err as { code?: unknown }).code)) throw err;
+          }
+        }
+      });
     },
 
     async listCollections() {
@@ -536,7 +558,13 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 }
 
 const checkpointId = (name: string) => `checkpoint:${name}`;
+/** The alias record of a store written before switches (read, never written now). */
 const aliasId = (name: string) => `alias:${name}`;
+/**
+ * The `n`th switch of an alias, its number padded so the key order is their order; the name
+ * encoded, so it holds no `:` and no alias's keys begin with another's prefix.
+ */
+const switchId = (name: string, n: number | '') => `alias-switch:${encodeURIComponent(name)}:${n === '' ? '' : String(n).padStart(12, '0')}`;
 
 function storedDocument<T>(record: StoredRecord): StoredDocument<T> {
   return { key: record._id, doc: documentOf(record) as T, position: record._position };

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { MongoClient } from 'mongodb';
 import { isAppError } from '../../contracts/errors.ts';
 import type { ReadStore } from '../../contracts/ports.ts';
-import { mongoCollectionName } from '../../infra/mongo/keys.ts';
+import { metaCollectionName, mongoCollectionName } from '../../infra/mongo/keys.ts';
 import { mongoReadStore } from '../../infra/mongo/readStore.ts';
 import { readStoreSuite } from './readStore.suite.ts';
 import { describeWithServer } from './requireServer.ts';
@@ -153,6 +153,29 @@ describeWithServer('mongoReadStore', 'MONGODB_URL', (url) => {
           assert.deepEqual((await upgraded.scan('links', { prefix: 'US:' })).map((d) => d.key), ['US:mv0001', 'US:mv0002', 'US:mv00021']);
           assert.deepEqual((await upgraded.scan('links', { reverse: true })).map((d) => d.key), ['X', 'US:mv00021', 'US:mv0002', 'US:mv0001', 'DE:mv0001']);
           assert.deepEqual((await upgraded.get('links', 'US:mv0002'))?.doc, { n: 1 });
+        } finally {
+          await upgraded.close();
+        }
+      });
+
+      it('reads an alias set before switches were numbered, and the first switch answers it replaced', async () => {
+        const prefix = `oldalias${fixtures}_`;
+        const client = new MongoClient(url, { serverSelectionTimeoutMS: 3000 });
+        try {
+          // The record of the previous version: one document an alias, updated in place. And an
+          // alias whose name begins with this one's, which must not be taken for one of its switches.
+          await client.db(database).collection<{ _id: string; collection: string }>(metaCollectionName(prefix)).insertOne({ _id: 'alias:links', collection: 'links_v1_rold' });
+        } finally {
+          await client.close();
+        }
+        const upgraded = await mongoReadStore({ url, database, collectionPrefix: prefix });
+        try {
+          await upgraded.setAlias('links:x', 'other_v1');
+          assert.equal(await upgraded.getAlias('links'), 'links_v1_rold');
+          assert.equal(await upgraded.setAlias('links', 'links_v1_rnew'), 'links_v1_rold');
+          assert.equal(await upgraded.getAlias('links'), 'links_v1_rnew');
+          assert.equal(await upgraded.setAlias('links', 'links_v1_rnewer'), 'links_v1_rnew');
+          assert.equal(await upgraded.getAlias('links:x'), 'other_v1');
         } finally {
           await upgraded.close();
         }
