@@ -13,7 +13,7 @@
  *   and a null is dropped when read, so `{}` round-trips as `{}`.
  */
 import type avsc from 'avsc';
-import { availabilityWriter, type BodyWriter } from './availabilityWriter.ts';
+import { availabilityReader, availabilityWriter, type BodyWriter } from './availabilityAvro.ts';
 import { AppError } from './errors.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
@@ -91,11 +91,14 @@ export function createCodec(registry: SchemaRegistry): Codec {
   }
 
   // The body writer of the newest AvailabilityObserved (most records by far): avsc's bytes,
-  // faster (availabilityWriter.ts). Absent if that schema is not the one it was written for.
+  // faster (availabilityAvro.ts). Absent if that schema is not the one it was written for.
   const availability = registry.latest('observation', 'AvailabilityObserved');
   const fastWriters = new Map<VersionedSchema, BodyWriter>();
   const availabilityFast = availability ? availabilityWriter(availability.avro) : null;
   if (availability && availabilityFast) fastWriters.set(availability, availabilityFast);
+
+  const availabilityRead = availability ? availabilityReader(availability.avro) : null;
+  const availabilityHeader = availability ? Buffer.concat([SINGLE_OBJECT_MAGIC, availability.fingerprint]) : null;
 
   /** The body at `at`: the end, or a negative count of the bytes missing, as avsc's encode answers. */
   function encodeBody(schema: VersionedSchema, body: unknown, target: Buffer, at: number): number {
@@ -194,6 +197,14 @@ export function createCodec(registry: SchemaRegistry): Codec {
       return encodeBody(schema, o, target, at + HEADER_LENGTH);
     },
     decodeObservation(buf) {
+      // The newest AvailabilityObserved, most records by far, without the fingerprint's hex.
+      if (availabilityRead !== null && availabilityHeader !== null && buf.length >= HEADER_LENGTH) {
+        const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+        if (bytes.compare(availabilityHeader, 0, HEADER_LENGTH, 0, HEADER_LENGTH) === 0) {
+          const read = availabilityRead(bytes, HEADER_LENGTH, bytes.length, 'AvailabilityObserved');
+          if (read !== null) return read as Observation;
+        }
+      }
       let decoded: { type: string; body: Record<string, unknown> };
       try {
         decoded = decode(buf, 'observation');

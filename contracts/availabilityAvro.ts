@@ -267,3 +267,169 @@ export function availabilityWriter(type: avsc.Type): BodyWriter | null {
     }
   };
 }
+
+/** Reads the body from `start` to `end` of `buf` into the observation of `type`; null to leave the record to avsc. */
+export type BodyReader = (buf: Buffer, start: number, end: number, type: string) => object | null;
+
+/**
+ * Node's own string makers of a Buffer, which `toString(encoding, start, end)` calls after
+ * checking its arguments: undocumented but what avsc itself reads strings with (utf8Slice), so
+ * the strings are avsc's.
+ */
+type Slicing = Buffer & { utf8Slice(start: number, end: number): string; latin1Slice(start: number, end: number): string };
+
+/** Strings this short are looked up in the reader's table before one is made. */
+const INTERNED_BYTES = 16;
+const TABLE_SIZE = 4096;
+
+/**
+ * The reader of an AvailabilityObserved written with the schema this was written for, else
+ * null. It makes the very objects avsc makes (fields in the schema's order, null for a null
+ * branch, arrays and strings alike) with the observation's `type` first, as the codec answers
+ * it. Short ASCII strings (countries, providers, languages, formats, days) come from a table
+ * of the last string each hash slot saw rather than a new string each time: most values of a
+ * crawl repeat, and decoding made more garbage than anything else ingest does. Anything avsc
+ * would refuse or read otherwise (a branch or an enum index out of range, a length past the
+ * end, bytes left over, a long past 2^53) answers null, and avsc reads it, with its own error.
+ */
+export function availabilityReader(type: avsc.Type): BodyReader | null {
+  if (shapeOf(type) !== SHAPE) return null;
+  const data = field(type, 'data');
+  const offer = (field(data, 'offers') as unknown as { itemsType: avsc.Type }).itemsType;
+  const symbols = (t: avsc.Type) => (t as unknown as { symbols: string[] }).symbols;
+  const items = (union: avsc.Type) => ((union as unknown as { types: avsc.Type[] }).types[1] as unknown as { itemsType: avsc.Type }).itemsType;
+  const contentTypes = symbols(field(data, 'contentType'));
+  const priceTypes = symbols(items(field(offer, 'priceTypes')));
+  const platforms = symbols(items(field(offer, 'platforms')));
+  const table: Array<string | undefined> = new Array(TABLE_SIZE);
+
+  let buf: Slicing = NO_BUFFER as Slicing;
+  let pos = 0;
+  let end = 0;
+
+  /** avsc's readLong, the same arithmetic: its 4-byte fast path, then floats. */
+  function long(): number {
+    let n = 0;
+    let k = 0;
+    let b: number;
+    let h: number;
+    do {
+      if (pos >= end) throw BAIL;
+      b = buf[pos++] as number;
+      h = b & 0x80;
+      n |= (b & 0x7f) << k;
+      k += 7;
+    } while (h && k < 28);
+    if (!h) return (n >> 1) ^ -(n & 1);
+    let f = n;
+    let fk = 268435456;
+    do {
+      if (pos >= end) throw BAIL;
+      b = buf[pos++] as number;
+      f += (b & 0x7f) * fk;
+      fk *= 128;
+    } while (b & 0x80);
+    return (f % 2 ? -(f + 1) : f) / 2;
+  }
+
+  function str(): string {
+    const len = long();
+    if (len < 0 || pos + len > end) throw BAIL;
+    const at = pos;
+    pos += len;
+    if (len > INTERNED_BYTES) return buf.utf8Slice(at, pos);
+    let hash = len;
+    for (let i = at; i < pos; i += 1) {
+      const c = buf[i] as number;
+      // Not ASCII: made as avsc makes it (utf8Slice replaces bad sequences alike).
+      if (c >= 0x80) return buf.utf8Slice(at, pos);
+      hash = Math.imul(hash ^ c, 0x01000193);
+    }
+    const slot = (hash >>> 0) & (TABLE_SIZE - 1);
+    const kept = table[slot];
+    if (kept !== undefined && kept.length === len) {
+      let same = true;
+      for (let i = 0; i < len; i += 1) {
+        if (kept.charCodeAt(i) !== buf[at + i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return kept;
+    }
+    const made = buf.latin1Slice(at, pos);
+    table[slot] = made;
+    return made;
+  }
+
+  function symbol(list: readonly string[]): string {
+    const s = list[long()];
+    if (s === undefined) throw BAIL;
+    return s;
+  }
+
+  /** The branch of `["null", T]`: false for null. */
+  function present(): boolean {
+    const index = long();
+    if (index === 0) return false;
+    if (index !== 1) throw BAIL;
+    return true;
+  }
+
+  /** An array as avsc reads it: blocks until a 0 count, a negative count followed by its size. */
+  function list<T>(read: () => T): T[] {
+    let out: T[] | undefined;
+    let i = 0;
+    for (let n = long(); n !== 0; n = long()) {
+      if (n < 0) {
+        n = -n;
+        long();
+      }
+      out ??= new Array<T>(n);
+      while (n-- > 0) out[i++] = read();
+    }
+    return out ?? [];
+  }
+
+  const readPriceType = () => symbol(priceTypes);
+  const readPlatform = () => symbol(platforms);
+
+  function readOffer(): object {
+    return {
+      providerId: str(),
+      addonProviderId: present() ? str() : null,
+      seasonNumber: present() ? long() : null,
+      episodeNumber: present() ? long() : null,
+      webUrl: str(),
+      priceTypes: present() ? list(readPriceType) : null,
+      formats: present() ? list(str) : null,
+      audioLanguages: present() ? list(str) : null,
+      subtitleLanguages: present() ? list(str) : null,
+      availableFrom: present() ? str() : null,
+      availableTo: present() ? str() : null,
+      platforms: present() ? list(readPlatform) : null,
+    };
+  }
+
+  return (source, start, stop, typeName) => {
+    buf = source as Slicing;
+    pos = start;
+    end = stop;
+    try {
+      const observationId = str();
+      const observedAt = str();
+      const contentType = symbol(contentTypes);
+      const sourceId = long();
+      if (Math.abs(sourceId) > MAX_LONG) throw BAIL;
+      const country = str();
+      const offers = list(readOffer);
+      if (pos !== end) throw BAIL;
+      return { type: typeName, observationId, observedAt, data: { contentType, sourceId, country, offers } };
+    } catch (err) {
+      if (err === BAIL) return null;
+      throw err;
+    } finally {
+      buf = NO_BUFFER as Slicing;
+    }
+  };
+}

@@ -1,11 +1,12 @@
 /**
- * The fast AvailabilityObserved writer (contracts/availabilityWriter.ts) writes avsc's very
- * bytes, or leaves the record to avsc: for every availability record of sample crawls, for
- * strings of every kind and length around the boundaries that change how avsc writes them, for
- * numbers around the boundaries of its arithmetic, and for values avsc refuses.
+ * The fast AvailabilityObserved writer and reader (contracts/availabilityAvro.ts) write avsc's
+ * very bytes and read avsc's very objects, or leave the record to avsc: for every availability
+ * record of sample crawls, for strings of every kind and length around the boundaries that
+ * change how avsc writes them, for numbers around the boundaries of its arithmetic, for values
+ * avsc refuses, and (the reader) for bytes cut or spoiled anywhere.
  */
 import assert from 'node:assert/strict';
-import { availabilityWriter } from '../../contracts/availabilityWriter.ts';
+import { availabilityReader, availabilityWriter } from '../../contracts/availabilityAvro.ts';
 import { codec } from '../../contracts/codec.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { generateCrawl } from '../../services/crawler/catalog.ts';
@@ -13,6 +14,13 @@ import { generateCrawl } from '../../services/crawler/catalog.ts';
 const schema = codec.registry.latest('observation', 'AvailabilityObserved');
 if (!schema) throw new Error('no AvailabilityObserved schema');
 const write = availabilityWriter(schema.avro);
+
+let sample: Observation[] | undefined;
+/** The availability records of two sample crawl days (generated once, for the writer and the reader). */
+function sampleAvailability(): Observation[] {
+  sample ??= [0, 1].flatMap((day) => [...generateCrawl({ day })].filter((o) => o.type === 'AvailabilityObserved'));
+  return sample;
+}
 
 /** avsc's bytes of a body, or its error. */
 const into = Buffer.alloc(1 << 20);
@@ -72,25 +80,21 @@ function observation(data: Record<string, unknown> = {}, top: Record<string, unk
   };
 }
 
-describe('the fast AvailabilityObserved writer (availabilityWriter.ts)', () => {
-  it('is built for the registry schema, and for no other shape', () => {
+describe('the fast AvailabilityObserved writer (availabilityAvro.ts)', () => {
+  it('is built for the registry schema, and for no other shape (so is the reader)', () => {
     assert.ok(write, 'a writer for the newest AvailabilityObserved');
+    assert.ok(availabilityReader(schema.avro), 'a reader for it');
     const media = codec.registry.latest('observation', 'MediaObserved');
     assert.ok(media);
     assert.equal(availabilityWriter(media.avro), null);
+    assert.equal(availabilityReader(media.avro), null);
   });
 
   it("writes avsc's bytes for every availability record of two sample crawl days", function () {
     this.timeout(60_000);
-    let checked = 0;
-    for (const day of [0, 1]) {
-      for (const o of generateCrawl({ day })) {
-        if (o.type !== 'AvailabilityObserved') continue;
-        assertSame(o, o.observationId);
-        checked += 1;
-      }
-    }
-    assert.ok(checked > 50_000, `${checked} records`);
+    const records = sampleAvailability();
+    assert.ok(records.length > 50_000, `${records.length} records`);
+    for (const o of records) assertSame(o, o.observationId);
   });
 
   it("writes avsc's bytes for strings of every script and length, lone surrogates included", () => {
@@ -193,5 +197,118 @@ describe('the fast AvailabilityObserved writer (availabilityWriter.ts)', () => {
     const end = codec.encodeObservationInto(o, target, 3);
     assert.deepEqual(target.subarray(3, end), codec.encodeObservation(o));
     assert.deepEqual(codec.decodeObservation(target.subarray(3, end)), { ...o, data: { ...(o.data as object) } });
+  });
+});
+
+const read = availabilityReader(schema.avro);
+const HEADER = 10;
+
+/** What the codec answered before the fast reader: avsc's object with the type first, or its error. */
+function avscRead(record: Buffer): object | Error {
+  try {
+    return { type: 'AvailabilityObserved', ...(schema!.avro.fromBuffer(record.subarray(HEADER)) as object) };
+  } catch (err) {
+    return err as Error;
+  }
+}
+
+/** A long's zigzag varint. */
+function longBytes(n: number): Buffer {
+  const out: number[] = [];
+  let f = n >= 0 ? n * 2 : -n * 2 - 1;
+  while (f >= 0x80) {
+    out.push((f % 128) | 0x80);
+    f = Math.floor(f / 128);
+  }
+  out.push(f);
+  return Buffer.from(out);
+}
+
+/** A record as the codec writes it, without the domain rules' checks (the reader reads what avsc reads). */
+function recordOf(body: unknown): Buffer {
+  const into = Buffer.alloc(1 << 16);
+  const end = codec.encodeObservationInto(body as Observation, into, 0);
+  assert.ok(end > 0);
+  return Buffer.from(into.subarray(0, end));
+}
+
+describe('the fast AvailabilityObserved reader (availabilityAvro.ts)', () => {
+  it("reads avsc's objects from every availability record of two sample crawl days, through the codec", function () {
+    this.timeout(60_000);
+    for (const o of sampleAvailability()) {
+      const record = codec.encodeObservation(o);
+      const fast = codec.decodeObservation(record);
+      assert.deepEqual(fast, avscRead(record), o.observationId);
+      assert.deepEqual(Object.keys(fast), ['type', 'observationId', 'observedAt', 'data']);
+    }
+  });
+
+  it("reads avsc's strings: short ones kept, others made, any script, bytes that are not UTF-8", () => {
+    const strings = ['', 'de', 'x'.repeat(16), 'x'.repeat(17), 'é', 'ü'.repeat(8), '千と', '🍿', 'a\u0000b', '2026-11-01'];
+    for (const s of strings) {
+      for (const body of [observation({ country: s }), observation({ offers: [offer({ providerId: s, formats: [s, s, 'hd'], availableTo: s })] })]) {
+        const record = recordOf(body);
+        const fast = read!(record, HEADER, record.length, 'AvailabilityObserved');
+        assert.deepEqual(fast, avscRead(record), JSON.stringify(s));
+      }
+    }
+    // Two strings of one length and slot, asked in turns: each is its own, never the other's.
+    for (let i = 0; i < 20_000; i += 1) {
+      const s = `c${i}`;
+      const record = recordOf(observation({ country: s }));
+      const fast = read!(record, HEADER, record.length, 'AvailabilityObserved') as { data: { country: string } };
+      assert.equal(fast.data.country, s);
+    }
+    // Bytes that are not UTF-8, short and long: replaced as avsc's utf8Slice replaces them.
+    for (const bytes of [[0xff], [0x61, 0xc3], [0xe2, 0x82], Array.from({ length: 20 }, () => 0xfe)]) {
+      const good = recordOf(observation({ country: 'X'.repeat(bytes.length) }));
+      const at = good.indexOf(Buffer.from('X'.repeat(bytes.length)));
+      const bad = Buffer.from(good);
+      Buffer.from(bytes).copy(bad, at);
+      assert.deepEqual(read!(bad, HEADER, bad.length, 'AvailabilityObserved'), avscRead(bad), bytes.join(','));
+    }
+  });
+
+  it('reads arrays written in blocks with sizes (negative counts), as avsc does', () => {
+    const offerType = (schema!.avro as unknown as { fields: Array<{ name: string; type: { fields: Array<{ name: string; type: { itemsType: { toBuffer(v: unknown): Buffer } } }> } }> })
+      .fields[2]!.type.fields[3]!.type.itemsType;
+    const one = offerType.toBuffer(offer());
+    const two = offerType.toBuffer(offer({ providerId: 'mubi', seasonNumber: 2 }));
+    const head = recordOf(observation({ offers: [] }));
+    // Everything but the empty array's closing 0, then: a block of one with its size, a block of one, the end.
+    const record = Buffer.concat([head.subarray(0, head.length - 1), longBytes(-1), longBytes(one.length), one, longBytes(1), two, Buffer.from([0])]);
+    const fast = read!(record, HEADER, record.length, 'AvailabilityObserved');
+    assert.ok(fast !== null);
+    assert.deepEqual(fast, avscRead(record));
+    assert.equal((fast as { data: { offers: unknown[] } }).data.offers.length, 2);
+  });
+
+  it("leaves to avsc, which says what is wrong, a record cut anywhere, spoiled or too long", () => {
+    const record = recordOf(observation({ sourceId: 2 ** 40, offers: [offer(), offer({ seasonNumber: 3, addonProviderId: 'x' })] }));
+    for (let cut = HEADER; cut < record.length; cut += 1) {
+      const short = record.subarray(0, cut);
+      assert.equal(read!(short, HEADER, short.length, 'AvailabilityObserved'), null, `cut at ${cut}`);
+      assert.throws(() => codec.decodeObservation(short), /invalid_observation|cannot decode/);
+    }
+    const longer = Buffer.concat([record, Buffer.from([0])]);
+    assert.equal(read!(longer, HEADER, longer.length, 'AvailabilityObserved'), null);
+    assert.throws(() => codec.decodeObservation(longer), /trailing data/);
+    // Every byte of the body set to values that break a branch, an enum, a length or a long.
+    for (let at = HEADER; at < record.length; at += 1) {
+      for (const value of [0x04, 0x7f, 0xff, 0x81]) {
+        const spoiled = Buffer.from(record);
+        spoiled[at] = value;
+        const fast = read!(spoiled, HEADER, spoiled.length, 'AvailabilityObserved');
+        const theirs = avscRead(spoiled);
+        if (theirs instanceof Error) assert.equal(fast, null, `${at}=${value}: avsc says ${theirs.message}`);
+        else if (fast !== null) assert.deepEqual(fast, theirs, `${at}=${value}`);
+      }
+    }
+    // A long past 2^53: avsc refuses it ("potential precision loss").
+    const big = recordOf(observation({ sourceId: 2 ** 53 - 2 }));
+    const at = big.indexOf(longBytes(2 ** 53 - 2));
+    const past = Buffer.concat([big.subarray(0, at), longBytes(2 ** 53 + 2), big.subarray(at + longBytes(2 ** 53 - 2).length)]);
+    assert.equal(read!(past, HEADER, past.length, 'AvailabilityObserved'), null);
+    assert.throws(() => codec.decodeObservation(past), /precision loss/);
   });
 });
