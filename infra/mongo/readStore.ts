@@ -521,8 +521,9 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
         // Each switch inserts the next switch's key: of two switching at once, exactly one
         // creates it and the other reads that one and takes the key after. An update or
         // findOneAndUpdate would not do: FerretDB reads the document and writes it apart, and
-        // eight switches at once answered the same predecessor to several of them.
-        for (;;) {
+        // eight switches at once answered the same predecessor to several of them. Each lost
+        // try means another switch went through; a bounded number, so a call never spins.
+        for (let attempt = 0; attempt < MAX_SWITCH_ATTEMPTS; attempt += 1) {
           const latest = await latestSwitch(name);
           try {
             await meta.insertOne({ _id: switchId(name, latest.switch + 1), collection });
@@ -531,6 +532,7 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
             if (!isDuplicateKey((err as { code?: unknown }).code)) throw err;
           }
         }
+        throw new AppError('unavailable', `alias ${name}: ${MAX_SWITCH_ATTEMPTS} other switches went first; switch again`, { retriable: true });
       });
     },
 
@@ -558,6 +560,8 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
 }
 
 const checkpointId = (name: string) => `checkpoint:${name}`;
+/** Tries of one alias switch, each lost to another switch, before it gives up. */
+const MAX_SWITCH_ATTEMPTS = 50;
 /** The alias record of a store written before switches (read, never written now). */
 const aliasId = (name: string) => `alias:${name}`;
 /**
