@@ -55,25 +55,30 @@ function field(type: avsc.Type, name: string): avsc.Type {
   return found.type;
 }
 
-/** symbol -> index of an enum type. */
-function symbolsOf(type: avsc.Type): Map<string, number> {
-  const symbols = (type as unknown as { symbols: string[] }).symbols;
-  return new Map(symbols.map((s, i) => [s, i]));
+/**
+ * The symbols of the record's three enums, in index order, read from the schema (so a symbol's
+ * index is the schema's): the content type, and the items of the offers' price types and platforms.
+ */
+function enumsOf(type: avsc.Type): { contentTypes: string[]; priceTypes: string[]; platforms: string[] } {
+  const symbols = (t: avsc.Type) => (t as unknown as { symbols: string[] }).symbols;
+  const items = (t: avsc.Type) => (t as unknown as { itemsType: avsc.Type }).itemsType;
+  // The non-null branch of a `["null", array]`.
+  const listed = (union: avsc.Type) => symbols(items((union as unknown as { types: avsc.Type[] }).types[1] as avsc.Type));
+  const data = field(type, 'data');
+  const offer = items(field(data, 'offers'));
+  return { contentTypes: symbols(field(data, 'contentType')), priceTypes: listed(field(offer, 'priceTypes')), platforms: listed(field(offer, 'platforms')) };
 }
 
-function enumItems(union: avsc.Type): Map<string, number> {
-  const array = (union as unknown as { types: avsc.Type[] }).types[1] as unknown as { itemsType: avsc.Type };
-  return symbolsOf(array.itemsType);
-}
+/** symbol -> index. */
+const indexOf = (symbols: readonly string[]) => new Map(symbols.map((s, i) => [s, i]));
 
 /** The writer for `type` when it is the AvailabilityObserved this was written for, else null. */
 export function availabilityWriter(type: avsc.Type): BodyWriter | null {
   if (shapeOf(type) !== SHAPE) return null;
-  const data = field(type, 'data');
-  const offer = (field(data, 'offers') as unknown as { itemsType: avsc.Type }).itemsType;
-  const contentTypes = symbolsOf(field(data, 'contentType'));
-  const priceTypes = enumItems(field(offer, 'priceTypes'));
-  const platforms = enumItems(field(offer, 'platforms'));
+  const enums = enumsOf(type);
+  const contentTypes = indexOf(enums.contentTypes);
+  const priceTypes = indexOf(enums.priceTypes);
+  const platforms = indexOf(enums.platforms);
 
   let buf: Buffer = NO_BUFFER;
   let pos = 0;
@@ -294,13 +299,7 @@ const TABLE_SIZE = 4096;
  */
 export function availabilityReader(type: avsc.Type): BodyReader | null {
   if (shapeOf(type) !== SHAPE) return null;
-  const data = field(type, 'data');
-  const offer = (field(data, 'offers') as unknown as { itemsType: avsc.Type }).itemsType;
-  const symbols = (t: avsc.Type) => (t as unknown as { symbols: string[] }).symbols;
-  const items = (union: avsc.Type) => ((union as unknown as { types: avsc.Type[] }).types[1] as unknown as { itemsType: avsc.Type }).itemsType;
-  const contentTypes = symbols(field(data, 'contentType'));
-  const priceTypes = symbols(items(field(offer, 'priceTypes')));
-  const platforms = symbols(items(field(offer, 'platforms')));
+  const { contentTypes, priceTypes, platforms } = enumsOf(type);
   const table: Array<string | undefined> = new Array(TABLE_SIZE);
 
   let buf: Slicing = NO_BUFFER as Slicing;

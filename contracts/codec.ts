@@ -13,7 +13,7 @@
  *   and a null is dropped when read, so `{}` round-trips as `{}`.
  */
 import type avsc from 'avsc';
-import { availabilityReader, availabilityWriter, type BodyWriter } from './availabilityAvro.ts';
+import { availabilityReader, availabilityWriter } from './availabilityAvro.ts';
 import { AppError } from './errors.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
@@ -90,20 +90,17 @@ export function createCodec(registry: SchemaRegistry): Codec {
     return ok ? null : (reason ?? 'does not match its schema');
   }
 
-  // The body writer of the newest AvailabilityObserved (most records by far): avsc's bytes,
-  // faster (availabilityAvro.ts). Absent if that schema is not the one it was written for.
-  const availability = registry.latest('observation', 'AvailabilityObserved');
-  const fastWriters = new Map<VersionedSchema, BodyWriter>();
-  const availabilityFast = availability ? availabilityWriter(availability.avro) : null;
-  if (availability && availabilityFast) fastWriters.set(availability, availabilityFast);
-
-  const availabilityRead = availability ? availabilityReader(availability.avro) : null;
-  const availabilityHeader = availability ? Buffer.concat([SINGLE_OBJECT_MAGIC, availability.fingerprint]) : null;
+  // The newest AvailabilityObserved (most records by far) is written and read field by field:
+  // avsc's bytes and objects, faster (availabilityAvro.ts). Null when that schema is not the one
+  // they were written for.
+  const availability = registry.latest('observation', 'AvailabilityObserved') ?? null;
+  const availabilityWrite = availability && availabilityWriter(availability.avro);
+  const availabilityRead = availability && availabilityReader(availability.avro);
+  const availabilityHeader = availability && Buffer.concat([SINGLE_OBJECT_MAGIC, availability.fingerprint]);
 
   /** The body at `at`: the end, or a negative count of the bytes missing, as avsc's encode answers. */
   function encodeBody(schema: VersionedSchema, body: unknown, target: Buffer, at: number): number {
-    const fast = fastWriters.get(schema);
-    return (fast === undefined ? null : fast(body, target, at)) ?? schema.avro.encode(body, target, at);
+    return (schema === availability && availabilityWrite !== null ? availabilityWrite(body, target, at) : null) ?? schema.avro.encode(body, target, at);
   }
 
   /** Reused by encode: a record is written once, into it, and copied out once. */

@@ -322,10 +322,17 @@ export async function mongoReadStore(options: MongoReadStoreOptions): Promise<Re
    */
   async function latestSwitch(name: string): Promise<{ switch: number; collection: string | null }> {
     const prefix = switchId(name, '');
-    const [newest] = await meta.find({ _id: { $gte: prefix, $lt: `${prefix}~` } }).sort({ _id: -1 }).limit(1).toArray();
-    if (newest !== undefined) return { switch: Number(newest._id.slice(prefix.length)), collection: newest.collection ?? null };
-    const before = await meta.findOne({ _id: aliasId(name) });
-    return { switch: 0, collection: typeof before?.collection === 'string' ? before.collection : null };
+    // One round trip for both (getAlias runs on every alias refresh of every process): the
+    // switches are few, one a replay.
+    const records = await meta.find({ $or: [{ _id: { $gte: prefix, $lt: `${prefix}~` } }, { _id: aliasId(name) }] }).toArray();
+    let newest = { switch: 0, collection: null as string | null };
+    for (const record of records) {
+      const collection = typeof record.collection === 'string' ? record.collection : null;
+      // The alias record of an older store counts only while no switch is found.
+      const n = record._id.startsWith(prefix) ? Number(record._id.slice(prefix.length)) : 0;
+      if (n > newest.switch || (n === 0 && newest.switch === 0)) newest = { switch: n, collection };
+    }
+    return newest;
   }
 
   async function putMeta(id: string, fields: Omit<MetaRecord, '_id'>): Promise<void> {
