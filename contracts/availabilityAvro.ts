@@ -72,8 +72,27 @@ function enumsOf(type: avsc.Type): { contentTypes: string[]; priceTypes: string[
 /** symbol -> index. */
 const indexOf = (symbols: readonly string[]) => new Map(symbols.map((s, i) => [s, i]));
 
-/** The writer for `type` when it is the AvailabilityObserved this was written for, else null. */
-export function availabilityWriter(type: avsc.Type): BodyWriter | null {
+/** The declared fields of a record: what an object written as one may hold (`type`: the observation's, besides). */
+const OBSERVATION_KEYS: ReadonlySet<string> = new Set(['type', 'observationId', 'observedAt', 'data']);
+const DATA_KEYS: ReadonlySet<string> = new Set(['contentType', 'sourceId', 'country', 'offers']);
+const OFFER_KEYS: ReadonlySet<string> = new Set([
+  'providerId', 'addonProviderId', 'seasonNumber', 'episodeNumber', 'webUrl', 'priceTypes', 'formats', 'audioLanguages',
+  'subtitleLanguages', 'availableFrom', 'availableTo', 'platforms',
+]);
+
+/**
+ * The writer for `type` when it is the AvailabilityObserved this was written for, else null.
+ *
+ * `checked`: a record it writes is one avsc's `isValid(body, { noUndeclaredFields: true })`
+ * accepts, so a publish need not run that check too (it took as long as the writing). Then it
+ * also refuses (answers null for, leaving the record to the full check and avsc) an object with
+ * a key its record does not declare (the observation's `type` aside), and an absent value
+ * (undefined) where it would write null: avsc writes one as null but its check refuses it,
+ * unless the field has a default. It is never looser than avsc's check, only sometimes
+ * stricter (an array or an enum symbol inherited from Object.prototype, which avsc's check
+ * lets through), and what it refuses takes the path every record took before.
+ */
+export function availabilityWriter(type: avsc.Type, checked = false): BodyWriter | null {
   if (shapeOf(type) !== SHAPE) return null;
   const enums = enumsOf(type);
   const contentTypes = indexOf(enums.contentTypes);
@@ -184,6 +203,7 @@ export function availabilityWriter(type: avsc.Type): BodyWriter | null {
   /** The branch of `["null", T]`: avsc takes undefined for null too. */
   function present(v: unknown): boolean {
     room(1);
+    if (v === undefined && checked) throw BAIL;
     if (v === null || v === undefined) {
       buf[pos++] = 0;
       return false;
@@ -219,9 +239,20 @@ export function availabilityWriter(type: avsc.Type): BodyWriter | null {
     buf[pos++] = 0;
   }
 
-  function writeOffer(o: unknown): void {
+  /** `o` as a record of `keys`: an object (checked: not an array, and no key it does not declare). */
+  function record(o: unknown, keys: ReadonlySet<string>): Record<string, unknown> {
     if (typeof o !== 'object' || o === null) throw BAIL;
-    const r = o as Record<string, unknown>;
+    if (checked) {
+      if (Array.isArray(o)) throw BAIL;
+      // for-in sees the own keys avsc's check looks at (Object.keys), and any inherited
+      // enumerable one besides: stricter, never looser.
+      for (const key in o) if (!keys.has(key)) throw BAIL;
+    }
+    return o as Record<string, unknown>;
+  }
+
+  function writeOffer(o: unknown): void {
+    const r = record(o, OFFER_KEYS);
     str(r['providerId']);
     nullableStr(r['addonProviderId']);
     nullableInt(r['seasonNumber']);
@@ -240,13 +271,10 @@ export function availabilityWriter(type: avsc.Type): BodyWriter | null {
     buf = target;
     pos = at;
     try {
-      if (typeof body !== 'object' || body === null) throw BAIL;
-      const r = body as Record<string, unknown>;
+      const r = record(body, OBSERVATION_KEYS);
       str(r['observationId']);
       str(r['observedAt']);
-      const d = r['data'];
-      if (typeof d !== 'object' || d === null) throw BAIL;
-      const dr = d as Record<string, unknown>;
+      const dr = record(r['data'], DATA_KEYS);
       const kind = contentTypes.get(dr['contentType'] as string);
       if (kind === undefined) throw BAIL;
       long(kind);

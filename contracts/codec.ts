@@ -95,6 +95,9 @@ export function createCodec(registry: SchemaRegistry): Codec {
   // they were written for.
   const availability = registry.latest('observation', 'AvailabilityObserved') ?? null;
   const availabilityWrite = availability && availabilityWriter(availability.avro);
+  // The same, checking as it writes what avsc's check would (see availabilityWriter): a
+  // publish then writes such a record once instead of checking it, then writing it.
+  const availabilityChecked = availability && availabilityWriter(availability.avro, true);
   const availabilityRead = availability && availabilityReader(availability.avro);
   const availabilityHeader = availability && Buffer.concat([SINGLE_OBJECT_MAGIC, availability.fingerprint]);
 
@@ -105,15 +108,24 @@ export function createCodec(registry: SchemaRegistry): Codec {
 
   /** Reused by encode: a record is written once, into it, and copied out once. */
   let scratch = Buffer.allocUnsafeSlow(64 * 1024);
-  function encode(schema: VersionedSchema, body: unknown): Buffer {
+  /**
+   * The single-object record `write` writes after `schema`'s header; null when it gives up.
+   * `write` answers the body's end, a negative count of the bytes missing (avsc: then the
+   * buffer grows and it writes again), or null. A field-by-field writer gives up on a buffer
+   * too short too; the record is then left to avsc, which grows it.
+   */
+  function encodeWith(schema: VersionedSchema, write: (target: Buffer, at: number) => number | null): Buffer | null {
     for (;;) {
       scratch.set(SINGLE_OBJECT_MAGIC, 0);
       scratch.set(schema.fingerprint, 2);
-      // The new position, or a negative count of the bytes missing (then grow and write again).
-      const end = encodeBody(schema, body, scratch, HEADER_LENGTH);
+      const end = write(scratch, HEADER_LENGTH);
+      if (end === null) return null;
       if (end >= 0) return Buffer.from(scratch.subarray(0, end));
       scratch = Buffer.allocUnsafeSlow(Math.max(scratch.length * 2, scratch.length - end));
     }
+  }
+  function encode(schema: VersionedSchema, body: unknown): Buffer {
+    return encodeWith(schema, (target, at) => encodeBody(schema, body, target, at)) as Buffer;
   }
 
   /** Decodes with the writer schema named in the header, resolved to the newest reader version. */
@@ -179,6 +191,15 @@ export function createCodec(registry: SchemaRegistry): Codec {
   return {
     registry,
     encodeObservation(o) {
+      if (availabilityChecked !== null && availability !== null && (o as { type?: unknown } | null)?.type === 'AvailabilityObserved') {
+        const bytes = encodeWith(availability, (target, at) => availabilityChecked(o, target, at));
+        if (bytes !== null) {
+          // Written, so it is what the schema's check accepts: only the domain rules are left.
+          const reason = validateDecodedObservation(o);
+          if (reason) throw new AppError('invalid_observation', reason, { details: { reason } });
+          return bytes;
+        }
+      }
       const reason = validateObservation(o);
       if (reason) throw new AppError('invalid_observation', reason, { details: { reason } });
       return encode(latestOf('observation', o.type), observationBody(o));

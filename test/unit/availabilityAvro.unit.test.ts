@@ -200,6 +200,138 @@ describe('the fast AvailabilityObserved writer (availabilityAvro.ts)', () => {
   });
 });
 
+const checked = availabilityWriter(schema.avro, true);
+
+/** The checked writer's bytes, or null. */
+function checkedBytes(body: unknown): Buffer | null {
+  target.fill(0xa5);
+  const end = checked!(body, target, 7);
+  return end === null ? null : Buffer.from(target.subarray(7, end));
+}
+
+/** What avsc's check says of an observation's body (the codec checks it without its `type`). */
+function avscAccepts(o: unknown): boolean {
+  if (typeof o !== 'object' || o === null) return schema!.avro.isValid(o, { noUndeclaredFields: true });
+  const { type: _type, ...body } = o as Record<string, unknown>;
+  return schema!.avro.isValid(body, { noUndeclaredFields: true });
+}
+
+/** An object whose prototype has an enumerable key: avsc's check (own keys) does not see it. */
+function withInherited(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.assign(Object.create({ inherited: 1 }) as Record<string, unknown>, o);
+}
+
+describe('the checked AvailabilityObserved writer (availabilityAvro.ts, what a publish writes)', () => {
+  it("writes avsc's bytes for every availability record of two sample crawl days", function () {
+    this.timeout(60_000);
+    for (const o of sampleAvailability()) {
+      const bytes = checkedBytes(o);
+      assert.ok(bytes !== null, `${o.observationId} written`);
+      assert.ok(bytes.equals(fastBytes(o)!), o.observationId);
+    }
+  });
+
+  it("writes nothing avsc's check refuses: unknown keys, absent values, arrays for records, wrong types", () => {
+    const bodies: unknown[] = [
+      observation({}, { producer: 'crawler-x' }),
+      observation({ extra: 1 }),
+      observation({ offers: [offer({ extra: true })] }),
+      observation({ offers: [{ providerId: 'p', webUrl: 'u' }] }),
+      observation({ offers: [offer({ addonProviderId: undefined })] }),
+      observation({ offers: [offer({ platforms: undefined })] }),
+      observation({}, { observedAt: undefined }),
+      observation({ offers: [Object.assign([], offer())] }),
+      { ...observation(), data: Object.assign([], (observation() as { data: object }).data) },
+      observation({ offers: [offer({ priceTypes: ['constructor'] })] }),
+      observation({ contentType: 'toString' }),
+      observation({ offers: [withInherited(offer())] }),
+      withInherited(observation()),
+      observation({ offers: [offer({ formats: [undefined] })] }),
+      observation({ offers: [offer({ formats: ['hd', , 'sd'] })] }),
+      observation({ sourceId: 2 ** 53 }),
+      observation({ offers: [offer({ episodeNumber: -0 })] }),
+      observation({ offers: [offer({ seasonNumber: '1' })] }),
+      observation({ country: 7 }),
+    ];
+    let refused = 0;
+    for (const [i, body] of bodies.entries()) {
+      const bytes = checkedBytes(body);
+      if (bytes === null) {
+        refused += 1;
+        continue;
+      }
+      // Written: avsc's check accepts it, and the bytes are avsc's.
+      assert.ok(avscAccepts(body), `body ${i} written though avsc's check refuses it`);
+      assert.ok(bytes.equals(avscBytes(body) as Buffer), `body ${i}: avsc's bytes`);
+    }
+    // Only -0 (an int to avsc's check too) is written; every other one is left to the full check.
+    assert.equal(refused, bodies.length - 1);
+  });
+
+  it("agrees with avsc's check on every mutation of a record: never writes one it refuses", () => {
+    const values: unknown[] = [null, undefined, '', 'x', 'movie', 'flatrate', 'web', 0, -1, 1.5, 2 ** 31, 2 ** 53, Number.NaN, true, [], ['hd'], [1], {}, [offer()]];
+    const paths: Array<(v: unknown) => Record<string, unknown>> = [
+      (v) => observation({}, { observationId: v }),
+      (v) => observation({}, { observedAt: v }),
+      (v) => observation({}, { data: v }),
+      (v) => observation({ contentType: v }),
+      (v) => observation({ sourceId: v }),
+      (v) => observation({ country: v }),
+      (v) => observation({ offers: v }),
+      (v) => observation({ offers: [v] }),
+      ...(Object.keys(offer()) as string[]).map((key) => (v: unknown) => observation({ offers: [offer({ [key]: v })] })),
+      ...(['priceTypes', 'formats', 'platforms'] as const).map((key) => (v: unknown) => observation({ offers: [offer({ [key]: [v] })] })),
+    ];
+    let written = 0;
+    for (const make of paths) {
+      for (const v of values) {
+        const body = make(v);
+        const bytes = checkedBytes(body);
+        if (bytes === null) continue;
+        written += 1;
+        assert.ok(avscAccepts(body), `written though avsc's check refuses ${JSON.stringify(body).slice(0, 160)}`);
+        assert.ok(bytes.equals(avscBytes(body) as Buffer), `avsc's bytes for ${JSON.stringify(body).slice(0, 160)}`);
+      }
+    }
+    assert.ok(written > 50, `${written} mutations written`);
+  });
+
+  it('makes the codec publish the bytes and refuse with the reasons it did before', () => {
+    // What encodeObservation answered before the checked writer: the full check, then avsc's bytes.
+    const before = (o: unknown): Buffer | string => {
+      const reason = codec.validateObservation(o);
+      if (reason !== null) return reason;
+      const { type: _type, ...body } = o as Record<string, unknown>;
+      return Buffer.concat([Buffer.from([0xc3, 0x01]), schema!.fingerprint, avscBytes(body) as Buffer]);
+    };
+    const now = (o: unknown): Buffer | string => {
+      try {
+        return codec.encodeObservation(o as Observation);
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    const cases: unknown[] = [
+      observation(),
+      observation({ offers: [] }),
+      observation({}, { producer: 'crawler-x' }),
+      observation({ offers: [offer({ seasonNumber: 1.5 })] }),
+      observation({ offers: [offer({ addonProviderId: undefined })] }),
+      // Domain rules after a good write: a blank id, a date that is not RFC 3339.
+      observation({}, { observationId: '  ' }),
+      observation({}, { observedAt: 'yesterday' }),
+      observation({ country: 'de' }),
+      observation({ offers: [offer({ webUrl: 'x'.repeat(70_000) })] }),
+      ...sampleAvailability().slice(0, 200),
+    ];
+    for (const [i, o] of cases.entries()) {
+      const [b, n] = [before(o), now(o)];
+      if (typeof b === 'string') assert.equal(n, b, `case ${i}: the same reason`);
+      else assert.ok(Buffer.isBuffer(n) && n.equals(b), `case ${i}: the same bytes (${typeof n === 'string' ? n : n.length})`);
+    }
+  });
+});
+
 const read = availabilityReader(schema.avro);
 const HEADER = 10;
 
