@@ -319,8 +319,9 @@ interface Child {
 /** Spawns this file with `args`; resolves with the first JSON line it prints on stdout. */
 function spawnChild(args: string[], nodeFlags: string[] = []): Promise<Child> {
   // stdin stays open as a lifeline: the child exits when it closes (see exitWithParent).
-  // The young generation `marquee` runs with (bin/marquee.js): the API measured is the one users run.
-  const proc = spawn(process.execPath, ['--max-semi-space-size=64', ...nodeFlags, '--import', 'tsx', here, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+  // The young generation `marquee` runs with (bin/marquee.js), and without allocation-site
+  // pretenuring as it runs: the API measured is the one users run.
+  const proc = spawn(process.execPath, ['--max-semi-space-size=64', '--no-allocation-site-pretenuring', ...nodeFlags, '--import', 'tsx', here, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: proc.stdout! });

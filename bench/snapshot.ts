@@ -59,11 +59,12 @@ const ratio = (a: number, b: number): number => Number((a / b).toFixed(2));
 /**
  * Runs a bench child with tsx; returns its last stdout line as JSON. With a 64 MB young
  * generation (`bin/marquee.js` gives 128: the build's CPU measured the same with 16, 64 and
- * 128) and the old generation's start `bin/marquee.js` gives `snapshot build`, so the build is
+ * 128), without allocation-site pretenuring (as `bin/marquee.js` runs every command) and with
+ * the old generation's start `bin/marquee.js` gives `snapshot build`, so the build is
  * measured as that command runs it (the write phase too, so that both collect alike).
  */
 function child<T>(args: string[], heapMb: number): T {
-  const out = execFileSync(process.execPath, ['--max-semi-space-size=64', `--max-old-space-size=${heapMb}`, '--initial-old-space-size=128', '--import', 'tsx', ...args], {
+  const out = execFileSync(process.execPath, ['--max-semi-space-size=64', '--no-allocation-site-pretenuring', `--max-old-space-size=${heapMb}`, '--initial-old-space-size=128', '--import', 'tsx', ...args], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 1024 * 1024,
