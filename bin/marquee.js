@@ -28,7 +28,7 @@ const FLAG = '--max-semi-space-size=128';
 // old generation directly ("pretenuring"). A projection's batch (5,000 events and the documents
 // they fold into) lives through the scavenges of its fold, so its sites were pretenured; their
 // objects, dead once the batch is written, then held every young object they pointed to alive
-// through each scavenge until the next full collection. Folding the sample's \`links\` alone,
+// through each scavenge until the next full collection. Folding the sample's `links` alone,
 // 30-67 MB survived each scavenge where 9-18 MB did without it, and scavenges took 282 ms
 // against 656-804 ms (--trace-gc-nvp). First starts, alternating: 29.1, 30.4 and 31.1 s (49-52 s
 // of CPU) against 32.5, 31.9 and 32.6 s (55 s); the V8 threads' CPU 10-11 s against 15-16 s.
