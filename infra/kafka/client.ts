@@ -3,8 +3,8 @@
  * into AppError at the boundary.
  */
 import { createRequire } from 'node:module';
-// First: kafkajs must find our record-batch checksum before its first produce (crc32c.ts).
-import './crc32c.ts';
+// First: kafkajs must find our checksum and record encoder before its first request (kafkajsModules.ts).
+import './kafkajsModules.ts';
 import { Kafka, logLevel, type KafkaConfig, type logCreator, type RetryOptions } from 'kafkajs';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 

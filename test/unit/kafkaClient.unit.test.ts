@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createKafka, type KafkaLogger } from '../../infra/kafka/client.ts';
-import { kafkaChecksum, nativeChecksum } from '../../infra/kafka/crc32c.ts';
+import { encodeRecord, kafkajsModules, kafkajsRecord, nativeChecksum, type RecordInput } from '../../infra/kafka/kafkajsModules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -34,50 +34,103 @@ describe('the kafkajs client logs', function () {
   });
 });
 
-describe('the record-batch checksum kafkajs uses', function () {
+describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
   const require = createRequire(import.meta.url);
+  const bytes = (encoder: { buf: Buffer; offset: number }): Buffer => encoder.buf.subarray(0, encoder.offset);
 
-  it('is the native CRC32C on this platform, and the function kafkajs loads for its record batches', function () {
-    assert.equal(kafkaChecksum(), 'native');
-    const used = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as (b: Buffer) => number;
+  it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true });
+    assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
+    assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
     const theirs = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number;
-    assert.equal(used, nativeChecksum);
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
     // encoded batch carries the CRC that kafkajs's own loop gives over the same bytes.
     const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
       RecordBatch: (o: { records: unknown[] }) => Promise<{ buffer: Buffer }>;
     };
-    return RecordBatch({ records: [] }).then(({ buffer }) => {
+    return RecordBatch({ records: [encodeRecord({ key: 'k', value: 'v' })] }).then(({ buffer }) => {
       // firstOffset(8) length(4) epoch(4) magic(1) crc(4) then the checksummed body.
       assert.equal(buffer.readUInt32BE(17), theirs(buffer.subarray(21)));
     });
   });
 
-  it('is put in place by the client module alone, before kafkajs builds a request', function () {
+  it('are put in place by the client module alone, before kafkajs builds a request', function () {
     this.timeout(20_000);
-    // A process of its own: in this one the test above imports crc32c.ts itself.
+    // A process of its own: in this one the test file imports kafkajsModules.ts itself.
     const code = [
       "import('./infra/kafka/client.ts').then(() => {",
       "  const { createRequire } = require('node:module');",
       "  const r = createRequire(process.cwd() + '/');",
-      "  const used = r('kafkajs/src/protocol/recordBatch/crc32C/index.js');",
-      "  return import('./infra/kafka/crc32c.ts').then((m) => process.stdout.write(String(used === m.nativeChecksum)));",
+      "  const crc = r('kafkajs/src/protocol/recordBatch/crc32C/index.js');",
+      "  const record = r('kafkajs/src/protocol/recordBatch/record/v0/index.js');",
+      "  return import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(String(crc === m.nativeChecksum && record === m.encodeRecord)));",
       '});',
     ].join('\n');
     const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: root, encoding: 'utf8' });
     assert.equal(out, 'true');
   });
 
-  it('gives kafkajs’s own checksum for any bytes (unsigned, as its loop returns it)', function () {
-    const used = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as (b: Buffer) => number;
+  it('checksum: kafkajs’s own for any bytes (unsigned, as its loop returns it)', function () {
     const theirs = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number;
-    const lengths = [0, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4096, 70_001];
-    for (const length of lengths) {
-      const bytes = randomBytes(length);
-      assert.equal(used(bytes), theirs(bytes), `${length} bytes`);
+    for (const length of [0, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4096, 70_001]) {
+      const input = randomBytes(length);
+      assert.equal(nativeChecksum?.(input), theirs(input), `${length} bytes`);
     }
     // A checksum with the high bit set stays positive, as writeUInt32 needs it.
-    const high = Buffer.from('123456789');
-    assert.equal(used(high), 0xe3069283);
+    assert.equal(nativeChecksum?.(Buffer.from('123456789')), 0xe3069283);
+  });
+
+  it('record: the bytes of kafkajs’s own encoder for any record', function () {
+    // A seeded walk over the shapes a producer sends: keys and values as strings (ASCII and
+    // not), Buffers, null or absent; headers absent, empty, strings, Buffers, arrays of them;
+    // deltas at the edges of each varint length and of the range ours writes itself.
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const texts = ['', 'a', 'marquee.events', 'é', '日本語のタイトル', '\u{1F3AC} film', 'x'.repeat(200), 'y'.repeat(5000)];
+    const part = (): unknown => {
+      const pick = next(5);
+      if (pick === 0) return null;
+      if (pick === 1) return undefined;
+      const text = texts[next(texts.length)] as string;
+      return pick === 2 ? Buffer.from(text) : text;
+    };
+    const deltas = [0, 1, 63, 64, 65, -1, -64, -65, 8191, 8192, -8193, 2 ** 20, 2 ** 30 - 1, -(2 ** 30), 2 ** 30, -(2 ** 30) - 1, 2 ** 40, 1.5, Number.NaN];
+    let ours = 0;
+    for (let i = 0; i < 3000; i++) {
+      const headerPick = next(5);
+      const headers =
+        headerPick === 0 ? undefined
+          : headerPick === 1 ? {}
+            : headerPick === 2 ? { 'schema-fingerprint': 'abcdef0123456789', type: 'AvailabilityObserved' }
+              : headerPick === 3 ? { tags: ['a', Buffer.from('b')], 'é': 'ü' }
+                : { bad: 42 };
+      const record: RecordInput = {
+        offsetDelta: next(4) === 0 ? (deltas[next(deltas.length)] as number) : i,
+        timestampDelta: deltas[next(deltas.length)] as number,
+        key: part(),
+        value: part(),
+        ...(headers === undefined ? {} : { headers }),
+      };
+      let expected: Buffer | Error;
+      try {
+        expected = Buffer.from(bytes(kafkajsRecord(record)));
+      } catch (err) {
+        expected = err as Error;
+      }
+      if (expected instanceof Error) {
+        assert.throws(() => encodeRecord(record), `record ${i}`);
+        continue;
+      }
+      const encoder = encodeRecord(record);
+      assert.deepEqual(bytes(encoder), expected, `record ${i}: ${JSON.stringify(record)}`);
+      // kafkajs reads a record back through its Encoder's getter.
+      assert.deepEqual((encoder as unknown as { buffer: Buffer }).buffer, expected);
+      if (encoder.buf.length === encoder.offset) ours += 1;
+    }
+    // Most records are written by ours (kafkajs's own leaves 512 bytes or more of room).
+    assert.ok(ours > 1000, `${ours} of 3000 written by ours`);
   });
 });
