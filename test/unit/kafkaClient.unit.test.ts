@@ -70,6 +70,23 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     assert.equal(out, 'true');
   });
 
+  it('leave kafkajs’s own in use, and say so, when kafkajs built a request before they could be put in place', function () {
+    this.timeout(20_000);
+    // kafkajs's produce request (and with it the record batch module) loaded first: replacing
+    // the modules now would leave kafkajs holding its own functions, so nothing is replaced.
+    const code = [
+      "const { createRequire } = require('node:module');",
+      "const r = createRequire(process.cwd() + '/');",
+      "r('kafkajs/src/protocol/requests/produce/v3/request.js');",
+      "import('./infra/kafka/client.ts').then(() => import('./infra/kafka/kafkajsModules.ts')).then((m) => {",
+      "  const crc = r('kafkajs/src/protocol/recordBatch/crc32C/index.js');",
+      "  process.stdout.write(JSON.stringify({ ...m.kafkajsModules(), ownChecksum: crc !== m.nativeChecksum, ownRecord: r('kafkajs/src/protocol/recordBatch/record/v0/index.js') === m.kafkajsRecord }));",
+      '});',
+    ].join('\n');
+    const out = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: root, encoding: 'utf8' })) as unknown;
+    assert.deepEqual(out, { checksum: false, record: false, ownChecksum: true, ownRecord: true });
+  });
+
   it('checksum: kafkajs’s own for any bytes (unsigned, as its loop returns it)', function () {
     const theirs = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number;
     for (const length of [0, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4096, 70_001]) {
