@@ -4,7 +4,7 @@
  */
 import { createRequire } from 'node:module';
 // First: kafkajs must find our checksum and record encoder before its first request (kafkajsModules.ts).
-import './kafkajsModules.ts';
+import { kafkajsModules } from './kafkajsModules.ts';
 import { Kafka, logLevel, type KafkaConfig, type logCreator, type RetryOptions } from 'kafkajs';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 
@@ -66,8 +66,19 @@ export function createKafka(options: KafkaClientOptions, retry?: RetryOptions): 
     logCreator: creator,
     ...(retry === undefined ? {} : { retry }),
   };
+  // Once per process, so a slower path is not silent: without a prebuilt @node-rs/crc32 for the
+  // platform, or with kafkajs loaded by someone before us, kafkajs's own modules stay in use.
+  if (logger && !toldModules) {
+    toldModules = true;
+    const ours = kafkajsModules();
+    if (!ours.checksum || !ours.record) {
+      logger.info({ kafkajsModules: ours }, "Kafka: kafkajs's own record encoder or checksum in use (slower; see docs/kafka-event-log.md, sizing)");
+    }
+  }
   return new Kafka(config);
 }
+
+let toldModules = false;
 
 /**
  * A kafkajs (or socket) error as AppError `unavailable`, retriable: the broker is down, moving
