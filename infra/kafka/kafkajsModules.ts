@@ -100,16 +100,27 @@ function writeBytes(buf: Buffer, at: number, v: unknown, length: number): number
   return at + length;
 }
 
+/** Bytes of a key, value or header part as written: its varint length, then the bytes (none for null). */
+const partSize = (length: number): number => varintSize(length) + Math.max(length, 0);
+
+interface Header {
+  key: string;
+  value: string | Buffer;
+  keyLength: number;
+  valueLength: number;
+}
+
 /** The headers as kafkajs lays them out (a value array is one header per value), or null when kafkajs must write them. */
-function headerList(headers: unknown): Array<[string, string | Buffer]> | null {
+function headerList(headers: unknown): Header[] | null {
   if (headers === undefined) return [];
   if (headers === null || typeof headers !== 'object') return null;
-  const out: Array<[string, string | Buffer]> = [];
+  const out: Header[] = [];
   for (const key of Object.keys(headers)) {
     const value = (headers as Record<string, unknown>)[key];
     for (const one of Array.isArray(value) ? value : [value]) {
-      if (typeof one !== 'string' && !Buffer.isBuffer(one)) return null;
-      out.push([key, one]);
+      const valueLength = lengthOf(one, false);
+      if (valueLength === undefined) return null;
+      out.push({ key, value: one as string | Buffer, keyLength: Buffer.byteLength(key, 'utf8'), valueLength });
     }
   }
   return out;
@@ -124,15 +135,8 @@ export function encodeRecord(record: RecordInput): EncoderLike {
   if (!small(offsetDelta) || !small(timestampDelta) || keyLength === undefined || valueLength === undefined || list === null) {
     return kafkajsRecord(record);
   }
-  const part = (length: number): number => varintSize(length) + Math.max(length, 0);
-  let body = 1 + varintSize(timestampDelta) + varintSize(offsetDelta) + part(keyLength) + part(valueLength) + varintSize(list.length);
-  const headerLengths: number[] = [];
-  for (const [k, v] of list) {
-    const kl = Buffer.byteLength(k, 'utf8');
-    const vl = lengthOf(v, false) as number;
-    headerLengths.push(kl, vl);
-    body += part(kl) + part(vl);
-  }
+  let body = 1 + varintSize(timestampDelta) + varintSize(offsetDelta) + partSize(keyLength) + partSize(valueLength) + varintSize(list.length);
+  for (const h of list) body += partSize(h.keyLength) + partSize(h.valueLength);
   if (!small(body)) return kafkajsRecord(record);
   const size = varintSize(body) + body;
   // From the pool: every byte is written below, and kafkajs copies a record out by its offset.
@@ -144,10 +148,10 @@ export function encodeRecord(record: RecordInput): EncoderLike {
   at = writeBytes(buf, at, key, keyLength);
   at = writeBytes(buf, at, value, valueLength);
   at = writeVarint(buf, at, list.length);
-  list.forEach(([k, v], i) => {
-    at = writeBytes(buf, at, k, headerLengths[2 * i] as number);
-    at = writeBytes(buf, at, v, headerLengths[2 * i + 1] as number);
-  });
+  for (const h of list) {
+    at = writeBytes(buf, at, h.key, h.keyLength);
+    at = writeBytes(buf, at, h.value, h.valueLength);
+  }
   const encoder = Object.create(Encoder.prototype) as EncoderLike;
   encoder.buf = buf;
   encoder.offset = at;

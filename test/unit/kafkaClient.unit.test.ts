@@ -37,12 +37,15 @@ describe('the kafkajs client logs', function () {
 describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
   const require = createRequire(import.meta.url);
   const bytes = (encoder: { buf: Buffer; offset: number }): Buffer => encoder.buf.subarray(0, encoder.offset);
+  /** kafkajs's own checksum loop, which its index module wraps. */
+  const theirs = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number;
+  /** Stdout of `lines` run as a script of its own process (with tsx), from the repository root. */
+  const isolated = (lines: string[]): string => execFileSync(process.execPath, ['--import', 'tsx', '-e', lines.join('\n')], { cwd: root, encoding: 'utf8' });
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
     assert.deepEqual(kafkajsModules(), { checksum: true, record: true });
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
-    const theirs = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number;
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
     // encoded batch carries the CRC that kafkajs's own loop gives over the same bytes.
     const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
@@ -57,7 +60,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
   it('are put in place by the client module alone, before kafkajs builds a request', function () {
     this.timeout(20_000);
     // A process of its own: in this one the test file imports kafkajsModules.ts itself.
-    const code = [
+    const out = isolated([
       "import('./infra/kafka/client.ts').then(() => {",
       "  const { createRequire } = require('node:module');",
       "  const r = createRequire(process.cwd() + '/');",
@@ -65,8 +68,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "  const record = r('kafkajs/src/protocol/recordBatch/record/v0/index.js');",
       "  return import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(String(crc === m.nativeChecksum && record === m.encodeRecord)));",
       '});',
-    ].join('\n');
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: root, encoding: 'utf8' });
+    ]);
     assert.equal(out, 'true');
   });
 
@@ -74,7 +76,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     this.timeout(20_000);
     // kafkajs's produce request (and with it the record batch module) loaded first: replacing
     // the modules now would leave kafkajs holding its own functions, so nothing is replaced.
-    const code = [
+    const out = JSON.parse(isolated([
       "const { createRequire } = require('node:module');",
       "const r = createRequire(process.cwd() + '/');",
       "r('kafkajs/src/protocol/requests/produce/v3/request.js');",
@@ -84,8 +86,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "  const crc = r('kafkajs/src/protocol/recordBatch/crc32C/index.js');",
       "  process.stdout.write(JSON.stringify({ ...m.kafkajsModules(), ownChecksum: crc !== m.nativeChecksum, ownRecord: r('kafkajs/src/protocol/recordBatch/record/v0/index.js') === m.kafkajsRecord, told }));",
       '});',
-    ].join('\n');
-    const out = JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', '-e', code], { cwd: root, encoding: 'utf8' })) as unknown;
+    ])) as unknown;
     // Said once, by the first client made with a logger.
     assert.deepEqual(out, {
       checksum: false,
@@ -97,7 +98,6 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
   });
 
   it('checksum: kafkajs’s own for any bytes (unsigned, as its loop returns it)', function () {
-    const theirs = require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number;
     for (const length of [0, 1, 2, 7, 8, 9, 63, 64, 65, 1000, 4096, 70_001]) {
       const input = randomBytes(length);
       assert.equal(nativeChecksum?.(input), theirs(input), `${length} bytes`);
