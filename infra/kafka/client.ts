@@ -3,7 +3,7 @@
  * into AppError at the boundary.
  */
 import { createRequire } from 'node:module';
-// First: kafkajs must find our checksum and record encoder before its first request (kafkajsModules.ts).
+// First: kafkajs must find our checksum, record encoder and produce payload before its first request (kafkajsModules.ts).
 import { kafkajsModules } from './kafkajsModules.ts';
 import { Kafka, logLevel, type KafkaConfig, type logCreator, type RetryOptions } from 'kafkajs';
 import { AppError, isAppError } from '../../contracts/errors.ts';
@@ -74,8 +74,8 @@ export function createKafka(options: KafkaClientOptions, retry?: RetryOptions): 
   if (logger && !toldModules) {
     toldModules = true;
     const ours = kafkajsModules();
-    if (!ours.checksum || !ours.record) {
-      logger.info({ kafkajsModules: ours }, "Kafka: kafkajs's own record encoder or checksum in use (slower; see docs/kafka-event-log.md, sizing)");
+    if (!ours.checksum || !ours.record || !ours.produce) {
+      logger.info({ kafkajsModules: ours }, "Kafka: kafkajs's own record encoder, checksum or produce payload in use (slower; see docs/kafka-event-log.md, sizing)");
     }
   }
   return new Kafka(config);

@@ -1,9 +1,9 @@
 /**
- * Two of kafkajs's producer modules replaced by faster ones that write the same bytes: its
- * record-batch checksum and its record encoder. Through the Kafka event log, ingest produces a
- * record per event (252,681 for the sample's first day, about 75 MB of JSON) on top of the
- * observations the crawlers publish, and these two were the largest items of that path's
- * profile that are not the broker's work.
+ * Three of kafkajs's producer modules replaced by faster ones that write the same bytes: its
+ * record-batch checksum, its record encoder and (uncompressed) its produce request's payload.
+ * Through the Kafka event log, ingest produces a record per event (252,681 for the sample's
+ * first day, about 150 MB of JSON) on top of the observations the crawlers publish, and these
+ * were the largest items of that path's profile that are not the broker's work.
  *
  * - **Checksum** (CRC32C of every record batch): `@node-rs/crc32`, the CPU's CRC32C
  *   instruction, instead of kafkajs's table loop, one byte per step in JavaScript: 0.19 ms
@@ -15,11 +15,16 @@
  *   into a buffer of its size from Node's pool, for the records it is sure to write as kafkajs
  *   does (integers within +-2^30, keys and values strings, Buffers or null, header values
  *   strings or Buffers); any other record goes to kafkajs's own encoder.
+ * - **Produce payload** (`requests/produce/v3/request`, which v4-v7 extend): see `encodeProduce`.
+ *   Its garbage, not its CPU, was the cost: kafkajs's nested encoders made ArrayBuffers 15
+ *   times the size of the records they carried, and their memory outside the heap set off
+ *   full collections of an ingest process's large heap (15 a sample's first day, 0.3-0.5 s of
+ *   marking each), and twice as many when the produce went faster otherwise.
  *
  * How: kafkajs requires its request versions lazily, so `recordBatch/v0` (which holds the
- * checksum function) and `produce/v3/request` (which holds the record encoder) load the first
- * time a produce or fetch request is built. Putting our modules in Node's module cache under
- * kafkajs's file names before then is all it takes; client.ts imports this module first, and
+ * checksum function) and `produce/v3/request` (which holds the record encoder, and which we
+ * wrap) load the first time a produce or fetch request is built. Putting our modules in Node's
+ * module cache under kafkajs's file names before then is all it takes; client.ts imports this module first, and
  * every Kafka client of ours is made there. Should the native package be missing (a platform
  * without a prebuilt binary) or kafkajs already hold its own functions, kafkajs's stay in use:
  * `kafkajsModules()` says which are ours.
@@ -170,12 +175,145 @@ function replace(file: string, user: string, exports: unknown): boolean {
   return true;
 }
 
-const installed = {
-  checksum: nativeChecksum !== null && replace('protocol/recordBatch/crc32C/index.js', 'protocol/recordBatch/v0/index.js', nativeChecksum),
-  record: replace('protocol/recordBatch/record/v0/index.js', 'protocol/requests/produce/v3/request.js', encodeRecord),
-};
+/** What kafkajs's produce request (v3, which v4-v7 extend) takes. */
+export interface ProduceInput {
+  acks: number;
+  timeout: number;
+  transactionalId?: string | null;
+  producerId?: unknown;
+  producerEpoch?: number;
+  compression?: number;
+  topicData: Array<{ topic: string; partitions: Array<{ partition: number; firstSequence?: number; messages: ProduceMessage[] }> }>;
+}
+interface ProduceMessage {
+  key?: unknown;
+  value?: unknown;
+  headers?: unknown;
+  timestamp?: number | string | null;
+}
+/** kafkajs's Encoder, for the few fields whose encoding (64-bit Longs, nullable strings) is kept as kafkajs writes it. */
+interface KafkajsEncoder extends EncoderLike {
+  readonly buffer: Buffer;
+  writeInt16(v: unknown): KafkajsEncoder;
+  writeInt32(v: unknown): KafkajsEncoder;
+  writeInt64(v: unknown): KafkajsEncoder;
+  writeString(v: string | null): KafkajsEncoder;
+}
+type ProduceRequest = { encode(): Promise<EncoderLike> };
+
+const KafkajsEncoderClass = Encoder as unknown as new () => KafkajsEncoder;
+const Long = require('kafkajs/src/utils/long.js') as { fromInt(n: number): unknown };
+const NO_COMPRESSION = (require('kafkajs/src/protocol/message/compression/index.js') as { Types: { None: number } }).Types.None;
+/** Record batch v2's magic byte, and the attributes bit of a transactional batch. */
+const MAGIC_BYTE = 2;
+const TRANSACTIONAL_MASK = 16;
+
+/**
+ * The payload of an uncompressed produce request (v3) in one buffer of its exact size, with
+ * the bytes kafkajs's own encoder gives (its field values are worked out as kafkajs works them
+ * out, line by line). kafkajs builds each record batch, partition and topic in an encoder of
+ * its own that starts at 512 zeroed bytes and doubles, each copied into the next: for a
+ * 900 KB request about 14 MB of ArrayBuffers, which the collector reclaims only in full
+ * collections (the Kafka event log's produce requests made 2.7 GB for the sample's first day).
+ * Here each record is copied once, into the payload, and its checksum is computed in place.
+ * Null (kafkajs's encoder then) for a record that is not an encoder.
+ */
+export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => EncoderLike, checksum: Checksum): EncoderLike | null {
+  const { acks, timeout, transactionalId = null, producerId = Long.fromInt(-1), producerEpoch = 0, topicData } = input;
+  const head = new KafkajsEncoderClass().writeString(transactionalId).writeInt16(acks).writeInt32(timeout).buffer;
+  let size = head.length + 4;
+  const topics = topicData.map(({ topic, partitions }) => {
+    const name = new KafkajsEncoderClass().writeString(topic).buffer;
+    size += name.length + 4;
+    return {
+      name,
+      partitions: partitions.map(({ partition, firstSequence = 0, messages }) => {
+        // As produce/v3/request.js: the batch's time is now, or its messages' own (sorted as strings).
+        const dateNow = Date.now();
+        const messageTimestamps = messages.map((m) => m.timestamp).filter((t) => t != null).sort();
+        const timestamps = messageTimestamps.length === 0 ? [dateNow] : messageTimestamps;
+        const firstTimestamp = timestamps[0] as number;
+        const maxTimestamp = timestamps[timestamps.length - 1];
+        const records = messages.map((message, i) =>
+          record({ ...message, offsetDelta: i, timestampDelta: ((message.timestamp || dateNow) as number) - firstTimestamp }),
+        );
+        // Attributes (no compression, create time), last offset delta, timestamps, producer, sequence: recordBatch/v0.
+        const batchHead = new KafkajsEncoderClass()
+          .writeInt16(transactionalId ? TRANSACTIONAL_MASK : 0)
+          .writeInt32(records.length - 1)
+          .writeInt64(firstTimestamp)
+          .writeInt64(maxTimestamp)
+          .writeInt64(producerId)
+          .writeInt16(producerEpoch)
+          .writeInt32(firstSequence).buffer;
+        let body = batchHead.length + 4;
+        for (const r of records) body += Buffer.isBuffer(r?.buf) ? r.offset : Number.NaN;
+        // Partition, batch size; first offset, batch length, leader epoch, magic, checksum; the body.
+        size += 4 + 4 + 8 + 4 + 4 + 1 + 4 + body;
+        return { partition, batchHead, records, body };
+      }),
+    };
+  });
+  if (Number.isNaN(size)) return null;
+  // Every byte is written below (nothing is skipped), so the pool's leftovers never show.
+  const buf = Buffer.allocUnsafe(size);
+  buf.set(head, 0);
+  let at = buf.writeInt32BE(topics.length, head.length);
+  for (const topic of topics) {
+    buf.set(topic.name, at);
+    at = buf.writeInt32BE(topic.partitions.length, at + topic.name.length);
+    for (const { partition, batchHead, records, body } of topic.partitions) {
+      const batchLength = 4 + 1 + 4 + body;
+      at = buf.writeInt32BE(partition, at);
+      at = buf.writeInt32BE(8 + 4 + batchLength, at);
+      at = buf.writeInt32BE(0, buf.writeInt32BE(0, at)); // first offset: an int64 0
+      at = buf.writeInt32BE(batchLength, at);
+      at = buf.writeInt32BE(0, at); // partition leader epoch
+      at = buf.writeInt8(MAGIC_BYTE, at);
+      const crcAt = at;
+      const bodyAt = at + 4;
+      buf.set(batchHead, bodyAt);
+      at = buf.writeInt32BE(records.length, bodyAt + batchHead.length);
+      for (const r of records) {
+        buf.set(r.buf.subarray(0, r.offset), at);
+        at += r.offset;
+      }
+      buf.writeUInt32BE(checksum(buf.subarray(bodyAt, at)), crcAt);
+    }
+  }
+  const encoder = Object.create(Encoder.prototype) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = at;
+  return encoder;
+}
+
+const checksumInstalled = nativeChecksum !== null && replace('protocol/recordBatch/crc32C/index.js', 'protocol/recordBatch/v0/index.js', nativeChecksum);
+const recordInstalled = replace('protocol/recordBatch/record/v0/index.js', 'protocol/requests/produce/v3/request.js', encodeRecord);
+/**
+ * kafkajs's produce request, with our payload when uncompressed: loaded here (so it holds our
+ * record encoder and kafkajs's batch module our checksum), then replaced in the module cache by
+ * a wrapper. Only when the record encoder went in, which says kafkajs had not loaded it yet.
+ */
+function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
+  if (!recordInstalled) return null;
+  const original = require('kafkajs/src/protocol/requests/produce/v3/request.js') as (input: ProduceInput) => ProduceRequest;
+  const checksum = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as Checksum;
+  const wrapped = (input: ProduceInput): ProduceRequest => {
+    const request = original(input);
+    if ((input.compression ?? NO_COMPRESSION) !== NO_COMPRESSION) return request;
+    const theirs = request.encode;
+    request.encode = async () => encodeProduce(input, encodeRecord, checksum) ?? theirs();
+    return request;
+  };
+  const path = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
+  (require.cache[path] as NodeJS.Module).exports = wrapped;
+  return original;
+}
+/** kafkajs's own produce request (with our record encoder and checksum), for the tests; null when ours is not in place. */
+export const kafkajsProduce = installProduce();
+const installed = { checksum: checksumInstalled, record: recordInstalled, produce: kafkajsProduce !== null };
 
 /** Which of kafkajs's modules are ours in this process. */
-export function kafkajsModules(): { checksum: boolean; record: boolean } {
+export function kafkajsModules(): { checksum: boolean; record: boolean; produce: boolean } {
   return { ...installed };
 }

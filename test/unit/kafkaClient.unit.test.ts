@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createKafka, type KafkaLogger } from '../../infra/kafka/client.ts';
-import { encodeRecord, kafkajsModules, kafkajsRecord, nativeChecksum, type RecordInput } from '../../infra/kafka/kafkajsModules.ts';
+import { encodeProduce, encodeRecord, kafkajsModules, kafkajsProduce, kafkajsRecord, nativeChecksum, type ProduceInput, type RecordInput } from '../../infra/kafka/kafkajsModules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,7 +43,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
   const isolated = (lines: string[]): string => execFileSync(process.execPath, ['--import', 'tsx', '-e', lines.join('\n')], { cwd: root, encoding: 'utf8' });
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
-    assert.deepEqual(kafkajsModules(), { checksum: true, record: true });
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, produce: true });
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
@@ -91,9 +91,10 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     assert.deepEqual(out, {
       checksum: false,
       record: false,
+      produce: false,
       ownChecksum: true,
       ownRecord: true,
-      told: ["Kafka: kafkajs's own record encoder or checksum in use (slower; see docs/kafka-event-log.md, sizing)"],
+      told: ["Kafka: kafkajs's own record encoder, checksum or produce payload in use (slower; see docs/kafka-event-log.md, sizing)"],
     });
   });
 
@@ -158,5 +159,79 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     }
     // Most records are written by ours (kafkajs's own leaves 512 bytes or more of room).
     assert.ok(ours > 1000, `${ours} of 3000 written by ours`);
+  });
+
+  describe('produce request', function () {
+    const NOW = 1_765_000_000_123;
+    let realNow: () => number;
+    // kafkajs stamps each partition's batch with Date.now(): the same instant on both sides.
+    beforeEach(() => {
+      realNow = Date.now;
+      Date.now = () => NOW;
+    });
+    afterEach(() => {
+      Date.now = realNow;
+    });
+    const theirsOf = async (input: ProduceInput): Promise<Buffer> => Buffer.from((await (kafkajsProduce as unknown as (i: ProduceInput) => { encode(): Promise<{ buffer: Buffer }> })(input).encode()).buffer);
+
+    it('the payload kafkajs’s own encoder gives, for any request (seeded)', async function () {
+      let seed = 11;
+      const next = (n: number): number => {
+        seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+        return seed % n;
+      };
+      const texts = ['', 'k', 'media:movie:42', '{"type":"MediaObserved"}', 'é', '日本語', 'z'.repeat(3000)];
+      const Long = createRequire(import.meta.url)('kafkajs/src/utils/long.js') as { fromValue(v: unknown): unknown };
+      for (let i = 0; i < 300; i++) {
+        const message = () => ({
+          key: next(4) === 0 ? null : (texts[next(texts.length)] as string),
+          value: next(3) === 0 ? Buffer.from(texts[next(texts.length)] as string) : (texts[next(texts.length)] as string),
+          ...(next(3) === 0 ? { headers: { 'observation-type': 'AvailabilityObserved', extra: [Buffer.from('a'), 'b'] } } : {}),
+          // Absent (the batch takes now), numbers, and strings as a caller may pass them.
+          ...[{}, { timestamp: NOW - next(100_000) }, { timestamp: String(NOW + next(1000)) }][next(3)],
+        });
+        const input: ProduceInput = {
+          acks: [-1, 0, 1][next(3)] as number,
+          timeout: 30_000,
+          ...(next(2) === 0 ? {} : { transactionalId: next(2) === 0 ? null : `marquee-events-${next(9)}` }),
+          ...(next(2) === 0 ? {} : { producerId: Long.fromValue(next(1_000_000)), producerEpoch: next(5) }),
+          topicData: Array.from({ length: 1 + next(3) }, (_t, t) => ({
+            topic: `marquee.events.${t}${'é'.repeat(next(2))}`,
+            partitions: Array.from({ length: 1 + next(4) }, (_p, p) => ({
+              partition: p,
+              ...(next(2) === 0 ? {} : { firstSequence: next(100_000) }),
+              messages: Array.from({ length: next(40) }, message),
+            })),
+          })),
+        };
+        const ours = encodeProduce(input, encodeRecord, nativeChecksum as (b: Buffer) => number);
+        assert.ok(ours !== null);
+        // One buffer of exactly the payload's size (kafkajs's own are powers of two).
+        assert.equal(ours.buf.length, ours.offset, `request ${i}`);
+        assert.deepEqual(bytes(ours), await theirsOf(input), `request ${i}`);
+      }
+    });
+
+    it('is what kafkajs’s produce requests (v3 to v7) encode with, uncompressed; compressed ones stay kafkajs’s', async function () {
+      const input: ProduceInput = { acks: -1, timeout: 1000, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ key: 'a', value: 'b' }] }] }] };
+      const r = createRequire(import.meta.url);
+      const expected = await theirsOf(input);
+      for (const version of [3, 5, 7]) {
+        const request = r(`kafkajs/src/protocol/requests/produce/v${version}/request.js`) as (i: ProduceInput) => { apiVersion: number; encode(): Promise<{ buf: Buffer; offset: number }> };
+        const encoded = await request(input).encode();
+        assert.equal(request(input).apiVersion, version);
+        assert.deepEqual(bytes(encoded), expected);
+        assert.equal(encoded.buf.length, encoded.offset, `v${version}: our exact-size payload`);
+      }
+      // GZIP: kafkajs compresses the records itself, so its encoder writes the request.
+      const gzip = { ...input, compression: 1 };
+      const v7 = r('kafkajs/src/protocol/requests/produce/v7/request.js') as (i: ProduceInput) => { encode(): Promise<{ buffer: Buffer }> };
+      assert.deepEqual((await v7(gzip).encode()).buffer, await theirsOf(gzip));
+    });
+
+    it('leaves the request to kafkajs when a record is not an encoder', function () {
+      const input: ProduceInput = { acks: 1, timeout: 1000, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ value: 'x' }] }] }] };
+      assert.equal(encodeProduce(input, () => ({}) as { buf: Buffer; offset: number }, nativeChecksum as (b: Buffer) => number), null);
+    });
   });
 });
