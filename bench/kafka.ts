@@ -2,9 +2,11 @@
  * `npm run bench -- kafka [--titles N] [--batch-size N] [--skip-inbox] [--event-log lmdb|kafka] [--consume-concurrency N]`
  *
  * Crawl ingestion through Kafka, for the observations of the sample crawl (or a synthetic one of
- * N titles), generated once before any timing. Four runs on the same broker, in this order:
+ * N titles), generated once before any timing. These runs on the same broker, in this order:
  *
- * - raw_kafkajs: the reference. The same message bytes, keys and topics through bare kafkajs:
+ * - raw_kafkajs: the reference, on kafkajs as published (in a process of its own, where none
+ *   of Marquee's kafkajs modules is put in place: _kafkaRawStock.ts). The same message bytes,
+ *   keys and topics through bare kafkajs:
  *   producer.sendBatch in chunks of the same size with the same idempotent producer settings,
  *   then a consumer whose eachBatch only counts. Its messages are grouped by topic over the
  *   whole crawl first, so a request mostly holds one topic (4 partitions);
@@ -12,6 +14,10 @@
  *   crawler's calls of CHUNK_MESSAGES observations (a call's messages grouped by topic within
  *   it, so a request holds every type's topic: up to 20 partitions, each a smaller batch). The
  *   broker takes longer for those; this tells that cost from the cost of our code;
+ * - raw_kafkajs_ours, raw_kafkajs_ours_as_published: both loops again in this process, where
+ *   kafkajs carries Marquee's faster checksum, record encoder and produce payload
+ *   (infra/kafka/kafkajsModules.ts): what the client can do here, so the `_ours` ratios tell
+ *   our code's share alone;
  * - adapter_transport: the Kafka observation bus publishing (encoding) and consuming (decoding,
  *   validating, committing by hand) with a handler that only counts;
  * - adapter_with_ingest: the same with ingest appending to an LMDB event store, until idle, or
@@ -29,17 +35,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Kafka, logLevel, Partitioners, type Message } from 'kafkajs';
-import { encodeObservation } from '../contracts/codec.ts';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Observation } from '../contracts/observations.ts';
 import { systemClock, type EventStore } from '../contracts/ports.ts';
 import { kafkaEventStore, type KafkaEventStore } from '../infra/kafka/eventStore.ts';
 import { DEFAULT_CONSUME_CONCURRENCY, kafkaObservationBus, type KafkaObservationBus } from '../infra/kafka/observationBus.ts';
-import { streamKeyOf, topicNames } from '../infra/kafka/topics.ts';
+import { kafkajsModules } from '../infra/kafka/kafkajsModules.ts';
 import { lmdbEventStore } from '../infra/lmdb/eventStore.ts';
 import { lmdbInbox } from '../infra/lmdb/inbox.ts';
 import { generateCrawl } from '../services/crawler/catalog.ts';
 import { createIngest } from '../services/ingest/ingest.ts';
+import { CHUNK_MESSAGES, cpuNow, PARTITIONS, rawLoop, round, seconds, type RawResult } from './_kafkaRaw.ts';
 
 const { values } = parseArgs({
   options: {
@@ -58,17 +65,7 @@ const batchSize = Number(values['batch-size']);
 const eventLog = values['event-log'];
 if (eventLog !== 'lmdb' && eventLog !== 'kafka') throw new Error(`--event-log: lmdb or kafka, not ${eventLog}`);
 const crawlOptions = { seed, day: 0, ...(titles === undefined ? {} : { titles }) };
-const PARTITIONS = 4;
-const CHUNK_MESSAGES = 1000;
-const CHUNK_BYTES = 900_000;
 const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;
-const seconds = (from: number) => (performance.now() - from) / 1000;
-/** CPU seconds of this process so far (every thread): the broker's share is alike on both sides. */
-const cpuNow = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-};
-const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** Publishes `observations` through the bus in crawler-sized calls. */
 async function publishAll(bus: KafkaObservationBus, observations: Observation[]): Promise<void> {
@@ -134,85 +131,20 @@ async function viaInbox(observations: Observation[]): Promise<{ publish_s: numbe
   }
 }
 
-/** The reference: the same messages through bare kafkajs, counted and dropped. */
-async function rawLoop(observations: Observation[], requests: 'by-topic' | 'as-published'): Promise<{ publish_s: number; consume_s: number; cpu_s: number }> {
-  const topics = topicNames(`marquee.bench-raw.${runId}.${requests}.`);
-  /** The messages of each call, by topic: one call of every observation, or the bus's calls of CHUNK_MESSAGES. */
-  const calls: Array<Map<string, Message[]>> = [];
-  for (const [i, o] of observations.entries()) {
-    if (calls.length === 0 || (requests === 'as-published' && i % CHUNK_MESSAGES === 0)) calls.push(new Map());
-    const byTopic = calls[calls.length - 1] as Map<string, Message[]>;
-    const value = encodeObservation(o);
-    const topic = topics.of(o.type);
-    let list = byTopic.get(topic);
-    if (list === undefined) byTopic.set(topic, (list = []));
-    list.push({ key: streamKeyOf(o), value, headers: { 'schema-fingerprint': value.toString('hex', 2, 10), 'observation-type': o.type } });
-  }
-  const kafka = new Kafka({ brokers, clientId: 'bench-raw', logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: Partitioners.DefaultPartitioner });
-  const consumer = kafka.consumer({ groupId: `bench-raw-${runId}-${requests}`, maxWaitTimeInMs: 250 });
-  await Promise.all([admin.connect(), producer.connect(), consumer.connect()]);
-  try {
-    // The same created-and-served topics the bus makes, outside the timing on both sides.
-    const scratch = kafkaObservationBus({ brokers, topicPrefix: `marquee.bench-raw.${runId}.${requests}.`, partitions: PARTITIONS });
-    await scratch.ensureTopics();
-    await scratch.close();
-
-    const t0 = performance.now();
-    const cpu0 = cpuNow();
-    let chunk: Array<{ topic: string; messages: Message[] }> = [];
-    let count = 0;
-    let bytes = 0;
-    const flush = async () => {
-      if (count === 0) return;
-      await producer.sendBatch({ topicMessages: chunk, acks: -1 });
-      chunk = [];
-      count = 0;
-      bytes = 0;
-    };
-    for (const byTopic of calls) {
-      for (const [topic, messages] of byTopic) {
-        for (const message of messages) {
-          const size = (message.value as Buffer).length;
-          if (count > 0 && (count >= CHUNK_MESSAGES || bytes + size > CHUNK_BYTES)) await flush();
-          const last = chunk.at(-1);
-          if (last?.topic === topic) last.messages.push(message);
-          else chunk.push({ topic, messages: [message] });
-          count += 1;
-          bytes += size;
-        }
-      }
-      // A call ends with its last request, as the bus's publish does.
-      await flush();
-    }
-    const publish = seconds(t0);
-
-    const t1 = performance.now();
-    let received = 0;
-    let done: () => void = () => {};
-    const all = new Promise<void>((resolve) => (done = resolve));
-    await consumer.subscribe({ topics: [...topics.observations], fromBeginning: true });
-    await consumer.run({
-      eachBatch: async ({ batch }) => {
-        received += batch.messages.length;
-        if (received >= observations.length) done();
-      },
-    });
-    await all;
-    const consume = seconds(t1);
-    const cpu = cpuNow() - cpu0;
-    await admin.deleteTopics({ topics: [...topics.observations, topics.deadLetter] }).catch(() => {});
-    return { publish_s: round(publish), consume_s: round(consume), cpu_s: round(cpu) };
-  } finally {
-    await Promise.all([consumer.disconnect(), producer.disconnect()]);
-    await admin.disconnect();
-  }
+/** The reference loops on kafkajs as published, in a process of their own (_kafkaRawStock.ts). */
+function stockLoops(): { kafkajs_modules: unknown; byTopic: RawResult; asPublished: RawResult } {
+  const child = fileURLToPath(new URL('./_kafkaRawStock.ts', import.meta.url));
+  const out = execFileSync(process.execPath, [...process.execArgv, child, JSON.stringify({ brokers, runId, crawl: crawlOptions })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return JSON.parse(out.trim().split('\n').at(-1) as string);
 }
 
+const stock = stockLoops();
+const raw = stock.byTopic;
+const rawSame = stock.asPublished;
 const observations = [...generateCrawl(crawlOptions)];
-const raw = await rawLoop(observations, 'by-topic');
-const rawSame = await rawLoop(observations, 'as-published');
+// The same loops here, where kafkajs carries our modules: what the client itself could do.
+const rawOurs = await rawLoop(observations, 'by-topic', brokers, runId);
+const rawOursSame = await rawLoop(observations, 'as-published', brokers, runId);
 const transport = await viaAdapter(observations, false);
 const ingested = await viaAdapter(observations, true);
 const inbox = values['skip-inbox'] ? null : await viaInbox(observations);
@@ -238,8 +170,12 @@ console.log(JSON.stringify({
   consume_concurrency: Number(values['consume-concurrency']),
   observations: n,
   events: ingested.events,
+  // kafkajs as published (the issue's reference) and with Marquee's modules in place.
+  kafkajs_modules: { raw_kafkajs: stock.kafkajs_modules, ours: kafkajsModules() },
   raw_kafkajs: side(raw),
   raw_kafkajs_as_published: side(rawSame),
+  raw_kafkajs_ours: side(rawOurs),
+  raw_kafkajs_ours_as_published: side(rawOursSame),
   adapter_transport: side(transport),
   adapter_with_ingest: { ...side(ingested), events_per_s: Math.round(ingested.events / (ingested.publish_s + ingested.consume_s)) },
   inbox_with_ingest: inbox === null ? null : side(inbox),
@@ -248,6 +184,10 @@ console.log(JSON.stringify({
   // Against the same loop sending the very requests the bus sends (below).
   ratio_transport_to_raw_as_published: round(rate(transport) / rate(rawSame), 3),
   ratio_with_ingest_to_raw_as_published: round(rate(ingested) / rate(rawSame), 3),
+  // Against the loop with Marquee's modules in kafkajs: our code's share alone.
+  ratio_transport_to_raw_ours: round(rate(transport) / rate(rawOurs), 3),
+  ratio_with_ingest_to_raw_ours: round(rate(ingested) / rate(rawOurs), 3),
+  ratio_with_ingest_to_raw_ours_as_published: round(rate(ingested) / rate(rawOursSame), 3),
   // CPU of the raw loop over ours: steadier than the wall-clock ratios on a shared machine.
   cpu_ratio_transport_to_raw: round(raw.cpu_s / transport.cpu_s, 3),
   cpu_ratio_with_ingest_to_raw: round(raw.cpu_s / ingested.cpu_s, 3),
