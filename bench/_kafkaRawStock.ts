@@ -1,13 +1,16 @@
 /**
  * Child of `npm run bench -- kafka`: the reference loop (_kafkaRaw.ts) on kafkajs as published.
- * kafkajs's produce request is loaded before any module of ours, so infra/kafka/kafkajsModules.ts
+ * kafkajs and its produce request are loaded before any module of ours, so infra/kafka/kafkajsModules.ts
  * finds it loaded and replaces nothing (it says so: `kafkajs_modules` in the line printed).
  * Everything of ours is imported after that, dynamically. Argument: the JSON of
  * `{ brokers, runId, crawl }`; prints one JSON line: both request shapes' results.
  */
 import { createRequire } from 'node:module';
 
-createRequire(import.meta.url)('kafkajs/src/protocol/requests/produce/v3/request.js');
+const require = createRequire(import.meta.url);
+// kafkajs itself (its producer holds its grouping from then on) and its produce request.
+require('kafkajs');
+require('kafkajs/src/protocol/requests/produce/v3/request.js');
 const { brokers, runId, crawl } = JSON.parse(process.argv[2] ?? '{}') as { brokers: string[]; runId: string; crawl: { seed: number; day: number; titles?: number } };
 const { kafkajsModules } = await import('../infra/kafka/kafkajsModules.ts');
 const { generateCrawl } = await import('../services/crawler/catalog.ts');

@@ -3,9 +3,10 @@
  * into AppError at the boundary.
  */
 import { createRequire } from 'node:module';
-// First: kafkajs must find our checksum, record encoder and produce payload before its first request (kafkajsModules.ts).
+// First: kafkajs must find our modules before it loads its own (kafkajsModules.ts). Every other
+// module of ours takes kafkajs from here, so none loads it first.
 import { kafkajsModules } from './kafkajsModules.ts';
-import { Kafka, logLevel, type KafkaConfig, type logCreator, type RetryOptions } from 'kafkajs';
+import { Kafka, logLevel, Partitioners, type KafkaConfig, type logCreator, type RetryOptions } from 'kafkajs';
 import { AppError, isAppError } from '../../contracts/errors.ts';
 
 /** The subset of a pino logger the Kafka adapters use. */
@@ -74,8 +75,8 @@ export function createKafka(options: KafkaClientOptions, retry?: RetryOptions): 
   if (logger && !toldModules) {
     toldModules = true;
     const ours = kafkajsModules();
-    if (!ours.checksum || !ours.record || !ours.produce) {
-      logger.info({ kafkajsModules: ours }, "Kafka: kafkajs's own record encoder, checksum or produce payload in use (slower; see docs/kafka-event-log.md, sizing)");
+    if (!ours.checksum || !ours.record || !ours.produce || !ours.grouping) {
+      logger.info({ kafkajsModules: ours }, "Kafka: some of kafkajs's own producer modules in use (slower; see docs/kafka-event-log.md, sizing)");
     }
   }
   return new Kafka(config);
@@ -123,3 +124,6 @@ export function connectedOnUse<T extends { connect(): Promise<void> }>(make: () 
     },
   };
 }
+
+/** kafkajs's partitioners, for the modules that need one: taken from here, so kafkajs is loaded after kafkajsModules.ts. */
+export { Partitioners };

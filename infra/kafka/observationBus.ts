@@ -20,12 +20,11 @@
  * librdkafka tools need `-X partitioner=murmur2_random` (kcat's default is CRC32).
  */
 import type { Admin, Kafka, Message } from 'kafkajs';
-import { Partitioners } from 'kafkajs';
 import { encodeObservation } from '../../contracts/codec.ts';
 import { AppError } from '../../contracts/errors.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import { systemClock, type Clock, type Consumer, type ObservationBus } from '../../contracts/ports.ts';
-import { connectedOnUse, createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
+import { connectedOnUse, createKafka, kafkaError, Partitioners, type KafkaClientOptions } from './client.ts';
 import { CONSUMER_RETRY, startConsumer } from './consumer.ts';
 import { countDeadLetters, deadLetterMessage, payloadBytes, readDeadLetters } from './deadLetters.ts';
 import { streamKeyOf, topicNames, type TopicNames } from './topics.ts';

@@ -4,7 +4,19 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createKafka, type KafkaLogger } from '../../infra/kafka/client.ts';
-import { encodeProduce, encodeRecord, kafkajsModules, kafkajsProduce, kafkajsRecord, nativeChecksum, type ProduceInput, type RecordInput } from '../../infra/kafka/kafkajsModules.ts';
+import {
+  encodeProduce,
+  encodeRecord,
+  groupMessagesPerPartition,
+  kafkajsGrouping,
+  kafkajsModules,
+  kafkajsProduce,
+  kafkajsRecord,
+  nativeChecksum,
+  type GroupingInput,
+  type ProduceInput,
+  type RecordInput,
+} from '../../infra/kafka/kafkajsModules.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,7 +55,9 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
   const isolated = (lines: string[]): string => execFileSync(process.execPath, ['--import', 'tsx', '-e', lines.join('\n')], { cwd: root, encoding: 'utf8' });
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
-    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, produce: true });
+    // The test runner imports kafkajsModules.ts before any test file (.mocharc.json), as client.ts does in a process of ours.
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, produce: true, grouping: true });
+    assert.equal(require('kafkajs/src/producer/groupMessagesPerPartition.js'), groupMessagesPerPartition);
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
@@ -66,10 +80,28 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "  const r = createRequire(process.cwd() + '/');",
       "  const crc = r('kafkajs/src/protocol/recordBatch/crc32C/index.js');",
       "  const record = r('kafkajs/src/protocol/recordBatch/record/v0/index.js');",
-      "  return import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(String(crc === m.nativeChecksum && record === m.encodeRecord)));",
+      "  const grouping = r('kafkajs/src/producer/groupMessagesPerPartition.js');",
+      "  return import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(String(crc === m.nativeChecksum && record === m.encodeRecord && grouping === m.groupMessagesPerPartition)));",
       '});',
     ]);
     assert.equal(out, 'true');
+  });
+
+  it('are in place through the observation bus too, the only other module of ours that uses kafkajs (it takes kafkajs from client.ts)', function () {
+    this.timeout(20_000);
+    const out = isolated([
+      "import('./infra/kafka/observationBus.ts').then(() => import('./infra/kafka/kafkajsModules.ts')).then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
+    ]);
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: true });
+  });
+
+  it('leave kafkajs’s grouping in use when kafkajs itself was loaded first, the rest being ours', function () {
+    this.timeout(20_000);
+    const out = isolated([
+      "require('kafkajs');",
+      "import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
+    ]);
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: false });
   });
 
   it('leave kafkajs’s own in use, and say so (in the log once), when kafkajs built a request before they could be put in place', function () {
@@ -92,9 +124,11 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       checksum: false,
       record: false,
       produce: false,
+      // kafkajs's producer was not loaded: its grouping is still ours.
+      grouping: true,
       ownChecksum: true,
       ownRecord: true,
-      told: ["Kafka: kafkajs's own record encoder, checksum or produce payload in use (slower; see docs/kafka-event-log.md, sizing)"],
+      told: ["Kafka: some of kafkajs's own producer modules in use (slower; see docs/kafka-event-log.md, sizing)"],
     });
   });
 
@@ -159,6 +193,31 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     }
     // Most records are written by ours (kafkajs's own leaves 512 bytes or more of room).
     assert.ok(ours > 1000, `${ours} of 3000 written by ours`);
+  });
+
+  it('grouping: kafkajs’s own partitions, in its order, each with its messages in order (seeded)', function () {
+    let seed = 5;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let i = 0; i < 500; i++) {
+      const partitions = next(6);
+      const input: GroupingInput = {
+        topic: 't',
+        partitionMetadata: Array.from({ length: partitions }, (_p, partitionId) => ({ partitionId })),
+        messages: Array.from({ length: next(60) }, (_m, k) => ({ key: `k${k}` })),
+        // Numbers, and now and then a string key, as a custom partitioner may answer.
+        partitioner: ({ message }) => (next(10) === 0 ? `p${(message as { key: string }).key.length}` : next(Math.max(partitions, 1))),
+      };
+      const before = seed;
+      const theirs = kafkajsGrouping(input);
+      seed = before;
+      const ours = groupMessagesPerPartition(input);
+      assert.deepEqual(ours, theirs, `grouping ${i}`);
+      assert.deepEqual(Object.keys(ours), Object.keys(theirs), `grouping ${i}: key order`);
+      for (const key of Object.keys(ours)) for (const [k, m] of (ours[key] as unknown[]).entries()) assert.equal(m, (theirs[key] as unknown[])[k]);
+    }
   });
 
   describe('produce request', function () {
