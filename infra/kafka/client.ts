@@ -75,8 +75,8 @@ export function createKafka(options: KafkaClientOptions, retry?: RetryOptions): 
   if (logger && !toldModules) {
     toldModules = true;
     const ours = kafkajsModules();
-    if (!ours.checksum || !ours.record || !ours.produce || !ours.grouping) {
-      logger.info({ kafkajsModules: ours }, "Kafka: some of kafkajs's own producer modules in use (slower; see docs/kafka-event-log.md, sizing)");
+    if (!Object.values(ours).every(Boolean)) {
+      logger.info({ kafkajsModules: ours }, "Kafka: some of kafkajs's own modules in use (slower; see docs/kafka-event-log.md, sizing)");
     }
   }
   return new Kafka(config);

@@ -1,7 +1,7 @@
 /**
- * Four of kafkajs's producer modules replaced by faster ones that write the same bytes: its
- * record-batch checksum, its record encoder, (uncompressed) its produce request's payload, and
- * its grouping of a request's messages by partition.
+ * Five of kafkajs's modules replaced by faster ones that write the same bytes: its record-batch
+ * checksum, its record encoder, (uncompressed) its produce request's payload, its grouping of a
+ * request's messages by partition, and its framing of every request.
  * Through the Kafka event log, ingest produces a record per event (252,681 for the sample's
  * first day, about 150 MB of JSON) on top of the observations the crawlers publish, and these
  * were the largest items of that path's profile that are not the broker's work.
@@ -318,11 +318,44 @@ export function groupMessagesPerPartition({ topic, partitionMetadata, messages, 
   return result;
 }
 
+/** What kafkajs's connection hands its framing (protocol/request.js) for every request. */
+export interface FrameInput {
+  correlationId: number;
+  clientId: string | null;
+  request: { apiKey: number; apiVersion: number; encode(): Promise<unknown> };
+}
+/** kafkajs's own framing of a request, for the tests. */
+export const kafkajsFrame = require('kafkajs/src/protocol/request.js') as (input: FrameInput) => Promise<EncoderLike>;
+
+/**
+ * A request as kafkajs frames it (its size, then api key and version, correlation id, client id,
+ * then the payload), in one buffer of its exact size. kafkajs's copied the payload twice, into
+ * two encoders growing from 512 bytes: for a produce request of 600 KB, two 1 MB buffers more
+ * and the copies into them, the most of what was left of its produce path's garbage.
+ */
+export async function frameRequest({ correlationId, clientId, request: { apiKey, apiVersion, encode } }: FrameInput): Promise<EncoderLike> {
+  const payload = (await encode()) as { buf?: unknown; buffer: Buffer } | null | undefined;
+  const head = new KafkajsEncoderClass().writeInt16(apiKey).writeInt16(apiVersion).writeInt32(correlationId).writeString(clientId).buffer;
+  // As kafkajs's writeEncoder checks the payload.
+  if (payload == null || !Buffer.isBuffer(payload.buf)) throw new Error('value should be an instance of Encoder');
+  const body = payload.buffer;
+  const buf = Buffer.allocUnsafe(4 + head.length + body.length);
+  buf.writeInt32BE(head.length + body.length, 0);
+  buf.set(head, 4);
+  buf.set(body, 4 + head.length);
+  const encoder = Object.create(Encoder.prototype) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = buf.length;
+  return encoder;
+}
+
 // kafkajs's producer requires the grouping when kafkajs itself is first required, not at its
 // first request: this one is in place only where this module is imported before kafkajs (every
 // Kafka client of ours comes from client.ts, which imports it first; the test runner imports it
 // before any test file: .mocharc.json).
 const groupingInstalled = replace('producer/groupMessagesPerPartition.js', 'producer/sendMessages.js', groupMessagesPerPartition);
+// The framing likewise: kafkajs's connection module requires it when kafkajs loads.
+const framingInstalled = replace('protocol/request.js', 'network/connection.js', frameRequest);
 const checksumInstalled = nativeChecksum !== null && replace('protocol/recordBatch/crc32C/index.js', 'protocol/recordBatch/v0/index.js', nativeChecksum);
 const recordInstalled = replace('protocol/recordBatch/record/v0/index.js', 'protocol/requests/produce/v3/request.js', encodeRecord);
 /**
@@ -347,9 +380,9 @@ function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
 }
 /** kafkajs's own produce request (with our record encoder and checksum), for the tests; null when ours is not in place. */
 export const kafkajsProduce = installProduce();
-const installed = { checksum: checksumInstalled, record: recordInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled };
+const installed = { checksum: checksumInstalled, record: recordInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled, framing: framingInstalled };
 
 /** Which of kafkajs's modules are ours in this process. */
-export function kafkajsModules(): { checksum: boolean; record: boolean; produce: boolean; grouping: boolean } {
+export function kafkajsModules(): { checksum: boolean; record: boolean; produce: boolean; grouping: boolean; framing: boolean } {
   return { ...installed };
 }

@@ -7,12 +7,15 @@ import { createKafka, type KafkaLogger } from '../../infra/kafka/client.ts';
 import {
   encodeProduce,
   encodeRecord,
+  frameRequest,
   groupMessagesPerPartition,
+  kafkajsFrame,
   kafkajsGrouping,
   kafkajsModules,
   kafkajsProduce,
   kafkajsRecord,
   nativeChecksum,
+  type FrameInput,
   type GroupingInput,
   type ProduceInput,
   type RecordInput,
@@ -56,8 +59,9 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
     // The test runner imports kafkajsModules.ts before any test file (.mocharc.json), as client.ts does in a process of ours.
-    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, produce: true, grouping: true });
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, produce: true, grouping: true, framing: true });
     assert.equal(require('kafkajs/src/producer/groupMessagesPerPartition.js'), groupMessagesPerPartition);
+    assert.equal(require('kafkajs/src/protocol/request.js'), frameRequest);
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
@@ -92,7 +96,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     const out = isolated([
       "import('./infra/kafka/observationBus.ts').then(() => import('./infra/kafka/kafkajsModules.ts')).then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: true });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: true, framing: true });
   });
 
   it('leave kafkajs’s grouping in use when kafkajs itself was loaded first, the rest being ours', function () {
@@ -101,7 +105,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "require('kafkajs');",
       "import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: false });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: false, framing: false });
   });
 
   it('leave kafkajs’s own in use, and say so (in the log once), when kafkajs built a request before they could be put in place', function () {
@@ -124,11 +128,12 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       checksum: false,
       record: false,
       produce: false,
-      // kafkajs's producer was not loaded: its grouping is still ours.
+      // kafkajs's producer and connection were not loaded: its grouping and framing are still ours.
       grouping: true,
+      framing: true,
       ownChecksum: true,
       ownRecord: true,
-      told: ["Kafka: some of kafkajs's own producer modules in use (slower; see docs/kafka-event-log.md, sizing)"],
+      told: ["Kafka: some of kafkajs's own modules in use (slower; see docs/kafka-event-log.md, sizing)"],
     });
   });
 
@@ -218,6 +223,24 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       assert.deepEqual(Object.keys(ours), Object.keys(theirs), `grouping ${i}: key order`);
       for (const key of Object.keys(ours)) for (const [k, m] of (ours[key] as unknown[]).entries()) assert.equal(m, (theirs[key] as unknown[])[k]);
     }
+  });
+
+  it('framing: the bytes of kafkajs’s own for any request, in one buffer of its size; a payload that is no encoder refused alike', async function () {
+    const Encoder = require('kafkajs/src/protocol/encoder.js') as new () => { writeBuffer(b: Buffer): unknown };
+    for (const [i, clientId] of ['marquee', '', 'é-client', null].entries()) {
+      for (const size of [0, 1, 100, 5000, 70_000]) {
+        const payload = new Encoder();
+        payload.writeBuffer(randomBytes(size));
+        const input: FrameInput = { correlationId: 7 + i * size, clientId, request: { apiKey: i, apiVersion: size % 13, encode: async () => payload } };
+        const ours = await frameRequest(input);
+        assert.deepEqual((ours as unknown as { buffer: Buffer }).buffer, (await kafkajsFrame(input) as unknown as { buffer: Buffer }).buffer, `${clientId} ${size}`);
+        // Exactly its size (kafkajs's encoders are powers of two, or the pool's slice of one).
+        assert.equal(ours.buf.length, ours.offset);
+      }
+    }
+    const bad: FrameInput = { correlationId: 1, clientId: 'c', request: { apiKey: 0, apiVersion: 0, encode: async () => ({ not: 'an encoder' }) } };
+    await assert.rejects(frameRequest(bad), { message: 'value should be an instance of Encoder' });
+    await assert.rejects(kafkajsFrame(bad), { message: 'value should be an instance of Encoder' });
   });
 
   describe('produce request', function () {
