@@ -3,7 +3,8 @@
  *
  * Is another Kafka client worth it? The bare loops of two clients on the same messages (the
  * sample crawl's observations, encoded, keyed and with the headers the bus sends, grouped by
- * topic): kafkajs (Marquee's client, the reference of `npm run bench -- kafka`) and librdkafka
+ * topic): kafkajs (Marquee's client; loaded here before Marquee's modules, so its grouping and
+ * framing are its own, the other three Marquee's: infra/kafka/kafkajsModules.ts) and librdkafka
  * through `@confluentinc/kafka-javascript`'s own API (produce per message with delivery reports,
  * then a consumer group reading batches), in alternated rounds on fresh topics.
  *

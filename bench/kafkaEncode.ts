@@ -1,7 +1,7 @@
 /**
  * `npm run bench -- kafkaEncode [--records N]`
  *
- * The two kafkajs producer modules Marquee replaces (infra/kafka/kafkajsModules.ts), each beside
+ * Two of the kafkajs modules Marquee replaces (infra/kafka/kafkajsModules.ts), each beside
  * kafkajs's own in the same run, on records shaped like the ones Marquee produces:
  * - event log records: key = the stream, value = the event's JSON (~430 bytes), no headers;
  * - observation records: key = the stream, value = Avro bytes (~550 bytes), two headers.

@@ -44,13 +44,13 @@ const RETRIED_BY_KAFKAJS = new Set(
     .map((e) => e.message),
 );
 
+/** Whether a client has told the log which kafkajs modules are in use (once per process). */
+let toldModules = false;
+
 /**
  * `retry`: how kafkajs retries connecting and failed requests (its default: 5 times from 0.3 s,
  * about 10 s in all); the consumers of the observation bus outlast a broker restart with more.
  */
-/** Whether a client has told the log which kafkajs modules are in use (once per process). */
-let toldModules = false;
-
 export function createKafka(options: KafkaClientOptions, retry?: RetryOptions): Kafka {
   const { logger } = options;
   const creator: logCreator = () => ({ level, log }) => {

@@ -21,12 +21,15 @@
  *   times the size of the records they carried, and their memory outside the heap set off
  *   full collections of an ingest process's large heap (15 a sample's first day, 0.3-0.5 s of
  *   marking each), and twice as many when the produce went faster otherwise.
+ * - **Grouping** (`producer/groupMessagesPerPartition`): see `groupMessagesPerPartition`.
+ * - **Framing** (`protocol/request`): see `frameRequest`.
  *
- * How: kafkajs requires its request versions lazily, so `recordBatch/v0` (which holds the
- * checksum function) and `produce/v3/request` (which holds the record encoder, and which we
- * wrap) load the first time a produce or fetch request is built. Putting our modules in Node's
- * module cache under kafkajs's file names before then is all it takes; client.ts imports this module first, and
- * every Kafka client of ours is made there. Should the native package be missing (a platform
+ * How: each is put in Node's module cache under kafkajs's file name before the kafkajs module
+ * that requires it loads. kafkajs requires its request versions lazily, so `recordBatch/v0`
+ * (the checksum) and `produce/v3/request` (the record encoder; the payload wraps it) load with
+ * the first request built; the producer (the grouping) and the connection (the framing) load
+ * with kafkajs itself. So client.ts imports this module before kafkajs, and every other module
+ * of ours takes kafkajs from client.ts. Should the native package be missing (a platform
  * without a prebuilt binary) or kafkajs already hold its own functions, kafkajs's stay in use:
  * `kafkajsModules()` says which are ours.
  */
@@ -65,6 +68,13 @@ interface EncoderLike {
   offset: number;
 }
 const Encoder = require('kafkajs/src/protocol/encoder.js') as { prototype: EncoderLike };
+/** `buf` up to `offset` as an instance of kafkajs's Encoder, which kafkajs copies from by its offset. */
+function asEncoder(buf: Buffer, offset: number): EncoderLike {
+  const encoder = Object.create(Encoder.prototype) as EncoderLike;
+  encoder.buf = buf;
+  encoder.offset = offset;
+  return encoder;
+}
 /** kafkajs's own record encoder, for the records ours leaves to it (and the tests). */
 export const kafkajsRecord = require('kafkajs/src/protocol/recordBatch/record/v0/index.js') as (record: RecordInput) => EncoderLike;
 
@@ -158,10 +168,7 @@ export function encodeRecord(record: RecordInput): EncoderLike {
     at = writeBytes(buf, at, h.key, h.keyLength);
     at = writeBytes(buf, at, h.value, h.valueLength);
   }
-  const encoder = Object.create(Encoder.prototype) as EncoderLike;
-  encoder.buf = buf;
-  encoder.offset = at;
-  return encoder;
+  return asEncoder(buf, at);
 }
 
 /** Puts `exports` in Node's module cache as kafkajs's `file`, unless `user` (which requires it) is loaded already. */
@@ -216,9 +223,9 @@ const TRANSACTIONAL_MASK = 16;
  * its own that starts at 512 zeroed bytes and doubles, each copied into the next: about 11 MB
  * of ArrayBuffers for a 600 KB request (2.7 GB for the sample's first day into the Kafka event
  * log), memory outside the heap that brings full collections nearer. Here each record is
- * copied once, into the payload, and its checksum is computed in place. The protocol's framing
- * (request.js, loaded with kafkajs itself) still copies the payload once, as it did.
- * Null (kafkajs's encoder then) for a record that is not an encoder.
+ * copied once, into the payload, and its checksum is computed in place; the framing
+ * (`frameRequest`) copies the payload once more. Null (kafkajs's encoder then) for a record
+ * that is not an encoder.
  */
 export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => EncoderLike, checksum: Checksum): EncoderLike | null {
   const { acks, timeout, transactionalId = null, producerId = Long.fromInt(-1), producerEpoch = 0, topicData } = input;
@@ -283,10 +290,7 @@ export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => E
       buf.writeUInt32BE(checksum(buf.subarray(bodyAt, at)), crcAt);
     }
   }
-  const encoder = Object.create(Encoder.prototype) as EncoderLike;
-  encoder.buf = buf;
-  encoder.offset = at;
-  return encoder;
+  return asEncoder(buf, at);
 }
 
 /** What kafkajs's producer hands its grouping (producer/sendMessages.js). */
@@ -343,10 +347,7 @@ export async function frameRequest({ correlationId, clientId, request: { apiKey,
   buf.writeInt32BE(head.length + body.length, 0);
   buf.set(head, 4);
   buf.set(body, 4 + head.length);
-  const encoder = Object.create(Encoder.prototype) as EncoderLike;
-  encoder.buf = buf;
-  encoder.offset = buf.length;
-  return encoder;
+  return asEncoder(buf, buf.length);
 }
 
 // kafkajs's producer requires the grouping when kafkajs itself is first required, not at its
@@ -365,7 +366,8 @@ const recordInstalled = replace('protocol/recordBatch/record/v0/index.js', 'prot
  */
 function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
   if (!recordInstalled) return null;
-  const original = require('kafkajs/src/protocol/requests/produce/v3/request.js') as (input: ProduceInput) => ProduceRequest;
+  const path = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
+  const original = require(path) as (input: ProduceInput) => ProduceRequest;
   const checksum = require('kafkajs/src/protocol/recordBatch/crc32C/index.js') as Checksum;
   const wrapped = (input: ProduceInput): ProduceRequest => {
     const request = original(input);
@@ -374,7 +376,6 @@ function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
     request.encode = async () => encodeProduce(input, encodeRecord, checksum) ?? theirs();
     return request;
   };
-  const path = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
   (require.cache[path] as NodeJS.Module).exports = wrapped;
   return original;
 }
@@ -383,6 +384,6 @@ export const kafkajsProduce = installProduce();
 const installed = { checksum: checksumInstalled, record: recordInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled, framing: framingInstalled };
 
 /** Which of kafkajs's modules are ours in this process. */
-export function kafkajsModules(): { checksum: boolean; record: boolean; produce: boolean; grouping: boolean; framing: boolean } {
+export function kafkajsModules(): typeof installed {
   return { ...installed };
 }
