@@ -53,6 +53,9 @@ declare -A APT_PACKAGE_OF=(
   [runuser]=util-linux
   [psql]=postgresql-15
   [/usr/lib/postgresql/15/bin/postgres]=postgresql-15
+  # The release's Parquet encoder (scripts/build-parquet-writer.sh): zstd's C sources to wasm32.
+  [clang-14]=clang-14
+  [llvm-ar-14]=llvm-14
 )
 
 # State of the servers that run as a user of their own (OpenSearch, PostgreSQL): root's home,

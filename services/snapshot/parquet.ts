@@ -13,6 +13,7 @@
 import { AppError } from '../../contracts/errors.ts';
 import type { SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
 import { arrowTableMaker, type SnapshotRow } from './arrowSchema.ts';
+import type { EncoderName } from './parquetEncoder.ts';
 import { openEncodingFile, type EncodingFile } from './parquetPool.ts';
 
 export interface ParquetWriterOptions {
@@ -34,6 +35,12 @@ export interface ParquetWriterOptions {
    * larger (0.1 gives the smallest files, 3% under 1, at nearly the cost of 1).
    */
   dictionaryMaxDistinctRatio?: number;
+  /**
+   * Which encoder writes the bytes: 'arrow-rs' (the default; parquetWriterWasm.ts, built for
+   * speed) or 'parquet-wasm'. Both write the same bytes (test/unit/parquetWriterWasm.unit.test.ts);
+   * the choice is there to show it, and a checkout without the module uses parquet-wasm.
+   */
+  encoder?: EncoderName;
 }
 
 export const DEFAULT_CHUNK_ROWS = 4096;
@@ -105,6 +112,7 @@ export function openParquetWriter<T>(
       maxRowGroupRows: options.maxRowGroupRows ?? DEFAULT_MAX_ROW_GROUP_ROWS,
       dictionaryOff: ratio <= 0,
       plainColumns: sample === null ? [] : undictionaryColumns(def, sample, ratio),
+      ...(options.encoder ? { encoder: options.encoder } : {}),
     });
     sample = null;
     file = opened;

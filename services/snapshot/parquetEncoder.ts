@@ -1,17 +1,25 @@
 /**
- * One Parquet file encoded by parquet-wasm from Arrow IPC batches, on whichever thread runs it:
- * a thread of the encoding pool (parquetWorker.mjs, which loads this file through Node's own
- * type stripping, so only erasable TypeScript here and no imports but parquet-wasm) or a release
- * build thread, which encodes its files itself (parquetPool.ts `encodeOnThisThread`). One place
- * sets the writer's properties, so every thread writes the same bytes for the same batches.
+ * One Parquet file encoded from Arrow IPC batches, on whichever thread runs it: a thread of the
+ * encoding pool (parquetWorker.mjs, which loads this file through Node's own type stripping, so
+ * only erasable TypeScript here and no imports but parquet-wasm and ./parquetWriterWasm.ts) or a
+ * release build thread, which encodes its files itself (parquetPool.ts `encodeOnThisThread`).
+ * Two encoders write the same bytes: ours (./parquetWriterWasm.ts, arrow-rs built for speed; the
+ * default) and parquet-wasm's. One place sets the properties, so every thread writes the same
+ * bytes for the same batches.
  */
 import * as parquet from 'parquet-wasm';
+import { openWasmEncoder, parquetWriterWasmPresent } from './parquetWriterWasm.ts';
+
+/** Which encoder writes a file (parquet.ts `ParquetWriterOptions.encoder`). */
+export type EncoderName = 'arrow-rs' | 'parquet-wasm';
 
 /** Writer settings chosen by the writer (parquet.ts; the dictionary columns from the first chunk). */
 export interface EncodeProperties {
   maxRowGroupRows: number;
   dictionaryOff: boolean;
   plainColumns: readonly string[];
+  /** Default: 'arrow-rs' when its module is in place (encoderName). */
+  encoder?: EncoderName;
 }
 
 /** What the encoder tells about its file. */
@@ -33,12 +41,29 @@ export interface Encoder {
   abort(): void;
 }
 
+/**
+ * The footer's `created_by`. It still names parquet-wasm, whose writer (arrow-rs's) makes every
+ * byte of the file whichever encoder runs: releases stay byte-identical to those made before
+ * the encoder of ./parquetWriterWasm.ts.
+ */
+const CREATED_BY = 'marquee snapshot (parquet-wasm)';
+
+/** The default encoder: ours, unless its module is missing (a checkout that deleted it). */
+export function encoderName(): EncoderName {
+  return parquetWriterWasmPresent() ? 'arrow-rs' : 'parquet-wasm';
+}
+
+/** Starts encoding one file with `props.encoder` (default `encoderName()`); both write the same bytes. */
+export function openEncoder(props: EncodeProperties, events: EncoderEvents): Encoder {
+  return (props.encoder ?? encoderName()) === 'arrow-rs' ? openWasmEncoder(props, CREATED_BY, events) : openParquetWasmEncoder(props, events);
+}
+
 function writerProperties({ maxRowGroupRows, dictionaryOff, plainColumns }: EncodeProperties): parquet.WriterProperties {
   let builder = new parquet.WriterPropertiesBuilder()
     .setCompression(parquet.Compression.ZSTD)
     .setStatisticsEnabled(parquet.EnabledStatistics.Page)
     .setMaxRowGroupSize(maxRowGroupRows)
-    .setCreatedBy('marquee snapshot (parquet-wasm)');
+    .setCreatedBy(CREATED_BY);
   if (dictionaryOff) builder = builder.setDictionaryEnabled(false);
   else for (const name of plainColumns) builder = builder.setColumnDictionaryEnabled(name, false);
   return builder.build();
@@ -46,8 +71,8 @@ function writerProperties({ maxRowGroupRows, dictionaryOff, plainColumns }: Enco
 
 type Queued = { batches: parquet.RecordBatch[]; table: parquet.Table } | 'end';
 
-/** Starts encoding one file; batches are taken by parquet-wasm's pull, in order. */
-export function openEncoder(props: EncodeProperties, events: EncoderEvents): Encoder {
+/** Starts encoding one file with parquet-wasm; batches are taken by its pull, in order. */
+export function openParquetWasmEncoder(props: EncodeProperties, events: EncoderEvents): Encoder {
   const queue: Queued[] = [];
   let wake: (() => void) | null = null;
   let aborted = false;

@@ -7,6 +7,9 @@
  * one from the bench's synthetic catalog at the default writer settings (several chunks).
  *
  * Each release is built on the calling thread and again on build threads (buildThreads.ts).
+ * The files are encoded by the module of services/snapshot/parquetWriterWasm.ts (arrow-rs built
+ * for speed); the fixture's release is built once more with parquet-wasm's encoder, whose
+ * bytes the digests were taken from, so the two are shown to write the same files.
  *
  * A change that alters the bytes on purpose (a new schema version, another parquet-wasm)
  * regenerates the fixture with `UPDATE_IDENTICAL=1 npx mocha test/int/snapshotIdentical.int.test.ts`
@@ -28,6 +31,7 @@ import { writeSyntheticCatalog } from '../../bench/_snapshotCatalog.ts';
 import { DEVELOPMENT_LINK_KEY_HEX, createLinkTokens } from '../../services/links/linkTokens.ts';
 import { buildRelease } from '../../services/snapshot/build.ts';
 import type { ParquetWriterOptions } from '../../services/snapshot/parquet.ts';
+import { encoderName } from '../../services/snapshot/parquetEncoder.ts';
 import { seedCatalog } from '../e2e/api.fixture.ts';
 
 const FIXTURE = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/snapshot/identical.json');
@@ -60,7 +64,8 @@ async function release(
   parquet?: ParquetWriterOptions,
   lmdb: Omit<LmdbReadStoreOptions, 'dataDir'> = {},
 ): Promise<Record<string, string>> {
-  const releases = join(dir, `releases-${threads}${lmdb.unmapGroup ? '-unmapped' : ''}`);
+  // A directory per way of building: a week published in one is not built again there.
+  const releases = join(dir, `releases-${threads}${lmdb.unmapGroup ? '-unmapped' : ''}${parquet?.encoder ? `-${parquet.encoder}` : ''}`);
   const linkKeys = { keys: [{ version: 1, key }] };
   await buildRelease({
     readStore,
@@ -81,6 +86,8 @@ describe('releases built from the same read models', function () {
   const threaded: Record<string, Record<string, string>> = {};
   const oneThread: Record<string, Record<string, string>> = {};
   const unmapped: Record<string, Record<string, string>> = {};
+  // The same release encoded by parquet-wasm (ParquetWriterOptions.encoder), on two build threads.
+  const parquetWasm: Record<string, Record<string, string>> = {};
   const dirs: string[] = [];
   const fresh = (prefix: string): string => {
     const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -102,6 +109,8 @@ describe('releases built from the same read models', function () {
       built.fixture = await release(dir, readStore, '2026-W46', 0, { chunkRows: 3, maxRowGroupRows: 7 });
       threaded.fixture = await release(dir, readStore, '2026-W46', 2, { chunkRows: 3, maxRowGroupRows: 7 });
       oneThread.fixture = await release(dir, readStore, '2026-W46', 1, { chunkRows: 3, maxRowGroupRows: 7 });
+      assert.equal(encoderName(), 'arrow-rs', 'services/snapshot/parquetWriter.wasm is in place');
+      parquetWasm.fixture = await release(dir, readStore, '2026-W46', 2, { chunkRows: 3, maxRowGroupRows: 7, encoder: 'parquet-wasm' });
     } finally {
       await readStore.close();
       await eventStore.close();
@@ -144,5 +153,6 @@ describe('releases built from the same read models', function () {
     assert.deepEqual(threaded[name], expected, 'built on two build threads');
     if (oneThread[name] !== undefined) assert.deepEqual(oneThread[name], expected, 'built on one build thread');
     if (unmapped[name] !== undefined) assert.deepEqual(unmapped[name], expected, 'built on build threads whose stores unmap together');
+    if (parquetWasm[name] !== undefined) assert.deepEqual(parquetWasm[name], expected, "encoded by parquet-wasm's encoder");
   }
 });

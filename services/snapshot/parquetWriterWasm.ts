@@ -1,0 +1,175 @@
+/**
+ * The release's Parquet encoder: arrow-rs's ArrowWriter, the writer parquet-wasm wraps, at the
+ * same versions, built for speed (native/parquet-writer, scripts/build-parquet-writer.sh) into
+ * ./parquetWriter.wasm. parquet-wasm is built for size: the same files took it ~1.4x the wasm
+ * time, most of it in zstd compiled without inlining (docs/architecture.md, "The Parquet encoder").
+ *
+ * Loaded by parquetEncoder.ts, so only erasable TypeScript and Node's own modules here (a pool
+ * thread loads it through Node's type stripping). One instance per thread, made at its first
+ * file; the module is compiled once per process (V8 shares it between threads by its bytes).
+ *
+ * Calls are synchronous: the encoder's events (ack, bytes, done, error) are told within
+ * `batch` and `close`. A trap (a panic, memory exhausted) leaves the instance's allocator in an
+ * unknown state: the instance is dropped, the file reports the error, and so does every other
+ * file still open on it at its next call; the next file gets a new instance.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+/** What this encoder needs of parquetEncoder.ts's types (declared here: that file imports this one). */
+interface EncodeProperties {
+  maxRowGroupRows: number;
+  dictionaryOff: boolean;
+  plainColumns: readonly string[];
+}
+interface EncoderEvents {
+  ack(): void;
+  bytes(chunk: Uint8Array): void;
+  done(): void;
+  error(message: string): void;
+}
+interface Encoder {
+  batch(ipc: Uint8Array): void;
+  close(): void;
+  abort(): void;
+}
+
+/** The part of the WebAssembly global used here (the project's type libraries do not declare it). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: object) => { exports: unknown };
+  RuntimeError: new (message?: string) => Error;
+};
+type WasmModule = { readonly __wasmModule: unique symbol };
+
+/** The module's exports (native/parquet-writer/src/lib.rs). */
+interface Exports {
+  memory: { buffer: ArrayBuffer };
+  mq_alloc(len: number): number;
+  mq_free(ptr: number, len: number): void;
+  mq_open(ptr: number, len: number): number;
+  mq_batch(session: number, ptr: number, len: number): number;
+  mq_close(session: number): number;
+  mq_out_ptr(session: number): number;
+  mq_out_len(session: number): number;
+  mq_out_clear(session: number): void;
+  mq_error_ptr(session: number): number;
+  mq_error_len(session: number): number;
+  mq_drop(session: number): void;
+}
+
+const MODULE_URL = new URL('./parquetWriter.wasm', import.meta.url);
+let compiled: WasmModule | null = null;
+/** This thread's instance, and a flag that turns false when it traps. */
+let current: { exports: Exports; alive: { value: boolean } } | null = null;
+
+/** Whether the module is there (a checkout always has it; scripts/build-parquet-writer.sh makes it). */
+export function parquetWriterWasmPresent(): boolean {
+  return existsSync(MODULE_URL);
+}
+
+function instance(): { exports: Exports; alive: { value: boolean } } {
+  if (current === null || !current.alive.value) {
+    compiled ??= new WebAssembly.Module(readFileSync(MODULE_URL));
+    current = { exports: new WebAssembly.Instance(compiled, {}).exports as unknown as Exports, alive: { value: true } };
+  }
+  return current;
+}
+
+/** The properties as lib.rs `properties` reads them. */
+function encodeProperties(props: EncodeProperties, createdBy: string): Uint8Array {
+  const utf8 = new TextEncoder();
+  const strings = [createdBy, ...props.plainColumns].map((s) => utf8.encode(s));
+  const size = 4 + 1 + 4 + strings.reduce((sum, s) => sum + 4 + s.length, 0);
+  const bytes = new Uint8Array(size);
+  const view = new DataView(bytes.buffer);
+  let at = 0;
+  const string = (s: Uint8Array): void => {
+    view.setUint32(at, s.length, true);
+    bytes.set(s, at + 4);
+    at += 4 + s.length;
+  };
+  view.setUint32(at, props.maxRowGroupRows, true);
+  bytes[at + 4] = props.dictionaryOff ? 1 : 0;
+  at += 5;
+  string(strings[0] as Uint8Array);
+  view.setUint32(at, props.plainColumns.length, true);
+  at += 4;
+  for (const s of strings.slice(1)) string(s);
+  return bytes;
+}
+
+/** Starts one file; `createdBy` is written into its footer. */
+export function openWasmEncoder(props: EncodeProperties, createdBy: string, events: EncoderEvents): Encoder {
+  const { exports: m, alive } = instance();
+  /** Copies `bytes` into module memory, runs `use` on them, frees them. */
+  const withBytes = <T>(bytes: Uint8Array, use: (ptr: number) => T): T => {
+    const ptr = m.mq_alloc(bytes.length);
+    try {
+      new Uint8Array(m.memory.buffer, ptr, bytes.length).set(bytes);
+      return use(ptr);
+    } finally {
+      if (alive.value) m.mq_free(ptr, bytes.length);
+    }
+  };
+  let session = 0;
+  let over = false;
+  /** Runs a call into the module; a trap kills the instance and fails the file. */
+  const call = (body: () => void): void => {
+    if (over) return;
+    if (!alive.value) {
+      over = true;
+      events.error('the Parquet encoder failed on another file of this thread');
+      return;
+    }
+    try {
+      body();
+    } catch (err) {
+      // Only a trap is the module's; anything else (an event handler's throw) is the caller's.
+      if (!(err instanceof WebAssembly.RuntimeError)) throw err;
+      alive.value = false;
+      over = true;
+      events.error(`the Parquet encoder trapped: ${err.message}`);
+    }
+  };
+  const failed = (): void => {
+    const message = new TextDecoder().decode(new Uint8Array(m.memory.buffer, m.mq_error_ptr(session), m.mq_error_len(session)));
+    over = true;
+    m.mq_drop(session);
+    events.error(message);
+  };
+  /** Hands the bytes written so far to the caller, in a buffer of their own. */
+  const take = (): void => {
+    const n = m.mq_out_len(session);
+    if (n === 0) return;
+    const chunk = new Uint8Array(n);
+    chunk.set(new Uint8Array(m.memory.buffer, m.mq_out_ptr(session), n));
+    m.mq_out_clear(session);
+    events.bytes(chunk);
+  };
+  const encoded = encodeProperties(props, createdBy);
+  session = withBytes(encoded, (ptr) => m.mq_open(ptr, encoded.length));
+  if (session === 0) throw new Error('the Parquet encoder refused the writer properties');
+  return {
+    batch(ipc) {
+      call(() => {
+        if (withBytes(ipc, (ptr) => m.mq_batch(session, ptr, ipc.length)) !== 0) return failed();
+        take();
+        events.ack();
+      });
+    },
+    close() {
+      call(() => {
+        if (m.mq_close(session) !== 0) return failed();
+        take();
+        over = true;
+        m.mq_drop(session);
+        events.done();
+      });
+    },
+    abort() {
+      if (over) return;
+      over = true;
+      if (alive.value) m.mq_drop(session);
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * The release's Parquet encoder (services/snapshot/parquetWriterWasm.ts, arrow-rs built for
+ * speed) writes the very bytes of parquet-wasm's for the same batches and properties: every
+ * file schema of a release, with seeded rows (nulls, non-ASCII text, empty lists, several
+ * chunks and row groups, dictionaries on, off, and off per column). Its failures are the file's
+ * alone: a stream that is no Arrow IPC, or a file closed before any batch, fails that file with
+ * a reason, and the next file on the thread is written as before.
+ */
+import assert from 'node:assert/strict';
+import { SNAPSHOT_FILES, type SnapshotColumn, type SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
+import { arrowTableMaker, type SnapshotRow, type SnapshotValue } from '../../services/snapshot/arrowSchema.ts';
+import { encoderName, openEncoder, type EncodeProperties, type EncoderName } from '../../services/snapshot/parquetEncoder.ts';
+import { prng } from './searchQualityCatalog.ts';
+
+const WORDS = ['a', 'tt0123456', 'Amélie', '東京物語', 'x'.repeat(300), '', 'Netflix', 'nm0000123', 'ñ', '🎬 film'];
+
+function valueOf(col: SnapshotColumn, next: () => number): SnapshotValue {
+  if (col.nullable && next() < 0.15) return null;
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
+  switch (col.type) {
+    case 'UTF8':
+      return `${pick(WORDS)}${next() < 0.5 ? Math.floor(next() * 50) : ''}`;
+    case 'INT16':
+      return Math.floor(next() * 2000) - 1000;
+    case 'INT32':
+      return Math.floor(next() * 4_000_000) - 2_000_000;
+    case 'DOUBLE':
+      return Math.round(next() * 1e6) / 100;
+    case 'BOOLEAN':
+      return next() < 0.5;
+    case 'DATE':
+      return `20${10 + Math.floor(next() * 20)}-0${1 + Math.floor(next() * 9)}-1${Math.floor(next() * 9)}`;
+    case 'LIST<UTF8>':
+      return Array.from({ length: Math.floor(next() * 4) }, () => pick(WORDS));
+  }
+}
+
+/** IPC batches of `rows` seeded rows of `def`, `chunk` rows each (at least one batch). */
+function batches(def: SnapshotFileSchema, rows: number, chunk: number, seed: number): Uint8Array[] {
+  const next = prng(seed);
+  const maker = arrowTableMaker(def);
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < rows; i++) {
+    const row: SnapshotRow = {};
+    for (const col of def.columns) row[col.name] = valueOf(col, next);
+    maker.append(row);
+    // A copy: the maker writes every batch into one buffer it keeps (arrowIpc.ts).
+    if (maker.pending >= chunk) out.push(maker.takeIPC().slice());
+  }
+  if (maker.pending > 0 || out.length === 0) out.push(maker.takeIPC().slice());
+  return out;
+}
+
+/** The file one encoder writes, or its failure's message. */
+function encode(name: EncoderName, props: EncodeProperties, ipcs: readonly Uint8Array[], close = true): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Uint8Array[] = [];
+    const encoder = openEncoder(
+      { ...props, encoder: name },
+      {
+        ack() {},
+        bytes: (chunk) => chunks.push(chunk),
+        done: () => resolve(Buffer.concat(chunks)),
+        error: (message) => reject(new Error(message)),
+      },
+    );
+    for (const ipc of ipcs) encoder.batch(ipc);
+    if (close) encoder.close();
+  });
+}
+
+describe('the Parquet encoder built for speed', function () {
+  this.timeout(60_000);
+
+  it('is the encoder in use, the module being in place', () => {
+    assert.equal(encoderName(), 'arrow-rs');
+  });
+
+  for (const [k, def] of SNAPSHOT_FILES.entries()) {
+    it(`writes the bytes parquet-wasm writes: ${def.file}`, async () => {
+      const plain = def.columns.filter((_, c) => c % 2 === 0).map((col) => col.name);
+      const settings: EncodeProperties[] = [
+        { maxRowGroupRows: 131_072, dictionaryOff: true, plainColumns: [] },
+        { maxRowGroupRows: 700, dictionaryOff: false, plainColumns: plain },
+        { maxRowGroupRows: 300, dictionaryOff: false, plainColumns: [] },
+      ];
+      for (const [s, props] of settings.entries()) {
+        const ipcs = batches(def, 50 + ((k * 397 + s * 211) % 1500), 256, 1000 * k + s);
+        const ours = await encode('arrow-rs', props, ipcs);
+        const theirs = await encode('parquet-wasm', props, ipcs);
+        assert.ok(ours.length > 100 && ours.subarray(0, 4).toString() === 'PAR1', `${def.file}: a Parquet file`);
+        assert.ok(ours.equals(theirs), `${def.file} with ${JSON.stringify(props)}: ${ours.length} bytes against parquet-wasm's ${theirs.length}`);
+      }
+    });
+  }
+
+  it('writes an empty file (one batch of no rows) as parquet-wasm does', async () => {
+    const def = SNAPSHOT_FILES[0] as SnapshotFileSchema;
+    const props: EncodeProperties = { maxRowGroupRows: 1000, dictionaryOff: true, plainColumns: [] };
+    const ipcs = batches(def, 0, 10, 1);
+    assert.ok((await encode('arrow-rs', props, ipcs)).equals(await encode('parquet-wasm', props, ipcs)));
+  });
+
+  it('fails a file whose batch is not Arrow IPC, with the reason, and writes the next file as before', async () => {
+    const def = SNAPSHOT_FILES[0] as SnapshotFileSchema;
+    const props: EncodeProperties = { maxRowGroupRows: 1000, dictionaryOff: true, plainColumns: [] };
+    const good = batches(def, 40, 16, 7);
+    await assert.rejects(encode('arrow-rs', props, [good[0] as Uint8Array, Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8, 9])]), /./);
+    // Cut short: the stream ends inside a message.
+    await assert.rejects(encode('arrow-rs', props, [(good[0] as Uint8Array).subarray(0, 200)]), /./);
+    assert.ok((await encode('arrow-rs', props, good)).equals(await encode('parquet-wasm', props, good)));
+  });
+
+  it('fails a file closed before any batch (it has no schema), and leaves the others open on the thread alone', async () => {
+    const def = SNAPSHOT_FILES[1] as SnapshotFileSchema;
+    const props: EncodeProperties = { maxRowGroupRows: 1000, dictionaryOff: false, plainColumns: [] };
+    const ipcs = batches(def, 100, 30, 3);
+    const first = encode('arrow-rs', props, ipcs.slice(0, 2), false);
+    await assert.rejects(encode('arrow-rs', props, []), /no record batch/);
+    const whole = await encode('arrow-rs', props, ipcs);
+    assert.ok(whole.equals(await encode('parquet-wasm', props, ipcs)));
+    // The first file never closed: it neither finished nor failed.
+    const state = await Promise.race([first.then(() => 'finished', () => 'failed'), new Promise((r) => setTimeout(() => r('open'), 50))]);
+    assert.equal(state, 'open');
+  });
+});
