@@ -12,6 +12,7 @@ import { lmdbUnmapGroup } from '../infra/lmdb/unmapGroup.ts';
 import { fsReleaseStore } from '../infra/releases/fsReleaseStore.ts';
 import { createLinkTokens } from '../services/links/linkTokens.ts';
 import { BUILD_UNMAP_AFTER_MB, buildRelease } from '../services/snapshot/build.ts';
+import type { EncoderName } from '../services/snapshot/parquetEncoder.ts';
 
 const [dataDir, releasesDir, week] = process.argv.slice(2);
 if (!dataDir || !releasesDir || !week) throw new Error('usage: _snapshotBuild.ts <dataDir> <releasesDir> <week>');
@@ -47,8 +48,11 @@ const sampler = setInterval(() => {
 }, 100);
 const cpuBefore = process.cpuUsage();
 const startedAt = Date.now();
+// The encoder bench/snapshot.ts asks for (--encoder), else the release's default.
+const encoder = process.env.MARQUEE_BENCH_ENCODER as EncoderName | undefined;
 const result = await buildRelease({
   readStore,
+  ...(encoder ? { parquet: { encoder } } : {}),
   releases: fsReleaseStore({ dir: releasesDir }),
   linkTokens,
   clock: { now: () => new Date('2026-11-21T08:00:00Z') },

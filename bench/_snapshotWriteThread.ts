@@ -15,6 +15,7 @@ import { readParquet } from 'parquet-wasm';
 import { METADATA_FILES, PER_COUNTRY_FILES, TRANSLATIONS_FILE, type SnapshotFileSchema } from '../contracts/snapshotSchema.ts';
 import type { SnapshotRow, SnapshotValue } from '../services/snapshot/arrowSchema.ts';
 import { openParquetWriter } from '../services/snapshot/parquet.ts';
+import type { EncoderName } from '../services/snapshot/parquetEncoder.ts';
 import { encodeOnHelper, encodeOnThisThread } from '../services/snapshot/parquetPool.ts';
 import type { FromWriteThread, ToWriteThread, WriteTask } from './_snapshotWrite.ts';
 
@@ -58,6 +59,8 @@ function readRows(file: string, def: SnapshotFileSchema): SnapshotRow[] {
 
 /** Every file's rows, read once: a task's files may be handed to either thread. */
 const loaded = new Map<string, SnapshotRow[]>();
+// The encoder bench/snapshot.ts asks for (--encoder; a worker inherits the environment).
+const encoder = process.env.MARQUEE_BENCH_ENCODER as EncoderName | undefined;
 
 /**
  * Writes the files of one group together, as one pass of the build feeds them: a step per row
@@ -67,9 +70,13 @@ const loaded = new Map<string, SnapshotRow[]>();
 async function writeGroup(group: readonly string[], outDir: string, prefix: string): Promise<{ rows: number; bytes: number }> {
   const parts = group.map((file) => {
     const target = join(outDir, `${prefix}-${basename(file)}`);
-    const writer = openParquetWriter(schemaOf(file), async (bytes) => {
-      await pipeline(Readable.from(bytes), createWriteStream(target));
-    });
+    const writer = openParquetWriter(
+      schemaOf(file),
+      async (bytes) => {
+        await pipeline(Readable.from(bytes), createWriteStream(target));
+      },
+      encoder ? { encoder } : {},
+    );
     return { rows: loaded.get(file) as SnapshotRow[], writer, target };
   });
   const steps = Math.max(1, parts[0]?.rows.length ?? 0);

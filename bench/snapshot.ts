@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N] [--build-threads N]`
+ * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N] [--build-threads N] [--encoder arrow-rs|parquet-wasm]`
  *
  * The weekly release of a synthetic catalog (default 50,000 titles, 4 countries; `--titles
  * 250000` for the full figure), measured three ways in one run, and printed as one JSON line:
@@ -16,6 +16,10 @@
  *   (not timed), then `COPY ... (FORMAT parquet, COMPRESSION zstd)` (timed), with DuckDB's
  *   default threads and again with one thread.
  *
+ * `--encoder parquet-wasm` has both of ours encode with parquet-wasm, as releases were made
+ * before services/snapshot/parquetWriterWasm.ts (the same bytes); the default is the release's
+ * own encoder (`encoder` in the JSON line).
+ *
  * Sizes are the Parquet bytes of the release beside DuckDB's for the same rows. Peak RSS is
  * split into anonymous memory (heap, wasm, buffers) and file-backed pages (LMDB's memory map
  * of the read models: clean pages the kernel can drop), sampled every 100 ms. Progress goes to
@@ -29,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
 import { extractTarGz } from '../services/snapshot/tarball.ts';
+import { encoderName } from '../services/snapshot/parquetEncoder.ts';
 import { CATALOG_MODELS, catalogCollection, writeSyntheticCatalog } from './_snapshotCatalog.ts';
 
 function flag(name: string, fallback: number): number {
@@ -50,6 +55,10 @@ const dataDir = dataFlag >= 0 && process.argv[dataFlag + 1] ? (process.argv[data
 // `--build-threads N`: the build's threads (0: the build on its calling thread, as before them).
 const buildThreadsFlag = process.argv.indexOf('--build-threads');
 const buildThreads = buildThreadsFlag >= 0 ? ['--threads', String(Number(process.argv[buildThreadsFlag + 1]))] : [];
+// Both children encode with it (MARQUEE_BENCH_ENCODER: _snapshotBuild.ts, _snapshotWriteThread.ts).
+const encoderFlag = process.argv.indexOf('--encoder');
+const encoder = encoderFlag >= 0 ? process.argv[encoderFlag + 1] : encoderName();
+if (encoder !== 'arrow-rs' && encoder !== 'parquet-wasm') throw new Error('--encoder: arrow-rs or parquet-wasm');
 const log = (line: string): void => {
   process.stderr.write(`[snapshot bench] ${line}\n`);
 };
@@ -68,6 +77,7 @@ function child<T>(args: string[], heapMb: number): T {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, MARQUEE_BENCH_ENCODER: encoder },
   });
   return JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as T;
 }
@@ -183,6 +193,7 @@ try {
 
   console.log(JSON.stringify({
     bench: 'snapshot',
+    encoder,
     titles,
     countries,
     links,
