@@ -1,23 +1,22 @@
 #!/usr/bin/env bash
-# Builds the release's Parquet encoder, native/parquet-writer, into
-# services/snapshot/parquetWriter.wasm (docs/architecture.md, "The Parquet encoder").
+# Builds the release's WebAssembly modules (docs/architecture.md, "The Parquet encoder"):
+# native/parquet-writer into services/snapshot/parquetWriter.wasm (the Parquet encoder) and
+# native/base58 into services/links/base58.wasm (the link tokens' base58, in bulk).
 #
-#   bash scripts/build-parquet-writer.sh           build and put the module in place
-#   bash scripts/build-parquet-writer.sh --check   build, and fail if it differs from the one committed
+#   bash scripts/build-parquet-writer.sh           build and put the modules in place
+#   bash scripts/build-parquet-writer.sh --check   build, and fail if one differs from the one committed
 #
-# Needs rustup (the toolchain and the wasm32 target of native/parquet-writer/rust-toolchain.toml
-# are installed on first use) and clang with the WebAssembly backend, for zstd's C sources
+# Needs rustup (the toolchain and the wasm32 target of each crate's rust-toolchain.toml are
+# installed on first use) and clang with the WebAssembly backend, for zstd's C sources
 # (Debian: apt-get install clang-14). Crates come from crates.io, locked by Cargo.lock. The
 # target directory is cached under ~/.cache/marquee, so a rebuild takes seconds.
 #
-# The same sources, toolchain and clang give the same bytes: the crate is built from a copy at a
+# The same sources, toolchain and clang give the same bytes: each crate is built from a copy at a
 # fixed place (cargo's hashes of a path crate, which order code in the module, depend on where it
 # is), and paths are remapped, so the checkout's place is nowhere in the module.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
-crate="$root/native/parquet-writer"
-out="$root/services/snapshot/parquetWriter.wasm"
 check=false
 [ "${1:-}" = "--check" ] && check=true
 
@@ -33,25 +32,35 @@ command -v "$ar" >/dev/null || ar="ar"
 
 cache="$HOME/.cache/marquee"
 target_dir="$cache/parquet-writer-target"
-src="$cache/parquet-writer-src"
-rm -rf "$src"
-mkdir -p "$src"
-cp -r "$crate/Cargo.toml" "$crate/Cargo.lock" "$crate/rust-toolchain.toml" "$crate/src" "$src/"
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
-# simd128: WebAssembly SIMD (every Node since 16.4) for zstd's and arrow-rs's loops.
-export RUSTFLAGS="-C target-feature=+simd128 --remap-path-prefix=$src=parquet-writer --remap-path-prefix=$registry=crates"
 export CC_wasm32_unknown_unknown="$cc" AR_wasm32_unknown_unknown="$ar"
 export CFLAGS_wasm32_unknown_unknown="-msimd128 -ffile-prefix-map=$registry=crates"
-echo "build-parquet-writer: cargo build (release, wasm32, $cc)" >&2
-(cd "$src" && cargo build --release --locked --target wasm32-unknown-unknown --target-dir "$target_dir")
-built="$target_dir/wasm32-unknown-unknown/release/marquee_parquet_writer.wasm"
-if $check; then
-  if cmp -s "$built" "$out"; then
-    echo "build-parquet-writer: $out is what native/parquet-writer builds" >&2
-    exit 0
+status=0
+
+# build CRATE ARTIFACT OUT: native/CRATE built into OUT (its cargo artifact ARTIFACT.wasm).
+build() {
+  local crate="$root/native/$1" src="$cache/$1-src" out="$root/$3"
+  rm -rf "$src"
+  mkdir -p "$src"
+  cp -r "$crate/Cargo.toml" "$crate/Cargo.lock" "$crate/rust-toolchain.toml" "$crate/src" "$src/"
+  # simd128: WebAssembly SIMD (every Node since 16.4) for zstd's and arrow-rs's loops.
+  RUSTFLAGS="-C target-feature=+simd128 --remap-path-prefix=$src=$1 --remap-path-prefix=$registry=crates" \
+    bash -c "cd '$src' && cargo build --release --locked --target wasm32-unknown-unknown --target-dir '$target_dir'"
+  local built="$target_dir/wasm32-unknown-unknown/release/$2.wasm"
+  if $check; then
+    if cmp -s "$built" "$out"; then
+      echo "build-parquet-writer: $3 is what native/$1 builds" >&2
+    else
+      echo "build-parquet-writer: $3 differs from what native/$1 builds here; run scripts/build-parquet-writer.sh and commit it" >&2
+      status=1
+    fi
+    return
   fi
-  echo "build-parquet-writer: $out differs from what native/parquet-writer builds here; run scripts/build-parquet-writer.sh and commit the module" >&2
-  exit 1
-fi
-cp "$built" "$out"
-echo "build-parquet-writer: wrote $out ($(stat -c %s "$out") bytes)" >&2
+  cp "$built" "$out"
+  echo "build-parquet-writer: wrote $3 ($(stat -c %s "$out") bytes)" >&2
+}
+
+echo "build-parquet-writer: cargo build (release, wasm32, $cc)" >&2
+build parquet-writer marquee_parquet_writer services/snapshot/parquetWriter.wasm
+build base58 marquee_base58 services/links/base58.wasm
+exit "$status"

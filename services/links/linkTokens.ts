@@ -16,7 +16,8 @@
  */
 import { aessiv } from '@noble/ciphers/aes.js';
 import bs58 from 'bs58';
-import { base58, sivEncrypter } from './fastSiv.ts';
+import { base58Many } from './base58Wasm.ts';
+import { sivEncrypter } from './fastSiv.ts';
 import { AppError } from '../../contracts/errors.ts';
 import { MAX_WEB_URL_BYTES, type Platform } from '../../contracts/domain.ts';
 import { missingSecret } from '../shared/config.ts';
@@ -101,8 +102,8 @@ export function createLinkTokens(options: LinkTokensOptions): LinkTokens {
   // Each sealed URL comes after the version byte, as the token's bytes.
   const seal = sivEncrypter(currentKey, currentAd, Uint8Array.of(current));
   const encodeMany = (webUrls: readonly string[]): string[] =>
-    // base58 returns a flat string (a cached token keeps ~150 bytes, not a chain of pieces).
-    seal(utf8Many(webUrls)).map((bytes) => base58(bytes));
+    // Flat strings (a cached token keeps ~150 bytes, not a chain of pieces), in WebAssembly (./base58Wasm.ts).
+    base58Many(seal(utf8Many(webUrls)));
 
   return {
     version: current,

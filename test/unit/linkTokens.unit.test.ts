@@ -11,6 +11,7 @@ import {
   linkKeysFromEnv,
   usesDevelopmentLinkKey,
 } from '../../services/links/linkTokens.ts';
+import { base58Many, base58WasmPresent } from '../../services/links/base58Wasm.ts';
 import { base58, sivEncrypter } from '../../services/links/fastSiv.ts';
 
 const key1 = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
@@ -80,6 +81,29 @@ describe('link tokens', function () {
     const urls = [URL_A, URL_B, '', 'https://example.com/f%C3%A9/été?q=ü&x=1#frag'];
     assert.deepEqual(v1.encodeMany(urls), urls.map((url) => v1.encode(url)));
     assert.deepEqual(v1.encodeMany([]), []);
+  });
+
+  it('writes in WebAssembly, many at once, the text of bs58 (base58Many), falling back for inputs too long', function () {
+    assert.ok(base58WasmPresent(), 'services/links/base58.wasm is in place');
+    let seed = 777;
+    const next = (): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed >>> 24;
+    };
+    const inputs: Uint8Array[] = [new Uint8Array(0), Uint8Array.of(0), new Uint8Array(7), Uint8Array.of(0, 0, 1), Uint8Array.of(255)];
+    for (let n = 1; n < 80; n++) {
+      for (const zeros of [0, 1, 3]) inputs.push(Uint8Array.from({ length: zeros + n }, (_, i) => (i < zeros ? 0 : next())));
+      inputs.push(new Uint8Array(n).fill(0xff));
+      inputs.push(Uint8Array.from({ length: n }, (_, i) => (i % 4 === 1 ? next() : 0)));
+    }
+    for (const n of [333, 1 + 16 + MAX_WEB_URL_BYTES, 3072, 3073]) inputs.push(new Uint8Array(n).fill(0xff), Uint8Array.from({ length: n }, next));
+    const expected = inputs.map((b) => bs58.encode(b));
+    assert.deepEqual(base58Many(inputs), expected);
+    // In batches of every size, so that the scratch buffer grows and is reused.
+    for (const size of [1, 2, 17, 400]) {
+      for (let i = 0; i < inputs.length; i += size) assert.deepEqual(base58Many(inputs.slice(i, i + size)), expected.slice(i, i + size));
+    }
+    assert.deepEqual(base58Many([]), []);
   });
 
   it('bounds tokens by the longest URL accepted, and refuses a longer token without decoding it', function () {

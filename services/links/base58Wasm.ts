@@ -1,0 +1,83 @@
+/**
+ * Base58 of many link tokens in one call, in WebAssembly (native/base58, built by
+ * scripts/build-parquet-writer.sh into ./base58.wasm): the same text as `bs58.encode` and as
+ * ./fastSiv.ts `base58`, which it falls back to (a checkout without the module, an input too
+ * long for one call). Why: a weekly release makes a token per link, a million at 250,000
+ * titles, and fastSiv.ts's base58 was the largest single function of its build (about 1.5 us a
+ * token); 64-bit integers make the same method about four times faster (test/unit/base58Wasm.unit.test.ts,
+ * `npm run bench -- snapshot`).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { base58 } from './fastSiv.ts';
+
+/** The part of the WebAssembly global used here (the project's type libraries do not declare it). */
+declare const WebAssembly: {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+};
+
+/** The module's exports (native/base58/src/lib.rs). */
+interface Exports {
+  memory: { buffer: ArrayBuffer };
+  b58_scratch(len: number): number;
+  b58_many(input: number, offsets: number, count: number, out: number, outOffsets: number): number;
+}
+
+/** Longest input the module takes (lib.rs MAX_INPUT). */
+const MAX_INPUT = 3 * 1024;
+const MODULE_URL = new URL('./base58.wasm', import.meta.url);
+/** This thread's instance; null when the module is missing. */
+let instance: Exports | null | undefined;
+
+function module(): Exports | null {
+  if (instance === undefined) {
+    instance = existsSync(MODULE_URL)
+      ? (new WebAssembly.Instance(new WebAssembly.Module(readFileSync(MODULE_URL)), {}).exports as unknown as Exports)
+      : null;
+  }
+  return instance;
+}
+
+/** Whether the module is in place (else base58Many is fastSiv.ts's base58 on each). */
+export function base58WasmPresent(): boolean {
+  return module() !== null;
+}
+
+const align8 = (n: number): number => (n + 7) & ~7;
+
+/** `base58` of each of `list`, in order. */
+export function base58Many(list: readonly Uint8Array[]): string[] {
+  const m = module();
+  const count = list.length;
+  let bytes = 0;
+  let room = 0;
+  for (const b of list) {
+    if (b.length > MAX_INPUT) return list.map((x) => base58(x));
+    bytes += b.length;
+    room += Math.floor((b.length * 138) / 100) + 1;
+  }
+  if (m === null || count === 0) return list.map((x) => base58(x));
+  // One scratch buffer: the inputs, their offsets, the texts, their offsets.
+  const offsetsAt = align8(bytes);
+  const outAt = offsetsAt + 4 * (count + 1);
+  const outOffsetsAt = align8(outAt + room);
+  const base = m.b58_scratch(outOffsetsAt + 4 * (count + 1));
+  // Views made after the call above, which may have grown (and so replaced) the memory.
+  const memory = new Uint8Array(m.memory.buffer);
+  const offsets = new Uint32Array(m.memory.buffer, base + offsetsAt, count + 1);
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    const b = list[i] as Uint8Array;
+    memory.set(b, base + at);
+    offsets[i] = at;
+    at += b.length;
+  }
+  offsets[count] = at;
+  if (m.b58_many(base, base + offsetsAt, count, base + outAt, base + outOffsetsAt) !== 0) return list.map((x) => base58(x));
+  const ends = new Uint32Array(m.memory.buffer, base + outOffsetsAt, count + 1);
+  const text = Buffer.from(m.memory.buffer, base + outAt, ends[count] as number);
+  // Each token a flat string of its own (a cached token keeps ~150 bytes, not the whole batch).
+  const out = new Array<string>(count);
+  for (let i = 0; i < count; i++) out[i] = text.toString('latin1', ends[i] as number, ends[i + 1] as number);
+  return out;
+}
