@@ -14,6 +14,7 @@ import { base58 } from './fastSiv.ts';
 declare const WebAssembly: {
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: unknown };
+  RuntimeError: new (message?: string) => Error;
 };
 
 /** The module's exports (native/base58/src/lib.rs). */
@@ -25,6 +26,8 @@ interface Exports {
 
 /** Longest input the module takes (lib.rs MAX_INPUT). */
 const MAX_INPUT = 3 * 1024;
+/** Inputs per call into the module: bounds its scratch memory (~20 MB at the longest inputs). */
+const PER_CALL = 8192;
 const MODULE_URL = new URL('./base58.wasm', import.meta.url);
 /** This thread's instance; null when the module is missing. */
 let instance: Exports | null | undefined;
@@ -47,7 +50,26 @@ const align8 = (n: number): number => (n + 7) & ~7;
 
 /** `base58` of each of `list`, in order. */
 export function base58Many(list: readonly Uint8Array[]): string[] {
+  if (list.length <= PER_CALL) return many(list);
+  const out: string[] = [];
+  for (let i = 0; i < list.length; i += PER_CALL) out.push(...many(list.slice(i, i + PER_CALL)));
+  return out;
+}
+
+function many(list: readonly Uint8Array[]): string[] {
   const m = module();
+  if (m === null) return list.map((x) => base58(x));
+  try {
+    return inModule(m, list);
+  } catch (err) {
+    // A trap (memory exhausted): the instance may be broken; a new one next time, JavaScript now.
+    if (!(err instanceof WebAssembly.RuntimeError)) throw err;
+    instance = undefined;
+    return list.map((x) => base58(x));
+  }
+}
+
+function inModule(m: Exports, list: readonly Uint8Array[]): string[] {
   const count = list.length;
   let bytes = 0;
   let room = 0;
@@ -56,7 +78,7 @@ export function base58Many(list: readonly Uint8Array[]): string[] {
     bytes += b.length;
     room += Math.floor((b.length * 138) / 100) + 1;
   }
-  if (m === null || count === 0) return list.map((x) => base58(x));
+  if (count === 0) return [];
   // One scratch buffer: the inputs, their offsets, the texts, their offsets.
   const offsetsAt = align8(bytes);
   const outAt = offsetsAt + 4 * (count + 1);

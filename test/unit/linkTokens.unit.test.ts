@@ -104,6 +104,9 @@ describe('link tokens', function () {
       for (let i = 0; i < inputs.length; i += size) assert.deepEqual(base58Many(inputs.slice(i, i + size)), expected.slice(i, i + size));
     }
     assert.deepEqual(base58Many([]), []);
+    // More than one call into the module holds (8,192), in order.
+    const many = Array.from({ length: 20_000 }, (_, i) => Uint8Array.from({ length: 1 + (i % 60) }, next));
+    assert.deepEqual(base58Many(many), many.map((b) => bs58.encode(b)));
   });
 
   it('bounds tokens by the longest URL accepted, and refuses a longer token without decoding it', function () {
