@@ -100,7 +100,9 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
     const child = spawn(process.execPath, [bin, 'start', '--sample'], { env: embeddedEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) }), cwd: root });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((ok) => child.on('exit', (code) => ok(code)));
+    // 'close', not 'exit': 'exit' may come before the last of stderr is read (seen in CI: the
+    // exit code right and the message not yet there).
+    const exited = new Promise<number | null>((ok) => child.on('close', (code) => ok(code)));
     // The command restarts itself once with its V8 flags: the process serving is its child.
     let inner: number | undefined;
     for (let i = 0; i < 200 && inner === undefined; i++) {
