@@ -53,7 +53,7 @@ declare -A APT_PACKAGE_OF=(
   [runuser]=util-linux
   [psql]=postgresql-15
   [/usr/lib/postgresql/15/bin/postgres]=postgresql-15
-  # The release's Parquet encoder (scripts/build-parquet-writer.sh): zstd's C sources to wasm32.
+  # The release's Parquet encoder (scripts/build-wasm.sh): zstd's C sources to wasm32.
   [clang-14]=clang-14
   [llvm-ar-14]=llvm-14
 )

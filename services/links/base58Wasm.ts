@@ -1,21 +1,14 @@
 /**
  * Base58 of many link tokens in one call, in WebAssembly (native/base58, built by
- * scripts/build-parquet-writer.sh into ./base58.wasm): the same text as `bs58.encode` and as
+ * scripts/build-wasm.sh into ./base58.wasm): the same text as `bs58.encode` and as
  * ./fastSiv.ts `base58`, which it falls back to (a checkout without the module, an input too
  * long for one call). Why: a weekly release makes a token per link, a million at 250,000
  * titles, and fastSiv.ts's base58 was the largest single function of its build (about 1.5 us a
  * token); 64-bit integers make the same method about four times faster (test/unit/base58Wasm.unit.test.ts,
  * `npm run bench -- snapshot`).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { isWasmTrap, wasmModule } from '../shared/wasmModule.ts';
 import { base58 } from './fastSiv.ts';
-
-/** The part of the WebAssembly global used here (the project's type libraries do not declare it). */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-  RuntimeError: new (message?: string) => Error;
-};
 
 /** The module's exports (native/base58/src/lib.rs). */
 interface Exports {
@@ -28,16 +21,12 @@ interface Exports {
 const MAX_INPUT = 3 * 1024;
 /** Inputs per call into the module: bounds its scratch memory (~20 MB at the longest inputs). */
 const PER_CALL = 8192;
-const MODULE_URL = new URL('./base58.wasm', import.meta.url);
+const MODULE = wasmModule<Exports>(new URL('./base58.wasm', import.meta.url));
 /** This thread's instance; null when the module is missing. */
 let instance: Exports | null | undefined;
 
 function module(): Exports | null {
-  if (instance === undefined) {
-    instance = existsSync(MODULE_URL)
-      ? (new WebAssembly.Instance(new WebAssembly.Module(readFileSync(MODULE_URL)), {}).exports as unknown as Exports)
-      : null;
-  }
+  instance ??= MODULE.present ? MODULE.instantiate() : null;
   return instance;
 }
 
@@ -63,7 +52,7 @@ function many(list: readonly Uint8Array[]): string[] {
     return inModule(m, list);
   } catch (err) {
     // A trap (memory exhausted): the instance may be broken; a new one next time, JavaScript now.
-    if (!(err instanceof WebAssembly.RuntimeError)) throw err;
+    if (!isWasmTrap(err)) throw err;
     instance = undefined;
     return list.map((x) => base58(x));
   }

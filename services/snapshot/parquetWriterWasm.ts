@@ -1,6 +1,6 @@
 /**
  * The release's Parquet encoder: arrow-rs's ArrowWriter, the writer parquet-wasm wraps, at the
- * same versions, built for speed (native/parquet-writer, scripts/build-parquet-writer.sh) into
+ * same versions, built for speed (native/parquet-writer, scripts/build-wasm.sh) into
  * ./parquetWriter.wasm. parquet-wasm is built for size: the same files took it ~1.4x the wasm
  * time, most of it in zstd compiled without inlining (docs/architecture.md, "The Parquet encoder").
  *
@@ -13,7 +13,7 @@
  * unknown state: the instance is dropped, the file reports the error, and so does every other
  * file still open on it at its next call; the next file gets a new instance.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { isWasmTrap, wasmModule } from '../shared/wasmModule.ts';
 
 /** What this encoder needs of parquetEncoder.ts's types (declared here: that file imports this one). */
 interface EncodeProperties {
@@ -33,14 +33,6 @@ interface Encoder {
   abort(): void;
 }
 
-/** The part of the WebAssembly global used here (the project's type libraries do not declare it). */
-declare const WebAssembly: {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: object) => { exports: unknown };
-  RuntimeError: new (message?: string) => Error;
-};
-type WasmModule = { readonly __wasmModule: unique symbol };
-
 /** The module's exports (native/parquet-writer/src/lib.rs). */
 interface Exports {
   memory: { buffer: ArrayBuffer };
@@ -57,21 +49,17 @@ interface Exports {
   mq_drop(session: number): void;
 }
 
-const MODULE_URL = new URL('./parquetWriter.wasm', import.meta.url);
-let compiled: WasmModule | null = null;
+const MODULE = wasmModule<Exports>(new URL('./parquetWriter.wasm', import.meta.url));
 /** This thread's instance, and a flag that turns false when it traps. */
 let current: { exports: Exports; alive: { value: boolean } } | null = null;
 
-/** Whether the module is there (a checkout always has it; scripts/build-parquet-writer.sh makes it). */
+/** Whether the module is there (a checkout always has it; scripts/build-wasm.sh makes it). */
 export function parquetWriterWasmPresent(): boolean {
-  return existsSync(MODULE_URL);
+  return MODULE.present;
 }
 
 function instance(): { exports: Exports; alive: { value: boolean } } {
-  if (current === null || !current.alive.value) {
-    compiled ??= new WebAssembly.Module(readFileSync(MODULE_URL));
-    current = { exports: new WebAssembly.Instance(compiled, {}).exports as unknown as Exports, alive: { value: true } };
-  }
+  if (current === null || !current.alive.value) current = { exports: MODULE.instantiate(), alive: { value: true } };
   return current;
 }
 
@@ -125,7 +113,7 @@ export function openWasmEncoder(props: EncodeProperties, createdBy: string, even
       body();
     } catch (err) {
       // Only a trap is the module's; anything else (an event handler's throw) is the caller's.
-      if (!(err instanceof WebAssembly.RuntimeError)) throw err;
+      if (!isWasmTrap(err)) throw err;
       alive.value = false;
       over = true;
       events.error(`the Parquet encoder trapped: ${err.message}`);

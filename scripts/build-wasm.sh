@@ -3,8 +3,8 @@
 # native/parquet-writer into services/snapshot/parquetWriter.wasm (the Parquet encoder) and
 # native/base58 into services/links/base58.wasm (the link tokens' base58, in bulk).
 #
-#   bash scripts/build-parquet-writer.sh           build and put the modules in place
-#   bash scripts/build-parquet-writer.sh --check   build, and fail if one differs from the one committed
+#   bash scripts/build-wasm.sh           build and put the modules in place
+#   bash scripts/build-wasm.sh --check   build, and fail if one differs from the one committed
 #
 # Needs rustup (the toolchain and the wasm32 target of each crate's rust-toolchain.toml are
 # installed on first use) and clang with the WebAssembly backend, for zstd's C sources
@@ -20,12 +20,12 @@ root="$PWD"
 check=false
 [ "${1:-}" = "--check" ] && check=true
 
-command -v cargo >/dev/null || { echo "build-parquet-writer: cargo not found (install rustup: https://rustup.rs)" >&2; exit 1; }
+command -v cargo >/dev/null || { echo "build-wasm: cargo not found (install rustup: https://rustup.rs)" >&2; exit 1; }
 cc=""
 for candidate in clang-14 clang; do
   if command -v "$candidate" >/dev/null; then cc="$candidate"; break; fi
 done
-[ -n "$cc" ] || { echo "build-parquet-writer: clang not found (Debian: apt-get install clang-14)" >&2; exit 1; }
+[ -n "$cc" ] || { echo "build-wasm: clang not found (Debian: apt-get install clang-14)" >&2; exit 1; }
 ar="llvm-ar-14"
 command -v "$ar" >/dev/null || ar="llvm-ar"
 command -v "$ar" >/dev/null || ar="ar"
@@ -49,18 +49,18 @@ build() {
   local built="$target_dir/wasm32-unknown-unknown/release/$2.wasm"
   if $check; then
     if cmp -s "$built" "$out"; then
-      echo "build-parquet-writer: $3 is what native/$1 builds" >&2
+      echo "build-wasm: $3 is what native/$1 builds" >&2
     else
-      echo "build-parquet-writer: $3 differs from what native/$1 builds here; run scripts/build-parquet-writer.sh and commit it" >&2
+      echo "build-wasm: $3 differs from what native/$1 builds here; run scripts/build-wasm.sh and commit it" >&2
       status=1
     fi
     return
   fi
   cp "$built" "$out"
-  echo "build-parquet-writer: wrote $3 ($(stat -c %s "$out") bytes)" >&2
+  echo "build-wasm: wrote $3 ($(stat -c %s "$out") bytes)" >&2
 }
 
-echo "build-parquet-writer: cargo build (release, wasm32, $cc)" >&2
+echo "build-wasm: cargo build (release, wasm32, $cc)" >&2
 build parquet-writer marquee_parquet_writer services/snapshot/parquetWriter.wasm
 build base58 marquee_base58 services/links/base58.wasm
 exit "$status"
