@@ -1,7 +1,8 @@
 /**
- * Five of kafkajs's modules replaced by faster ones that write the same bytes: its record-batch
- * checksum, its record encoder, (uncompressed) its produce request's payload, its grouping of a
- * request's messages by partition, and its framing of every request.
+ * Six of kafkajs's modules replaced by faster ones that write the same bytes (or read the same
+ * records): its record-batch checksum, its record encoder, (uncompressed) its produce request's
+ * payload, its grouping of a request's messages by partition, its framing of every request, and
+ * its record decoder.
  * Through the Kafka event log, ingest produces a record per event (252,681 for the sample's
  * first day, about 150 MB of JSON) on top of the observations the crawlers publish, and these
  * were the largest items of that path's profile that are not the broker's work.
@@ -23,11 +24,14 @@
  *   marking each), and twice as many when the produce went faster otherwise.
  * - **Grouping** (`producer/groupMessagesPerPartition`): see `groupMessagesPerPartition`.
  * - **Framing** (`protocol/request`): see `frameRequest`.
+ * - **Record decoder** (`recordBatch/record/v0/decoder`, every record a consumer fetches): see
+ *   `decodeRecord`.
  *
  * How: each is put in Node's module cache under kafkajs's file name before the kafkajs module
  * that requires it loads. kafkajs requires its request versions lazily, so `recordBatch/v0`
  * (the checksum) and `produce/v3/request` (the record encoder; the payload wraps it) load with
- * the first request built; the producer (the grouping) and the connection (the framing) load
+ * the first request built, and `recordBatch/v0/decoder` (the record decoder) with the first fetch
+ * request; the producer (the grouping) and the connection (the framing) load
  * with kafkajs itself. So client.ts imports this module before kafkajs, and every other module
  * of ours takes kafkajs from client.ts. Should the native package be missing (a platform
  * without a prebuilt binary) or kafkajs already hold its own functions, kafkajs's stay in use:
@@ -169,6 +173,135 @@ export function encodeRecord(record: RecordInput): EncoderLike {
     at = writeBytes(buf, at, h.value, h.valueLength);
   }
   return asEncoder(buf, at);
+}
+
+/** kafkajs's Decoder, as the record decoder reads it: the record's own bytes and a read position. */
+interface DecoderLike {
+  buffer: Buffer;
+  offset: number;
+}
+/** What kafkajs's record-batch decoder hands its record decoder (recordBatch/v0/decoder.js). */
+export interface RecordBatchContext {
+  firstOffset?: string;
+  firstTimestamp?: string;
+  magicByte?: number;
+  isControlBatch?: boolean;
+  timestampType?: number;
+  maxTimestamp?: string;
+  [more: string]: unknown;
+}
+/** A record as kafkajs's decoder returns it. */
+export interface DecodedRecord {
+  magicByte: number | undefined;
+  attributes: number;
+  timestamp: string;
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers: Record<string, unknown>;
+  isControlRecord: boolean;
+  batchContext: RecordBatchContext;
+}
+type RecordDecoder = (decoder: DecoderLike, batchContext?: RecordBatchContext) => DecodedRecord;
+/** kafkajs's own record decoder, for the records ours leaves to it (and the tests). */
+export const kafkajsRecordDecoder = require('kafkajs/src/protocol/recordBatch/record/v0/decoder.js') as RecordDecoder;
+const LOG_APPEND_TIME = (require('kafkajs/src/protocol/timestampTypes.js') as { LOG_APPEND_TIME: number }).LOG_APPEND_TIME;
+
+/** A 64-bit decimal whose sum with a varint of at most 4 bytes (below 2^27) stays an exact double. */
+const SAFE_DECIMAL = /^-?\d{1,15}$/;
+/** The batch whose first offset and timestamp were parsed last: a batch's records come one after another. */
+let parsedContext: RecordBatchContext | null = null;
+let parsedOffset = Number.NaN;
+let parsedTimestamp = Number.NaN;
+
+/**
+ * A varint of at most 4 bytes at `at` (zigzag-decoded), or undefined past that: there kafkajs's
+ * 32-bit loop (and, for the timestamp delta, its Long loop) is left to read it as it does.
+ */
+function readSmallVarint(buf: Buffer, at: number): { value: number; next: number } | undefined {
+  let u = 0;
+  for (let shift = 0; shift < 28; shift += 7) {
+    const byte = buf[at++];
+    if (byte === undefined) return undefined;
+    u |= (byte & 0x7f) << shift;
+    if (byte < 0x80) return { value: (u >>> 1) ^ -(u & 1), next: at };
+  }
+  return undefined;
+}
+
+/**
+ * A varint length and that many bytes at `at` (a view, as kafkajs slices it; null for -1), or
+ * undefined where kafkajs's decoder must read it (a longer varint, a length below -1).
+ */
+function readPart(buf: Buffer, at: number): { bytes: Buffer | null; next: number } | undefined {
+  const length = readSmallVarint(buf, at);
+  if (length === undefined || length.value < -1) return undefined;
+  if (length.value === -1) return { bytes: null, next: length.next };
+  return { bytes: buf.subarray(length.next, length.next + length.value), next: length.next + length.value };
+}
+
+/**
+ * kafkajs's record decoder (`recordBatch/record/v0/decoder`) for the records it reads the
+ * common way: varints of at most 4 bytes, first offset and timestamp below 10^15. kafkajs
+ * parses the batch's first offset and first timestamp into 64-bit `Long` objects for every
+ * record, reads the timestamp delta through `Long` too, and prints both back as decimals
+ * (0.7-1.9 us a record alone, `npm run bench -- kafkaEncode`, more among a busy process's
+ * garbage). This sums doubles, exact in that range, and prints the same strings. Any other
+ * record (or a byte short) is read again from its start by kafkajs's decoder, so it throws or
+ * answers exactly as kafkajs would (a length below -1, which kafkajs reads by moving back, goes
+ * there too).
+ */
+export function decodeRecord(decoder: DecoderLike, batchContext: RecordBatchContext = {}): DecodedRecord {
+  const start = decoder.offset;
+  const buf = decoder.buffer;
+  if (batchContext !== parsedContext) {
+    const { firstOffset, firstTimestamp } = batchContext;
+    parsedOffset = typeof firstOffset === 'string' && SAFE_DECIMAL.test(firstOffset) ? Number(firstOffset) : Number.NaN;
+    parsedTimestamp = typeof firstTimestamp === 'string' && SAFE_DECIMAL.test(firstTimestamp) ? Number(firstTimestamp) : Number.NaN;
+    parsedContext = batchContext;
+  }
+  const appendTime = batchContext.timestampType === LOG_APPEND_TIME && batchContext.maxTimestamp;
+  const attributes = buf[start];
+  const timestampDelta = attributes === undefined ? undefined : readSmallVarint(buf, start + 1);
+  const offsetDelta = timestampDelta && readSmallVarint(buf, timestampDelta.next);
+  const key = offsetDelta && readPart(buf, offsetDelta.next);
+  const value = key && readPart(buf, key.next);
+  const count = value && readSmallVarint(buf, value.next);
+  if (
+    attributes === undefined || timestampDelta === undefined || offsetDelta === undefined || key === undefined || value === undefined ||
+    count === undefined || count.value < -1 ||
+    Number.isNaN(parsedOffset) || (!appendTime && Number.isNaN(parsedTimestamp))
+  ) {
+    return kafkajsRecordDecoder(decoder, batchContext);
+  }
+  let at = count.next;
+  // As kafkajs folds them: one property per key, a repeated key's values in an array (read
+  // through the object, as kafkajs reads it), each an own data property even for `__proto__`.
+  const headers: Record<string, unknown> = {};
+  for (let i = 0; i < count.value; i += 1) {
+    const name = readPart(buf, at);
+    const header = name && readPart(buf, name.next);
+    if (name === undefined || header === undefined) return kafkajsRecordDecoder(decoder, batchContext);
+    at = header.next;
+    // A null name is kafkajs's property "null".
+    const k = name.bytes === null ? 'null' : name.bytes.toString('utf8');
+    const before = headers[k];
+    const folded = before === undefined ? header.bytes : Array.isArray(before) ? before.concat([header.bytes]) : [before, header.bytes];
+    if (k === '__proto__') Object.defineProperty(headers, k, { value: folded, writable: true, enumerable: true, configurable: true });
+    else headers[k] = folded;
+  }
+  decoder.offset = at;
+  return {
+    magicByte: batchContext.magicByte,
+    attributes: attributes << 24 >> 24,
+    timestamp: appendTime ? (batchContext.maxTimestamp as string) : String(parsedTimestamp + timestampDelta.value),
+    offset: String(parsedOffset + offsetDelta.value),
+    key: key.bytes,
+    value: value.bytes,
+    headers,
+    isControlRecord: batchContext.isControlBatch ?? false,
+    batchContext,
+  };
 }
 
 /** Puts `exports` in Node's module cache as kafkajs's `file`, unless `user` (which requires it) is loaded already. */
@@ -359,6 +492,8 @@ const groupingInstalled = replace('producer/groupMessagesPerPartition.js', 'prod
 const framingInstalled = replace('protocol/request.js', 'network/connection.js', frameRequest);
 const checksumInstalled = nativeChecksum !== null && replace('protocol/recordBatch/crc32C/index.js', 'protocol/recordBatch/v0/index.js', nativeChecksum);
 const recordInstalled = replace('protocol/recordBatch/record/v0/index.js', 'protocol/requests/produce/v3/request.js', encodeRecord);
+// kafkajs's fetch requires the record-batch decoder (and with it the record decoder) lazily, with its first request.
+const recordDecoderInstalled = replace('protocol/recordBatch/record/v0/decoder.js', 'protocol/recordBatch/v0/decoder.js', decodeRecord);
 /**
  * kafkajs's produce request, with our payload when uncompressed: loaded here (so it holds our
  * record encoder and kafkajs's batch module our checksum), then replaced in the module cache by
@@ -381,7 +516,7 @@ function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
 }
 /** kafkajs's own produce request (with our record encoder and checksum), for the tests; null when ours is not in place. */
 export const kafkajsProduce = installProduce();
-const installed = { checksum: checksumInstalled, record: recordInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled, framing: framingInstalled };
+const installed = { checksum: checksumInstalled, record: recordInstalled, recordDecoder: recordDecoderInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled, framing: framingInstalled };
 
 /** Which of kafkajs's modules are ours in this process. */
 export function kafkajsModules(): typeof installed {

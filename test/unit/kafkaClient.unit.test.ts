@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createKafka, type KafkaLogger } from '../../infra/kafka/client.ts';
 import {
+  decodeRecord,
   encodeProduce,
   encodeRecord,
   frameRequest,
@@ -14,10 +15,12 @@ import {
   kafkajsModules,
   kafkajsProduce,
   kafkajsRecord,
+  kafkajsRecordDecoder,
   nativeChecksum,
   type FrameInput,
   type GroupingInput,
   type ProduceInput,
+  type RecordBatchContext,
   type RecordInput,
 } from '../../infra/kafka/kafkajsModules.ts';
 
@@ -59,11 +62,12 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
     // The test runner imports kafkajsModules.ts before any test file (.mocharc.json), as client.ts does in a process of ours.
-    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, produce: true, grouping: true, framing: true });
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true });
     assert.equal(require('kafkajs/src/producer/groupMessagesPerPartition.js'), groupMessagesPerPartition);
     assert.equal(require('kafkajs/src/protocol/request.js'), frameRequest);
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
+    assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/decoder.js'), decodeRecord);
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
     // encoded batch carries the CRC that kafkajs's own loop gives over the same bytes.
     const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
@@ -96,7 +100,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     const out = isolated([
       "import('./infra/kafka/observationBus.ts').then(() => import('./infra/kafka/kafkajsModules.ts')).then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: true, framing: true });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true });
   });
 
   it('leave kafkajs’s grouping in use when kafkajs itself was loaded first, the rest being ours', function () {
@@ -105,7 +109,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "require('kafkajs');",
       "import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, produce: true, grouping: false, framing: false });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: false, framing: false });
   });
 
   it('leave kafkajs’s own in use, and say so (in the log once), when kafkajs built a request before they could be put in place', function () {
@@ -127,6 +131,8 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     assert.deepEqual(out, {
       checksum: false,
       record: false,
+      // The fetch's record decoder loads with the first fetch request, not with the produce request.
+      recordDecoder: true,
       produce: false,
       // kafkajs's producer and connection were not loaded: its grouping and framing are still ours.
       grouping: true,
@@ -198,6 +204,93 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     }
     // Most records are written by ours (kafkajs's own leaves 512 bytes or more of room).
     assert.ok(ours > 1000, `${ours} of 3000 written by ours`);
+  });
+
+  it('record decoder: what kafkajs’s own decoder returns for any record, and where it leaves the read (seeded)', function () {
+    const Decoder = require('kafkajs/src/protocol/decoder.js') as new (b: Buffer) => { buffer: Buffer; offset: number };
+    let seed = 11;
+    // The generator's high bits: its low ones repeat within a few calls.
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return Math.floor((seed / 2 ** 31) * n);
+    };
+    const texts = ['', 'a', 'é', '日本語のタイトル', '\u{1F3AC} film', 'x'.repeat(200), 'y'.repeat(20_000)];
+    const part = (): unknown => {
+      const pick = next(4);
+      if (pick === 0) return null;
+      const text = texts[next(texts.length)] as string;
+      return pick === 1 ? Buffer.from(text) : text;
+    };
+    const headerSets: Array<Record<string, unknown> | undefined> = [
+      undefined,
+      { 'schema-fingerprint': 'abcdef0123456789', 'observation-type': 'AvailabilityObserved' },
+      { tags: ['a', Buffer.from('b'), 'c'], 'é': 'ü' },
+      // Names kafkajs's fold reads through the object's prototype, and one it defines as its own.
+      { toString: 'x', constructor: ['y', 'z'], ['__proto__']: 'p' },
+    ];
+    const deltas = [0, 1, 63, 64, -1, -65, 8191, 8192, 2 ** 20, 2 ** 27 - 1, -(2 ** 27), 2 ** 27, 2 ** 30 - 1, -(2 ** 30)];
+    const contexts: RecordBatchContext[] = [
+      { firstOffset: '0', firstTimestamp: '1796604625548', magicByte: 2, isControlBatch: false, timestampType: 0, maxTimestamp: '1796604625600' },
+      { firstOffset: '123456789012345', firstTimestamp: '-1', magicByte: 2, isControlBatch: true, timestampType: 0, maxTimestamp: '-1' },
+      // Past ours: 16 digits, so kafkajs's Long arithmetic reads these.
+      { firstOffset: '9007199254740993', firstTimestamp: '1796604625548', magicByte: 2, timestampType: 0, maxTimestamp: '0' },
+      { firstOffset: '42', firstTimestamp: '9223372036854775807', magicByte: 2, timestampType: 0, maxTimestamp: '1' },
+      { firstOffset: '42', firstTimestamp: '100', magicByte: 2, timestampType: 1, maxTimestamp: '1796604625600' },
+      { firstOffset: '42', firstTimestamp: 'x', magicByte: 2, timestampType: 1, maxTimestamp: '' },
+      {},
+    ];
+    const outcome = (decode: typeof decodeRecord, bytes: Buffer, context: RecordBatchContext | undefined): unknown => {
+      const decoder = new Decoder(bytes);
+      try {
+        const record = decode(decoder, context);
+        return { record, headerNames: Object.getOwnPropertyNames(record.headers), offset: decoder.offset };
+      } catch (err) {
+        return { threw: (err as Error).name, offset: decoder.offset };
+      }
+    };
+    let fast = 0;
+    for (let i = 0; i < 4000; i++) {
+      const encoded = kafkajsRecord({
+        offsetDelta: next(3) === 0 ? (deltas[next(deltas.length)] as number) : i,
+        timestampDelta: deltas[next(deltas.length)] as number,
+        key: part(),
+        value: part(),
+        ...(next(2) === 0 ? {} : { headers: headerSets[next(headerSets.length)] }),
+      });
+      // As kafkajs's batch decoder hands it over: the record without its length prefix.
+      const whole = Buffer.from(encoded.buf.subarray(0, encoded.offset));
+      const lengthBytes = whole.findIndex((b) => b < 0x80) + 1;
+      let bytes = whole.subarray(lengthBytes);
+      // Now and then a record cut short.
+      if (next(8) === 0) bytes = bytes.subarray(0, next(bytes.length + 1));
+      const context = next(10) === 0 ? undefined : contexts[next(contexts.length)];
+      const theirs = outcome(kafkajsRecordDecoder, bytes, context);
+      const ours = outcome(decodeRecord, bytes, context);
+      assert.deepEqual(ours, theirs, `record ${i} (${bytes.toString('hex').slice(0, 80)}, ${JSON.stringify(context)})`);
+      if (!('threw' in (theirs as object)) && (theirs as { record: { value: unknown } }).record.value !== null) fast += 1;
+    }
+    assert.ok(fast > 800, `${fast} of 4000 decoded`);
+    // Records no producer of kafkajs writes (a broker refuses most): varints longer than they
+    // need, lengths negative or past the end. Not a header count past the end: kafkajs's own
+    // decoder believes any, and runs out of memory reading 2^27 headers that are not there.
+    const crafted = [
+      '00 80808080 00 02 02 6b 02 76 00', // a 5-byte timestamp delta for 0
+      '00 02 8080808000 02 6b 02 76 00', // a 5-byte offset delta
+      '00 02 02 03 6b 02 76 00', // key length -2: kafkajs reads it by moving back
+      '00 02 02 7e 6b', // key length 63, past the end
+      '00 02 02 01 05 76 00', // value length -3
+      '00 02 02 01 01 01', // header count -1: none
+      '00 02 02 01 01 02 03 6b 02 76', // a header name of length -2
+      'ff 02 02 01 01 00', // attributes -1
+      '00 ffffffff0f 02 01 01 00', // the largest 5-byte varint
+      '',
+    ];
+    for (const hex of crafted) {
+      const bytes = Buffer.from(hex.replaceAll(' ', ''), 'hex');
+      for (const context of contexts) {
+        assert.deepEqual(outcome(decodeRecord, bytes, context), outcome(kafkajsRecordDecoder, bytes, context), `${hex} ${JSON.stringify(context)}`);
+      }
+    }
   });
 
   it('grouping: kafkajs’s own partitions, in its order, each with its messages in order (seeded)', function () {
