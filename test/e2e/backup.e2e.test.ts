@@ -81,7 +81,8 @@ describe('marquee backup (e2e)', function () {
       const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 2048; exec "${process.execPath}" "${bin}" backup --out "${out}"`], { env, cwd: root });
       let stderr = '';
       child.stderr.on('data', (d) => (stderr += d));
-      child.on('exit', (code) => ok({ code, stderr }));
+      // 'close', not 'exit': 'exit' may come before the last of stderr is read.
+      child.on('close', (code) => ok({ code, stderr }));
     });
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, /^marquee: the copy of .*lmdb to .*lmdb failed: File too large$/m);

@@ -21,7 +21,8 @@ function limited(command: string, env: NodeJS.ProcessEnv): Promise<{ code: numbe
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => ok({ code, stdout, stderr }));
+    // 'close', not 'exit', as below.
+    child.on('close', (code) => ok({ code, stdout, stderr }));
   });
 }
 

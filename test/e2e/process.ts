@@ -28,7 +28,8 @@ export function marquee(args: string[], env: NodeJS.ProcessEnv): Promise<{ code:
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
-    child.on('exit', (code) => ok({ code, stdout, stderr }));
+    // 'close', not 'exit': 'exit' may come before the last of the output is read.
+    child.on('close', (code) => ok({ code, stdout, stderr }));
   });
 }
 

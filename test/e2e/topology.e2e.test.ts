@@ -33,10 +33,29 @@ import { dropServerData, ingestGroupProbe, until, type Proc } from './topology.s
 
 const SERVERS = ['KAFKA_BROKERS', 'MONGODB_URL', 'OPENSEARCH_URL', 'REDIS_URL', 'RELEASES_S3_URL'] as const;
 const DAYS = 3;
-const TODAY = new Date().toISOString().slice(0, 10);
-/** The crawl's days end yesterday: today is the schedulers' day. */
-const START_DATE = crawlDate(-DAYS, TODAY);
-const CRAWL = ['--titles', '150', '--countries', 'US,DE', '--start-date', START_DATE];
+/** The run's longest: its timeout. */
+const RUN_MS = 900_000;
+// Fixed when the run starts (fixDays): the schedulers' day, and the crawl's days that end the day before.
+let TODAY = '';
+let START_DATE = '';
+let CRAWL: string[] = [];
+
+/**
+ * Fixes the run's days. The schedulers of every process rank the day of their own clock: a run
+ * that crossed midnight UTC saw them rank a day the test did not expect, so a run that could
+ * cross it waits for it first.
+ */
+async function fixDays(test: Mocha.Context): Promise<void> {
+  const left = 86_400_000 - (Date.now() % 86_400_000);
+  if (left < RUN_MS) {
+    console.log(`      waiting ${Math.ceil(left / 1000)} s for midnight UTC, so that the run sees one day`);
+    test.timeout(RUN_MS + left + 10_000);
+    await new Promise((resolve) => setTimeout(resolve, left + 2_000));
+  }
+  TODAY = new Date().toISOString().slice(0, 10);
+  START_DATE = crawlDate(-DAYS, TODAY);
+  CRAWL = ['--titles', '150', '--countries', 'US,DE', '--start-date', START_DATE];
+}
 const SECRETS = {
   LOG_LEVEL: 'info',
   RATE_LIMIT_PER_MINUTE: '100000',
@@ -225,7 +244,8 @@ describeWithServer('the topology: two processes of each role on the servers, ans
   });
 
   it('answers every request byte for byte as one embedded process, after SIGKILLs of one process per role, with each event once', async function () {
-    this.timeout(900_000);
+    this.timeout(RUN_MS);
+    await fixDays(this);
     const started = Date.now();
     const since = () => `${((Date.now() - started) / 1000).toFixed(0)} s`;
     // Where the time goes, on a machine whose load varies.
