@@ -12,7 +12,7 @@ import { base58 } from './fastSiv.ts';
 
 /** The module's exports (native/base58/src/lib.rs). */
 interface Exports {
-  memory: { buffer: ArrayBuffer };
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
   b58_scratch(len: number): number;
   b58_many(input: number, offsets: number, count: number, out: number, outOffsets: number): number;
 }
@@ -28,6 +28,14 @@ let instance: Exports | null | undefined;
 function module(): Exports | null {
   instance ??= MODULE.present ? MODULE.instantiate() : null;
   return instance;
+}
+
+/**
+ * The memory of this thread's instance (null without the module), for the tests: grown to the
+ * most a module can have, it leaves a large call's scratch nowhere to go, which makes it trap.
+ */
+export function base58WasmMemory(): Exports['memory'] | null {
+  return module()?.memory ?? null;
 }
 
 /** Whether the module is in place (else base58Many is fastSiv.ts's base58 on each). */

@@ -33,9 +33,15 @@ interface Encoder {
   abort(): void;
 }
 
+/** A module's memory, as far as it is used here. */
+interface Memory {
+  buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
 /** The module's exports (native/parquet-writer/src/lib.rs). */
 interface Exports {
-  memory: { buffer: ArrayBuffer };
+  memory: Memory;
   mq_alloc(len: number): number;
   mq_free(ptr: number, len: number): void;
   mq_open(ptr: number, len: number): number;
@@ -63,6 +69,15 @@ function instance(): { exports: Exports; alive: { value: boolean } } {
   return current;
 }
 
+/**
+ * The memory of this thread's instance (made if there is none), for the tests: grown to the
+ * most a module can have, it leaves the next large allocation nowhere to go, which is how they
+ * make the module trap.
+ */
+export function parquetWriterWasmMemory(): Memory {
+  return instance().exports.memory;
+}
+
 /** The properties as lib.rs `properties` reads them. */
 function encodeProperties(props: EncodeProperties, createdBy: string): Uint8Array {
   const utf8 = new TextEncoder();
@@ -88,16 +103,30 @@ function encodeProperties(props: EncodeProperties, createdBy: string): Uint8Arra
 
 /** Starts one file; `createdBy` is written into its footer. */
 export function openWasmEncoder(props: EncodeProperties, createdBy: string, events: EncoderEvents): Encoder {
-  const { exports: m, alive } = instance();
-  /** Copies `bytes` into module memory, runs `use` on them, frees them. */
+  const used = instance();
+  try {
+    return openOn(used, props, createdBy, events);
+  } catch (err) {
+    if (!isWasmTrap(err)) throw err;
+    // Trapped opening the file: the instance goes, and the file is tried once on a new one.
+    used.alive.value = false;
+    return openOn(instance(), props, createdBy, events);
+  }
+}
+
+function openOn(
+  { exports: m, alive }: { exports: Exports; alive: { value: boolean } },
+  props: EncodeProperties,
+  createdBy: string,
+  events: EncoderEvents,
+): Encoder {
+  /** Copies `bytes` into module memory, runs `use` on them, frees them (not after a trap: the instance is done). */
   const withBytes = <T>(bytes: Uint8Array, use: (ptr: number) => T): T => {
     const ptr = m.mq_alloc(bytes.length);
-    try {
-      new Uint8Array(m.memory.buffer, ptr, bytes.length).set(bytes);
-      return use(ptr);
-    } finally {
-      if (alive.value) m.mq_free(ptr, bytes.length);
-    }
+    new Uint8Array(m.memory.buffer, ptr, bytes.length).set(bytes);
+    const result = use(ptr);
+    m.mq_free(ptr, bytes.length);
+    return result;
   };
   let session = 0;
   let over = false;

@@ -11,7 +11,7 @@ import {
   linkKeysFromEnv,
   usesDevelopmentLinkKey,
 } from '../../services/links/linkTokens.ts';
-import { base58Many, base58WasmPresent } from '../../services/links/base58Wasm.ts';
+import { base58Many, base58WasmMemory, base58WasmPresent } from '../../services/links/base58Wasm.ts';
 import { base58, sivEncrypter } from '../../services/links/fastSiv.ts';
 
 const key1 = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
@@ -107,6 +107,23 @@ describe('link tokens', function () {
     // More than one call into the module holds (8,192), in order.
     const many = Array.from({ length: 20_000 }, (_, i) => Uint8Array.from({ length: 1 + (i % 60) }, next));
     assert.deepEqual(base58Many(many), many.map((b) => bs58.encode(b)));
+  });
+
+  it('writes the text of bs58 still when the module traps (its memory exhausted), and a new instance the call after', function () {
+    const memory = base58WasmMemory();
+    assert.ok(memory !== null, 'services/links/base58.wasm is in place');
+    // Scratch larger than the whole memory now: no free space inside can hold it, and the
+    // memory grown to the most a module has cannot grow for it, so the allocation traps.
+    const size = memory.buffer.byteLength;
+    // Zero bytes, which base58 writes as '1's at once (any other bytes cost quadratic time in bs58).
+    const inputs = Array.from({ length: Math.ceil(size / 2000) + 1 }, (_, i) => (i % 100 === 0 ? Uint8Array.of(i % 256, 7, 0) : new Uint8Array(1000)));
+    assert.ok(inputs.length <= 8192, `one call holds them (${inputs.length})`);
+    memory.grow(65536 - size / 65536);
+    assert.deepEqual(base58Many(inputs), inputs.map((b) => bs58.encode(b)));
+    const after = base58WasmMemory();
+    assert.notEqual(after, memory, 'the trapped instance is not used again');
+    assert.ok((after?.buffer.byteLength ?? 0) < 65536 * 65536);
+    assert.deepEqual(base58Many(inputs.slice(0, 3)), inputs.slice(0, 3).map((b) => bs58.encode(b)));
   });
 
   it('bounds tokens by the longest URL accepted, and refuses a longer token without decoding it', function () {

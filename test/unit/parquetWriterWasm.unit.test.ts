@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { SNAPSHOT_FILES, type SnapshotColumn, type SnapshotFileSchema } from '../../contracts/snapshotSchema.ts';
 import { arrowTableMaker, type SnapshotRow, type SnapshotValue } from '../../services/snapshot/arrowSchema.ts';
 import { encoderName, openEncoder, type EncodeProperties, type EncoderName } from '../../services/snapshot/parquetEncoder.ts';
+import { parquetWriterWasmMemory } from '../../services/snapshot/parquetWriterWasm.ts';
 import { prng } from './searchQualityCatalog.ts';
 
 const WORDS = ['a', 'tt0123456', 'Amélie', '東京物語', 'x'.repeat(300), '', 'Netflix', 'nm0000123', 'ñ', '🎬 film'];
@@ -122,5 +123,32 @@ describe('the Parquet encoder built for speed', function () {
     // The first file never closed: it neither finished nor failed.
     const state = await Promise.race([first.then(() => 'finished', () => 'failed'), new Promise((r) => setTimeout(() => r('open'), 50))]);
     assert.equal(state, 'open');
+  });
+
+  it('fails the files of an instance that trapped (its memory exhausted), and writes the next file on a new instance', async () => {
+    const def = SNAPSHOT_FILES[0] as SnapshotFileSchema;
+    const props: EncodeProperties = { maxRowGroupRows: 1000, dictionaryOff: true, plainColumns: [] };
+    const ipcs = batches(def, 200, 50, 11);
+    const told: string[] = [];
+    const events = (name: string) => ({ ack() {}, bytes() {}, done: () => told.push(`${name} done`), error: (m: string) => told.push(`${name}: ${m}`) });
+    // A file open on the instance, one batch in.
+    const other = openEncoder({ ...props, encoder: 'arrow-rs' }, events('other'));
+    other.batch(ipcs[0] as Uint8Array);
+    // A batch larger than the whole memory now: no free space inside holds its copy, and the
+    // memory grown to the most a module has cannot grow for it, so the allocation traps.
+    const memory = parquetWriterWasmMemory();
+    const size = memory.buffer.byteLength;
+    memory.grow(65536 - size / 65536);
+    const trapping = openEncoder({ ...props, encoder: 'arrow-rs' }, events('trapping'));
+    trapping.batch(new Uint8Array(size + 65536));
+    assert.equal(told.length, 1);
+    assert.match(told[0] as string, /^trapping: the Parquet encoder trapped: /);
+    // The other file learns it at its next call, and is over.
+    other.batch(ipcs[1] as Uint8Array);
+    other.close();
+    assert.deepEqual(told.slice(1), ['other: the Parquet encoder failed on another file of this thread']);
+    // The next file: a new instance, the bytes as before.
+    assert.notEqual(parquetWriterWasmMemory(), memory);
+    assert.ok((await encode('arrow-rs', props, ipcs)).equals(await encode('parquet-wasm', props, ipcs)));
   });
 });
