@@ -118,6 +118,8 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
   let writer: Promise<Producer> | null = null;
   const queue: Job[] = [];
   let draining = false;
+  /** The last committed transaction's jobs, resolved once its markers are written (markerWritten). */
+  let settling: Promise<void> = Promise.resolve();
 
   function ensureOpen(): void {
     if (closed) throw new AppError('closed', 'the Kafka event store is closed');
@@ -415,8 +417,17 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       const marker = (offsets[offsets.length - 1] as number) + 1;
       index.advance(marker);
       skipApplied();
-      await markerWritten(marker);
+      // The jobs resolve once the markers are written, but the next transaction need not wait
+      // for that: it begins now (with ingest's two batches in flight, the wait held each
+      // batch's transaction behind the other's markers, a few ms each). Resolved in commit order.
+      settling = Promise.all([settling, markerWritten(marker)]).then(() => resolveJobs(jobs, slots, offsets));
+      return;
     }
+    resolveJobs(jobs, slots, offsets);
+  }
+
+  /** Each job its own results: a revision and position per request, or its conflict. */
+  function resolveJobs(jobs: Job[], slots: ReturnType<typeof plan>['slots'], offsets: number[]): void {
     const results = slots.map((slot) =>
       slot instanceof AppError
         ? slot
@@ -530,6 +541,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       await Promise.all([...subscriptions].map((s) => s.stop()));
       // Appends already queued finish (or fail) before the clients go.
       while (draining || queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await settling;
       closed = true;
       index.fail(new AppError('closed', 'the Kafka event store is closed'));
       const [a, t, w] = [adminClient.take(), tailReady, writer];
