@@ -215,29 +215,44 @@ let parsedOffset = Number.NaN;
 let parsedTimestamp = Number.NaN;
 
 /**
- * A varint of at most 4 bytes at `at` (zigzag-decoded), or undefined past that: there kafkajs's
- * 32-bit loop (and, for the timestamp delta, its Long loop) is left to read it as it does.
+ * Where the last readVarint or readPart stopped: module state rather than a result object per
+ * call, which was most of the decoder's garbage (a record reads six or more of them).
  */
-function readSmallVarint(buf: Buffer, at: number): { value: number; next: number } | undefined {
+let cursor = 0;
+/** What readPart answers when kafkajs's decoder must read the part. */
+const LEAVE = Symbol('leave to kafkajs');
+
+/**
+ * A varint of at most 4 bytes at `at`, zigzag-decoded (the cursor after it), or NaN past that:
+ * there kafkajs's 32-bit loop (and, for the timestamp delta, its Long loop) is left to read it as
+ * it does.
+ */
+function readVarint(buf: Buffer, at: number): number {
   let u = 0;
   for (let shift = 0; shift < 28; shift += 7) {
     const byte = buf[at++];
-    if (byte === undefined) return undefined;
+    if (byte === undefined) return Number.NaN;
     u |= (byte & 0x7f) << shift;
-    if (byte < 0x80) return { value: (u >>> 1) ^ -(u & 1), next: at };
+    if (byte < 0x80) {
+      cursor = at;
+      return (u >>> 1) ^ -(u & 1);
+    }
   }
-  return undefined;
+  return Number.NaN;
 }
 
 /**
- * A varint length and that many bytes at `at` (a view, as kafkajs slices it; null for -1), or
- * undefined where kafkajs's decoder must read it (a longer varint, a length below -1).
+ * A varint length and that many bytes at `at` (a view, as kafkajs slices it; null for -1; the
+ * cursor after them), or LEAVE where kafkajs's decoder must read it (a longer varint, a length
+ * below -1).
  */
-function readPart(buf: Buffer, at: number): { bytes: Buffer | null; next: number } | undefined {
-  const length = readSmallVarint(buf, at);
-  if (length === undefined || length.value < -1) return undefined;
-  if (length.value === -1) return { bytes: null, next: length.next };
-  return { bytes: buf.subarray(length.next, length.next + length.value), next: length.next + length.value };
+function readPart(buf: Buffer, at: number): Buffer | null | typeof LEAVE {
+  const length = readVarint(buf, at);
+  if (!(length >= -1)) return LEAVE;
+  if (length === -1) return null;
+  const from = cursor;
+  cursor = from + length;
+  return buf.subarray(from, from + length);
 }
 
 /**
@@ -261,43 +276,42 @@ export function decodeRecord(decoder: DecoderLike, batchContext: RecordBatchCont
     parsedContext = batchContext;
   }
   const appendTime = batchContext.timestampType === LOG_APPEND_TIME && batchContext.maxTimestamp;
+  if (Number.isNaN(parsedOffset) || (!appendTime && Number.isNaN(parsedTimestamp))) return kafkajsRecordDecoder(decoder, batchContext);
   const attributes = buf[start];
-  const timestampDelta = attributes === undefined ? undefined : readSmallVarint(buf, start + 1);
-  const offsetDelta = timestampDelta && readSmallVarint(buf, timestampDelta.next);
-  const key = offsetDelta && readPart(buf, offsetDelta.next);
-  const value = key && readPart(buf, key.next);
-  const count = value && readSmallVarint(buf, value.next);
-  if (
-    attributes === undefined || timestampDelta === undefined || offsetDelta === undefined || key === undefined || value === undefined ||
-    count === undefined || count.value < -1 ||
-    Number.isNaN(parsedOffset) || (!appendTime && Number.isNaN(parsedTimestamp))
-  ) {
-    return kafkajsRecordDecoder(decoder, batchContext);
-  }
-  let at = count.next;
+  if (attributes === undefined) return kafkajsRecordDecoder(decoder, batchContext);
+  const timestampDelta = readVarint(buf, start + 1);
+  if (Number.isNaN(timestampDelta)) return kafkajsRecordDecoder(decoder, batchContext);
+  const offsetDelta = readVarint(buf, cursor);
+  if (Number.isNaN(offsetDelta)) return kafkajsRecordDecoder(decoder, batchContext);
+  const key = readPart(buf, cursor);
+  if (key === LEAVE) return kafkajsRecordDecoder(decoder, batchContext);
+  const value = readPart(buf, cursor);
+  if (value === LEAVE) return kafkajsRecordDecoder(decoder, batchContext);
+  const count = readVarint(buf, cursor);
+  if (!(count >= -1)) return kafkajsRecordDecoder(decoder, batchContext);
   // As kafkajs folds them: one property per key, a repeated key's values in an array (read
   // through the object, as kafkajs reads it), each an own data property even for `__proto__`.
   const headers: Record<string, unknown> = {};
-  for (let i = 0; i < count.value; i += 1) {
-    const name = readPart(buf, at);
-    const header = name && readPart(buf, name.next);
-    if (name === undefined || header === undefined) return kafkajsRecordDecoder(decoder, batchContext);
-    at = header.next;
-    // A null name is kafkajs's property "null".
-    const k = name.bytes === null ? 'null' : name.bytes.toString('utf8');
+  for (let i = 0; i < count; i += 1) {
+    const nameLength = readVarint(buf, cursor);
+    if (!(nameLength >= -1)) return kafkajsRecordDecoder(decoder, batchContext);
+    // A null name is kafkajs's property "null". Decoded in place: no view of its own.
+    const k = nameLength === -1 ? 'null' : buf.toString('utf8', cursor, (cursor += nameLength));
+    const header = readPart(buf, cursor);
+    if (header === LEAVE) return kafkajsRecordDecoder(decoder, batchContext);
     const before = headers[k];
-    const folded = before === undefined ? header.bytes : Array.isArray(before) ? before.concat([header.bytes]) : [before, header.bytes];
+    const folded = before === undefined ? header : Array.isArray(before) ? before.concat([header]) : [before, header];
     if (k === '__proto__') Object.defineProperty(headers, k, { value: folded, writable: true, enumerable: true, configurable: true });
     else headers[k] = folded;
   }
-  decoder.offset = at;
+  decoder.offset = cursor;
   return {
     magicByte: batchContext.magicByte,
     attributes: attributes << 24 >> 24,
-    timestamp: appendTime ? (batchContext.maxTimestamp as string) : String(parsedTimestamp + timestampDelta.value),
-    offset: String(parsedOffset + offsetDelta.value),
-    key: key.bytes,
-    value: value.bytes,
+    timestamp: appendTime ? (batchContext.maxTimestamp as string) : String(parsedTimestamp + timestampDelta),
+    offset: String(parsedOffset + offsetDelta),
+    key,
+    value,
     headers,
     isControlRecord: batchContext.isControlBatch ?? false,
     batchContext,
