@@ -18,7 +18,7 @@ export interface EventLogIndex {
   readonly nextOffset: number;
   /** Position of the newest event, 0 when empty. */
   readonly head: number;
-  /** Applies one committed record at `offset` (skipped if already applied). */
+  /** Applies one committed record at `offset` (skipped if already applied); the index keeps `event` itself. */
   apply(offset: number, event: LoggedEvent): void;
   /** Moves `nextOffset` past `offset` (a batch read up to a marker, or aborted records). */
   advance(offsetReached: number): void;
@@ -60,7 +60,11 @@ export function eventLogIndex(): EventLogIndex {
 
     apply(offset, event) {
       if (offset < nextOffset) return;
-      const recorded = { ...event, position: offset + 1 } as RecordedEvent;
+      // The record itself, its position added: both callers hand over a record of their own
+      // (the writer's, made for its transaction; the tail consumer's, just parsed), and a copy
+      // of every event the log holds was only garbage.
+      const recorded = event as RecordedEvent;
+      recorded.position = offset + 1;
       log.push(recorded);
       let events = streams.get(event.streamId);
       if (events === undefined) streams.set(event.streamId, (events = []));
