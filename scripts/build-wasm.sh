@@ -13,7 +13,8 @@
 #
 # The same sources, toolchain and clang give the same bytes: each crate is built from a copy at a
 # fixed place (cargo's hashes of a path crate, which order code in the module, depend on where it
-# is), and paths are remapped, so the checkout's place is nowhere in the module.
+# is), paths are remapped, so the checkout's place is nowhere in the module, and the hash seeds
+# drawn at compile time come from a fixed seed (below).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root="$PWD"
@@ -35,6 +36,12 @@ target_dir="$cache/parquet-writer-target"
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 export CC_wasm32_unknown_unknown="$cc" AR_wasm32_unknown_unknown="$ar"
 export CFLAGS_wasm32_unknown_unknown="-msimd128 -ffile-prefix-map=$registry=crates"
+# arrow-rs turns on ahash's compile-time-rng for wasm32: const-random draws its hash seeds when it
+# is compiled, so each build from an empty target directory differed (87 bytes of constants),
+# and only a warm cache passed --check. A fixed seed makes the build repeatable; the seeds are in
+# a public module either way, and the files written do not depend on them (parquet-wasm, with
+# seeds of its own, writes the same bytes).
+export CONST_RANDOM_SEED="marquee-wasm-build"
 status=0
 
 # build CRATE ARTIFACT OUT: native/CRATE built into OUT (its cargo artifact ARTIFACT.wasm).
@@ -43,6 +50,13 @@ build() {
   rm -rf "$src"
   mkdir -p "$src"
   cp -r "$crate/Cargo.toml" "$crate/Cargo.lock" "$crate/rust-toolchain.toml" "$crate/src" "$src/"
+  # rustup installs a toolchain named by rust-toolchain.toml with its targets, but adds no target
+  # to a toolchain already there (a machine that had 1.95.0 without wasm32 failed here).
+  if command -v rustup >/dev/null; then
+    local channel
+    channel=$(sed -n 's/^channel = "\(.*\)"$/\1/p' "$crate/rust-toolchain.toml")
+    rustup target add --toolchain "$channel" wasm32-unknown-unknown >&2
+  fi
   # simd128: WebAssembly SIMD (every Node since 16.4) for zstd's and arrow-rs's loops.
   RUSTFLAGS="-C target-feature=+simd128 --remap-path-prefix=$src=$1 --remap-path-prefix=$registry=crates" \
     bash -c "cd '$src' && cargo build --release --locked --target wasm32-unknown-unknown --target-dir '$target_dir'"
