@@ -4,15 +4,15 @@
  * ./fastSiv.ts `base58`, which it falls back to (a checkout without the module, an input too
  * long for one call). Why: a weekly release makes a token per link, a million at 250,000
  * titles, and fastSiv.ts's base58 was the largest single function of its build (about 1.5 us a
- * token); 64-bit integers make the same method about four times faster (test/unit/base58Wasm.unit.test.ts,
- * `npm run bench -- snapshot`).
+ * token); 64-bit integers make the same method about twice as fast (0.8 against 1.6 us a token;
+ * test/unit/linkTokens.unit.test.ts checks the text against bs58).
  */
-import { isWasmTrap, wasmModule } from '../shared/wasmModule.ts';
+import { isWasmTrap, wasmModule, type WasmMemory } from '../shared/wasmModule.ts';
 import { base58 } from './fastSiv.ts';
 
 /** The module's exports (native/base58/src/lib.rs). */
 interface Exports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  memory: WasmMemory;
   b58_scratch(len: number): number;
   b58_many(input: number, offsets: number, count: number, out: number, outOffsets: number): number;
 }
@@ -34,7 +34,7 @@ function module(): Exports | null {
  * The memory of this thread's instance (null without the module), for the tests: grown to the
  * most a module can have, it leaves a large call's scratch nowhere to go, which makes it trap.
  */
-export function base58WasmMemory(): Exports['memory'] | null {
+export function base58WasmMemory(): WasmMemory | null {
   return module()?.memory ?? null;
 }
 

@@ -13,6 +13,12 @@ declare const WebAssembly: {
   RuntimeError: new (message?: string) => Error;
 };
 
+/** An instance's exported memory, as far as the loaders use it (`grow`: the tests exhaust it to make a module trap). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+
 export interface WasmModule<E> {
   /** Whether the file is there (a checkout always has it; one that deleted it falls back). */
   readonly present: boolean;

@@ -13,7 +13,7 @@
  * unknown state: the instance is dropped, the file reports the error, and so does every other
  * file still open on it at its next call; the next file gets a new instance.
  */
-import { isWasmTrap, wasmModule } from '../shared/wasmModule.ts';
+import { isWasmTrap, wasmModule, type WasmMemory } from '../shared/wasmModule.ts';
 
 /** What this encoder needs of parquetEncoder.ts's types (declared here: that file imports this one). */
 interface EncodeProperties {
@@ -33,15 +33,9 @@ interface Encoder {
   abort(): void;
 }
 
-/** A module's memory, as far as it is used here. */
-interface Memory {
-  buffer: ArrayBuffer;
-  grow(pages: number): number;
-}
-
 /** The module's exports (native/parquet-writer/src/lib.rs). */
 interface Exports {
-  memory: Memory;
+  memory: WasmMemory;
   mq_alloc(len: number): number;
   mq_free(ptr: number, len: number): void;
   mq_open(ptr: number, len: number): number;
@@ -74,7 +68,7 @@ function instance(): { exports: Exports; alive: { value: boolean } } {
  * most a module can have, it leaves the next large allocation nowhere to go, which is how they
  * make the module trap.
  */
-export function parquetWriterWasmMemory(): Memory {
+export function parquetWriterWasmMemory(): WasmMemory {
   return instance().exports.memory;
 }
 
