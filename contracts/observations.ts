@@ -8,17 +8,13 @@
  * Marquee media id with `mediaIdOf` (contracts/ids.ts), so a re-crawl never mints a new id.
  */
 import type {
-  CastMember,
-  ContentRating,
   ContentType,
-  ExternalId,
   FeaturedPeriod,
   Genre,
+  MediaDetails,
   Offer,
   Provider,
-  Rating,
   Season,
-  Video,
 } from './domain.ts';
 
 export interface ObservationBase<T extends string, D> {
@@ -34,29 +30,8 @@ export interface MediaRef {
   sourceId: number;
 }
 
-export interface MediaObservedData extends MediaRef {
-  title: string;
-  originalTitle: string | null;
-  year: number | null;
-  releaseDate: string | null;
-  tagline: string | null;
-  overview: string | null;
-  classification: string | null;
-  poster: string | null;
-  backdrop: string | null;
-  popularity: number | null;
-  tmdbRating: number | null;
-  voteCount: number | null;
-  runtime: number | null;
-  inProduction: boolean | null;
-  lastAirDate: string | null;
-  genreIds: number[];
-  ratings: Rating[];
-  externalIds: ExternalId[];
-  videos: Video[];
-  contentRatings: ContentRating[];
-  cast: CastMember[];
-}
+/** The title's details as seen (the same fields as the `MediaDetails` of its events). */
+export interface MediaObservedData extends MediaRef, MediaDetails {}
 
 export interface MediaTranslationObservedData extends MediaRef {
   language: string;

@@ -11,7 +11,7 @@
  * observation of a stream lands in one partition and consumers of a group never race on it.
  */
 import { streamOfObservation } from '../../contracts/ids.ts';
-import type { Observation, ObservationType } from '../../contracts/observations.ts';
+import type { ObservationType } from '../../contracts/observations.ts';
 
 /** The topic suffix (after `<prefix>observations.`) of each observation type. */
 export const TOPIC_OF_TYPE: Readonly<Record<ObservationType, string>> = {

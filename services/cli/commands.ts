@@ -3,7 +3,7 @@
  * person can follow, and closes them again.
  */
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { parseArgs } from 'node:util';
 import type { EventType } from '../../contracts/events.ts';
 import { isCountryCode, isIsoDate } from '../../contracts/ids.ts';

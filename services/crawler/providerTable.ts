@@ -4,7 +4,6 @@
  * make, and how their title URLs look. services/crawler/providers.ts turns this table into the
  * per-country provider lists.
  */
-import type { Region } from './countries.ts';
 
 export type ProviderKind =
   /** subscription: `flatrate` offers */

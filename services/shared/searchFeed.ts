@@ -123,7 +123,7 @@ export class SearchFeed {
   /** The feed's checkpoint: every title touched by an event up to it is in the index. */
   async checkpoint(initialise = true): Promise<number> {
     if (this.position !== null) return this.position;
-    const { checkpointName, readStore } = this.options;
+    const { checkpointName } = this.options;
     if (checkpointName !== null) this.position = await this.durableCheckpoint(checkpointName);
     else if (initialise) this.position = await this.searchCheckpoint();
     else return 0;

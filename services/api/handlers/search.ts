@@ -25,7 +25,7 @@ async function providerIdOf(input: HandlerInput, country: string, shortId: strin
 
 export async function search(input: HandlerInput): Promise<unknown> {
   const started = performance.now();
-  const { params, catalog, deps } = input;
+  const { params, deps } = input;
   const q = reqStr(params, 'q');
   const country = reqStr(params, 'country');
   const lang = str(params, 'lang') ?? defaultLanguageOf(country);
