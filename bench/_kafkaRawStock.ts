@@ -8,9 +8,11 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-// kafkajs itself (its producer holds its grouping from then on) and its produce request.
+// kafkajs itself (its producer holds its grouping and partitioner from then on), its produce
+// request and its fetch's record-batch decoder (which holds its record decoder).
 require('kafkajs');
 require('kafkajs/src/protocol/requests/produce/v3/request.js');
+require('kafkajs/src/protocol/recordBatch/v0/decoder.js');
 const { brokers, runId, crawl } = JSON.parse(process.argv[2] ?? '{}') as { brokers: string[]; runId: string; crawl: { seed: number; day: number; titles?: number } };
 const { kafkajsModules } = await import('../infra/kafka/kafkajsModules.ts');
 const { generateCrawl } = await import('../services/crawler/catalog.ts');

@@ -13,10 +13,14 @@ import {
   kafkajsFrame,
   kafkajsGrouping,
   kafkajsModules,
+  kafkajsMurmur2,
+  kafkajsPartitionerFactory,
   kafkajsProduce,
   kafkajsRecord,
   kafkajsRecordDecoder,
+  murmur2,
   nativeChecksum,
+  partitionerFactory,
   type FrameInput,
   type GroupingInput,
   type ProduceInput,
@@ -62,12 +66,14 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
     // The test runner imports kafkajsModules.ts before any test file (.mocharc.json), as client.ts does in a process of ours.
-    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true });
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true, partitioner: true });
     assert.equal(require('kafkajs/src/producer/groupMessagesPerPartition.js'), groupMessagesPerPartition);
     assert.equal(require('kafkajs/src/protocol/request.js'), frameRequest);
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/index.js'), encodeRecord);
     assert.equal(require('kafkajs/src/protocol/recordBatch/record/v0/decoder.js'), decodeRecord);
+    assert.equal(require('kafkajs/src/producer/partitioners/default/murmur2.js'), murmur2);
+    assert.equal(require('kafkajs/src/producer/partitioners/legacy/partitioner.js'), partitionerFactory);
     // The record batch module, loaded now as a produce would load it, checksums with ours: its
     // encoded batch carries the CRC that kafkajs's own loop gives over the same bytes.
     const { RecordBatch } = require('kafkajs/src/protocol/recordBatch/v0/index.js') as {
@@ -100,7 +106,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     const out = isolated([
       "import('./infra/kafka/observationBus.ts').then(() => import('./infra/kafka/kafkajsModules.ts')).then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true, partitioner: true });
   });
 
   it('leave kafkajs’s grouping in use when kafkajs itself was loaded first, the rest being ours', function () {
@@ -109,7 +115,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "require('kafkajs');",
       "import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: false, framing: false });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: false, framing: false, partitioner: false });
   });
 
   it('leave kafkajs’s own in use, and say so (in the log once), when kafkajs built a request before they could be put in place', function () {
@@ -134,9 +140,10 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       // The fetch's record decoder loads with the first fetch request, not with the produce request.
       recordDecoder: true,
       produce: false,
-      // kafkajs's producer and connection were not loaded: its grouping and framing are still ours.
+      // kafkajs's producer and connection were not loaded: its grouping, framing and partitioner are still ours.
       grouping: true,
       framing: true,
+      partitioner: true,
       ownChecksum: true,
       ownRecord: true,
       told: ["Kafka: some of kafkajs's own modules in use (slower; see docs/kafka-event-log.md, sizing)"],
@@ -316,6 +323,59 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       assert.deepEqual(Object.keys(ours), Object.keys(theirs), `grouping ${i}: key order`);
       for (const key of Object.keys(ours)) for (const [k, m] of (ours[key] as unknown[]).entries()) assert.equal(m, (theirs[key] as unknown[])[k]);
     }
+  });
+
+  it('murmur2: the Java client’s hashes, and kafkajs’s own for any key (seeded)', function () {
+    // Kafka's own test vectors (the Java client's UtilsTest): a key is partitioned as every other client does.
+    const java: Array<[string, number]> = [
+      ['21', -973932308],
+      ['foobar', -790332482],
+      ['a-little-bit-long-string', -985981536],
+      ['a-little-bit-longer-string', -1486304829],
+      ['lkjh234lh9fiuh90y23oiuhsafujhadof229phr9h19h89h8', -58897971],
+      ['abc', 479470107],
+    ];
+    for (const [key, hash] of java) {
+      assert.equal(murmur2(key), hash, key);
+      assert.equal(murmur2(Buffer.from(key)), hash, `${key} as bytes`);
+    }
+    let seed = 11;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    // Every length's tail (0-3 bytes after the words), bytes above 0x7f (the sign of a word), and
+    // keys as kafkajs takes them: Buffers, strings (non-ASCII too), numbers.
+    for (let i = 0; i < 3000; i++) {
+      const key = Buffer.from(Array.from({ length: i % 67 }, () => next(256)));
+      assert.equal(murmur2(key), kafkajsMurmur2(key), key.toString('hex'));
+    }
+    for (const key of ['', 'é', 'availability-mv00001234-US', '日本語のキー', 12345, -7]) assert.equal(murmur2(key), kafkajsMurmur2(key), String(key));
+  });
+
+  it('partitioner: kafkajs’s own partition for any message; round robin over the partitions with a leader when there is no key', function () {
+    let seed = 13;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const ours = partitionerFactory(murmur2)();
+    const theirs = kafkajsPartitionerFactory(kafkajsMurmur2)();
+    for (let i = 0; i < 2000; i++) {
+      const partitionMetadata = Array.from({ length: 1 + next(20) }, (_p, partitionId) => ({ partitionId, leader: next(4) === 0 ? -1 : 1 }));
+      const key = next(3) === 0 ? Buffer.from(Array.from({ length: next(40) }, () => next(256))) : `stream-${next(100_000)}`;
+      const message = next(10) === 0 ? { key, partition: next(partitionMetadata.length) } : { key };
+      const args = { topic: `t${next(3)}`, partitionMetadata, message };
+      assert.equal(ours(args), theirs(args), JSON.stringify(args));
+    }
+    // No key: each partition with a leader in turn (the start is random, as kafkajs's), never one without.
+    const partitionMetadata = [0, 1, 2, 3, 4].map((partitionId) => ({ partitionId, leader: partitionId === 2 ? -1 : 1 }));
+    const picked = Array.from({ length: 8 }, () => ours({ topic: 'keyless', partitionMetadata, message: { key: null } }));
+    assert.equal(new Set(picked.slice(0, 4)).size, 4, picked.join());
+    assert.ok(!picked.includes(2), picked.join());
+    assert.deepEqual(picked.slice(4), picked.slice(0, 4));
+    // No partition has a leader: one of them all the same.
+    assert.ok([0, 1].includes(ours({ topic: 'leaderless', partitionMetadata: [0, 1].map((partitionId) => ({ partitionId, leader: -1 })), message: {} })));
   });
 
   it('framing: the bytes of kafkajs’s own for any request, in one buffer of its size; a payload that is no encoder refused alike', async function () {
