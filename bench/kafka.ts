@@ -16,8 +16,8 @@
  *   broker takes longer for those; this tells that cost from the cost of our code;
  * - raw_kafkajs_ours, raw_kafkajs_ours_as_published: both loops again in this process, where
  *   kafkajs carries Marquee's faster modules (checksum, record encoder, produce payload,
- *   grouping, framing: infra/kafka/kafkajsModules.ts): what the client can do here, so the
- *   `_ours` ratios tell our code's share alone;
+ *   grouping, framing, record decoder, partitioner: infra/kafka/kafkajsModules.ts): what the
+ *   client can do here, so the `_ours` ratios tell our code's share alone;
  * - adapter_transport: the Kafka observation bus publishing (encoding) and consuming (decoding,
  *   validating, committing by hand) with a handler that only counts;
  * - adapter_with_ingest: the same with ingest appending to an LMDB event store, until idle, or
