@@ -383,14 +383,10 @@ export function partitionerFactory(hash: Murmur2): () => (args: PartitionerArgs)
       if (!(topic in counters)) counters[topic] = randomBytes(32).readUInt32BE(0);
       if (message.partition !== null && message.partition !== undefined) return message.partition;
       if (message.key !== null && message.key !== undefined) return (hash(message.key) & 0x7fffffff) % partitionMetadata.length;
+      const turn = (counters[topic] = (counters[topic] as number) + 1) & 0x7fffffff;
       const available = partitionMetadata.filter((p) => p.leader >= 0);
-      if (available.length > 0) {
-        counters[topic] = (counters[topic] as number) + 1;
-        return (available[((counters[topic] as number) & 0x7fffffff) % available.length] as { partitionId: number }).partitionId;
-      }
       // No partition has a leader: any partition (the send fails or waits for one).
-      counters[topic] = (counters[topic] as number) + 1;
-      return ((counters[topic] as number) & 0x7fffffff) % partitionMetadata.length;
+      return available.length > 0 ? (available[turn % available.length] as { partitionId: number }).partitionId : turn % partitionMetadata.length;
     };
   };
 }

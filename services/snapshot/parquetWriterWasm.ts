@@ -50,15 +50,21 @@ interface Exports {
 }
 
 const MODULE = wasmModule<Exports>(new URL('./parquetWriter.wasm', import.meta.url));
-/** This thread's instance, and a flag that turns false when it traps. */
-let current: { exports: Exports; alive: { value: boolean } } | null = null;
+/** An instance, and a flag that turns false when it traps. */
+interface Instance {
+  exports: Exports;
+  alive: { value: boolean };
+}
+
+/** This thread's instance. */
+let current: Instance | null = null;
 
 /** Whether the module is there (a checkout always has it; scripts/build-wasm.sh makes it). */
 export function parquetWriterWasmPresent(): boolean {
   return MODULE.present;
 }
 
-function instance(): { exports: Exports; alive: { value: boolean } } {
+function instance(): Instance {
   if (current === null || !current.alive.value) current = { exports: MODULE.instantiate(), alive: { value: true } };
   return current;
 }
@@ -109,7 +115,7 @@ export function openWasmEncoder(props: EncodeProperties, createdBy: string, even
 }
 
 function openOn(
-  { exports: m, alive }: { exports: Exports; alive: { value: boolean } },
+  { exports: m, alive }: Instance,
   props: EncodeProperties,
   createdBy: string,
   events: EncoderEvents,

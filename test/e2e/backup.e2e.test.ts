@@ -5,10 +5,9 @@
  * releases; and what it refuses, it refuses before writing anything.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bin, embeddedEnv, marquee, root, scratchDirs, spawnMarquee } from './process.ts';
+import { bin, embeddedEnv, limited, marquee, scratchDirs, spawnMarquee } from './process.ts';
 
 describe('marquee backup (e2e)', function () {
   this.timeout(300_000);
@@ -77,13 +76,7 @@ describe('marquee backup (e2e)', function () {
   it('fails on a disk that fills up with one line and exit 1, leaving no partial copy behind', async () => {
     const out = join(dirs.make(), 'copy');
     // A file size limit of 2 MB (SIGXFSZ ignored, so the write fails with EFBIG) stands for a full disk.
-    const failed = await new Promise<{ code: number | null; stderr: string }>((ok) => {
-      const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 2048; exec "${process.execPath}" "${bin}" backup --out "${out}"`], { env, cwd: root });
-      let stderr = '';
-      child.stderr.on('data', (d) => (stderr += d));
-      // 'close', not 'exit': 'exit' may come before the last of stderr is read.
-      child.on('close', (code) => ok({ code, stderr }));
-    });
+    const failed = await limited(`"${process.execPath}" "${bin}" backup --out "${out}"`, env, 2048);
     assert.equal(failed.code, 1, failed.stderr);
     assert.match(failed.stderr, /^marquee: the copy of .*lmdb to .*lmdb failed: File too large$/m);
     assert.equal(existsSync(out), false, 'nothing is found at --out');

@@ -11,20 +11,10 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bin, embeddedEnv, freePort, marquee, root } from './process.ts';
+import { bin, embeddedEnv, freePort, limited, marquee, root } from './process.ts';
 
-/** Runs `command` (its words, shell-quoted by the caller) under a 20 MB file size limit. */
-function limited(command: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok) => {
-    const child = spawn('bash', ['-c', `trap '' XFSZ; ulimit -f 20480; exec ${command}`], { env, cwd: root });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    // 'close', not 'exit', as below.
-    child.on('close', (code) => ok({ code, stdout, stderr }));
-  });
-}
+/** 20 MB: the file size limit the filling runs below have. */
+const LIMIT_KB = 20480;
 
 describe('a data directory that fills up, or was damaged (e2e)', function () {
   this.timeout(120_000);
@@ -35,7 +25,7 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('fails the append whose commit failed with a retriable unavailable error, and the process lives on', async () => {
-    const { code, stdout, stderr } = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env);
+    const { code, stdout, stderr } = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env, LIMIT_KB);
     assert.equal(code, 0, stderr.slice(-2000));
     const [reported, after] = stdout.trim().split('\n');
     const failure = JSON.parse(reported as string);
@@ -46,7 +36,7 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
   });
 
   it('fails a release file that does not fit, in the system\'s words, instead of keeping it cut short; nothing is published', async () => {
-    const { code, stdout, stderr } = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}" release`, process.env);
+    const { code, stdout, stderr } = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}" release`, process.env, LIMIT_KB);
     assert.equal(code, 0, stderr.slice(-2000));
     const failure = JSON.parse(stdout.trim().split('\n')[0] as string);
     assert.equal(failure.code, 'unavailable');
@@ -58,7 +48,7 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
 
   it('ends `start --sample` with one line naming a full disk, exit 1, no crash', async () => {
     const env = embeddedEnv({ DATA_DIR: dataDir, PORT: String(await freePort()) });
-    const { code, stderr } = await limited(`"${process.execPath}" "${bin}" start --sample`, env);
+    const { code, stderr } = await limited(`"${process.execPath}" "${bin}" start --sample`, env, LIMIT_KB);
     assert.equal(code, 1, stderr.slice(-2000));
     // The line main.ts prints; log lines (JSON, written asynchronously) may come after it.
     assert.match(stderr, /^marquee: .*a commit failed, most likely for a full disk or an I\/O error of the data directory/m);
@@ -66,7 +56,7 @@ describe('a data directory that fills up, or was damaged (e2e)', function () {
   });
 
   it('says what most likely killed a process reading a data file cut short (SIGBUS), with its exit code', async () => {
-    const filled = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env);
+    const filled = await limited(`"${process.execPath}" --import tsx test/e2e/dataDirFailures.child.ts "${dataDir}"`, process.env, LIMIT_KB);
     assert.equal(filled.code, 0, filled.stderr.slice(-2000));
     const file = join(dataDir, 'lmdb', 'data.mdb');
     truncateSync(file, Math.floor(statSync(file).size / 4));

@@ -20,17 +20,35 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs `marquee <args>` to completion. */
-export function marquee(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The exit code and whole output of `child`, once it ended. */
+export function finished(child: ChildProcess): Promise<Finished> {
   return new Promise((ok) => {
-    const child = spawn(process.execPath, [bin, ...args], { env, cwd: root });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
+    child.stdout?.on('data', (d) => (stdout += d));
+    child.stderr?.on('data', (d) => (stderr += d));
     // 'close', not 'exit': 'exit' may come before the last of the output is read.
     child.on('close', (code) => ok({ code, stdout, stderr }));
   });
+}
+
+/** Runs `marquee <args>` to completion. */
+export function marquee(args: string[], env: NodeJS.ProcessEnv): Promise<Finished> {
+  return finished(spawn(process.execPath, [bin, ...args], { env, cwd: root }));
+}
+
+/**
+ * Runs `command` (its words, shell-quoted by the caller) under a file size limit of `kilobytes`,
+ * which stands for a disk that fills up: SIGXFSZ is ignored, so a write past it fails with EFBIG.
+ */
+export function limited(command: string, env: NodeJS.ProcessEnv, kilobytes: number): Promise<Finished> {
+  return finished(spawn('bash', ['-c', `trap '' XFSZ; ulimit -f ${kilobytes}; exec ${command}`], { env, cwd: root }));
 }
 
 /** Sends SIGTERM and resolves with the exit code. */
