@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- ingest [--titles N] [--skip-sample] [--kafka-titles N] [--skip-kafka]`
+ * `npm run bench -- ingest [--titles N] [--skip-sample] [--kafka-titles N] [--skip-kafka] [--rounds N]`
  *
  * Observations/s and events/s from publish to projected read models (crawl -> inbox -> ingest ->
  * LMDB event store -> every projection), for the sample catalog and a synthetic catalog
@@ -9,7 +9,10 @@
  * every read-model document the run wrote: what the engine takes to write what we write. With
  * KAFKA_BROKERS, also observations/s through Kafka into the
  * Kafka event log with one and two ingest processes beside a raw kafkajs loop, and the projector
- * failover time (bench/_ingestKafka.ts). Prints one JSON line.
+ * failover time (bench/_ingestKafka.ts). With `--rounds N` (default 1) the sample and the
+ * synthetic catalog each run N times, each run beside its own references: their fields are the
+ * first run's, `rounds` lists every run's ratios and `median_ratio_to_raw` (and the others)
+ * their medians, steadier on a shared machine than one run. Prints one JSON line.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +24,7 @@ import { publishWhileIngesting, startCrawlThread } from '../services/cli/crawlTh
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { startProjectionThread } from '../services/cli/projectionThread.ts';
 import { kafkaIngestBench } from './_ingestKafka.ts';
+import { median } from './_stats.ts';
 import { crawl } from '../services/crawler/crawl.ts';
 import { openAdapters } from '../services/shared/adapters.ts';
 import { scanPages } from '../services/snapshot/scan.ts';
@@ -38,8 +42,11 @@ const { values } = parseArgs({
     // The Kafka part runs separate processes on a loaded broker: a smaller catalog keeps it short.
     'kafka-titles': { type: 'string', default: '2000' },
     'skip-kafka': { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '1' },
   },
 });
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number from 1, not ${values.rounds}`);
 
 interface RunResult {
   observations: number;
@@ -210,11 +217,29 @@ function round(n: number, digits = 2): number {
   return Math.round(n * f) / f;
 }
 
+/** The first run's result; with more rounds, every run's ratios and their medians too. */
+async function runRounds(label: string, titles: number | undefined, countries: string[] | undefined): Promise<Record<string, unknown>> {
+  const runs: RunResult[] = [];
+  for (let r = 0; r < rounds; r++) {
+    if (rounds > 1) process.stderr.write(`${label}: round ${r + 1} of ${rounds}\n`);
+    runs.push(await runOnce(label, titles, countries));
+  }
+  const first = runs[0] as RunResult;
+  if (rounds === 1) return { ...first };
+  return {
+    ...first,
+    rounds: runs.map((r) => ({ seconds: r.seconds, raw_lmdb_append_events_per_s: r.raw_lmdb_append_events_per_s, ratio_to_raw: r.ratio_to_raw, ratio_to_raw_with_documents: r.ratio_to_raw_with_documents, cpu_ratio_to_raw: r.cpu_ratio_to_raw })),
+    median_ratio_to_raw: median(runs.map((r) => r.ratio_to_raw)),
+    median_ratio_to_raw_with_documents: median(runs.map((r) => r.ratio_to_raw_with_documents)),
+    median_cpu_ratio_to_raw: median(runs.map((r) => r.cpu_ratio_to_raw)),
+  };
+}
+
 const result: Record<string, unknown> = { bench: 'ingest', node: process.version, at: systemClock.now().toISOString() };
-if (!values['skip-sample']) result.sample = await runOnce('sample', undefined, undefined);
+if (!values['skip-sample']) result.sample = await runRounds('sample', undefined, undefined);
 if (!values['skip-synthetic']) {
   const countries = values.countries.split(',').map((c) => c.trim().toUpperCase());
-  result.synthetic = { titles: Number(values.titles), countries, ...(await runOnce('synthetic', Number(values.titles), countries)) };
+  result.synthetic = { titles: Number(values.titles), countries, ...(await runRounds('synthetic', Number(values.titles), countries)) };
 }
 const brokers = loadConfig().kafkaBrokers;
 if (brokers && !values['skip-kafka']) {

@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- kafka [--titles N] [--batch-size N] [--skip-inbox] [--event-log lmdb|kafka] [--consume-concurrency N]`
+ * `npm run bench -- kafka [--titles N] [--batch-size N] [--skip-inbox] [--event-log lmdb|kafka] [--consume-concurrency N] [--rounds N]`
  *
  * Crawl ingestion through Kafka, for the observations of the sample crawl (or a synthetic one of
  * N titles), generated once before any timing. These runs on the same broker, in this order:
@@ -26,6 +26,12 @@
  * - inbox_with_ingest: the same ingest through the embedded inbox, to tell the cost of Kafka
  *   from the cost of ingest itself.
  *
+ * With `--rounds N` (default 1), the stock reference and adapter_with_ingest run N times,
+ * alternated, each round on topics of its own: on a shared machine whose speed moves by a third
+ * within minutes, one pair of runs half a minute apart says little. The line's fields are the
+ * first round's, as with one round; `rounds` lists every round's ratios and
+ * `median_ratio_with_ingest_to_raw` (and the others) their medians.
+ *
  * Rates are observations/s from the first publish to the end of consumption (consumer group
  * joins included). Needs a broker (KAFKA_BROKERS, default 127.0.0.1:9092); the run's topics
  * are deleted afterwards. Prints one JSON line.
@@ -47,6 +53,7 @@ import { lmdbInbox } from '../infra/lmdb/inbox.ts';
 import { generateCrawl } from '../services/crawler/catalog.ts';
 import { createIngest } from '../services/ingest/ingest.ts';
 import { CHUNK_MESSAGES, cpuNow, PARTITIONS, rawLoop, round, seconds, type RawResult } from './_kafkaRaw.ts';
+import { median } from './_stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -56,6 +63,7 @@ const { values } = parseArgs({
     'skip-inbox': { type: 'boolean', default: false },
     'event-log': { type: 'string', default: 'lmdb' },
     'consume-concurrency': { type: 'string', default: String(DEFAULT_CONSUME_CONCURRENCY) },
+    rounds: { type: 'string', default: '1' },
   },
 });
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
@@ -64,6 +72,8 @@ const titles = values.titles === undefined ? undefined : Number(values.titles);
 const batchSize = Number(values['batch-size']);
 const eventLog = values['event-log'];
 if (eventLog !== 'lmdb' && eventLog !== 'kafka') throw new Error(`--event-log: lmdb or kafka, not ${eventLog}`);
+const rounds = Number(values.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number from 1, not ${values.rounds}`);
 const crawlOptions = { seed, day: 0, ...(titles === undefined ? {} : { titles }) };
 const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;
 
@@ -76,9 +86,9 @@ async function publishAll(bus: KafkaObservationBus, observations: Observation[])
  * Ours, through the bus: publish, then consume until the group is idle, either handing each
  * batch to ingest (LMDB event store) or, for the transport alone, only counting it.
  */
-async function viaAdapter(observations: Observation[], withIngest: boolean): Promise<{ events: number; publish_s: number; consume_s: number; cpu_s: number }> {
+async function viaAdapter(observations: Observation[], withIngest: boolean, nth = 0): Promise<{ events: number; publish_s: number; consume_s: number; cpu_s: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-kafka-'));
-  const prefix = `marquee.bench.${runId}.${withIngest ? 'ingest' : 'transport'}.`;
+  const prefix = `marquee.bench.${runId}.${withIngest ? 'ingest' : 'transport'}${nth === 0 ? '' : `-r${nth}`}.`;
   const eventStore: EventStore = withIngest && eventLog === 'kafka' ? kafkaEventStore({ brokers, topicPrefix: prefix }) : lmdbEventStore({ dataDir });
   const bus = kafkaObservationBus({ brokers, topicPrefix: prefix, partitions: PARTITIONS, consumeConcurrency: Number(values['consume-concurrency']) });
   try {
@@ -92,11 +102,12 @@ async function viaAdapter(observations: Observation[], withIngest: boolean): Pro
     const t1 = performance.now();
     let received = 0;
     const ingest = createIngest({ eventStore, bus });
+    const group = `bench-${runId}${nth === 0 ? '' : `-r${nth}`}`;
     const consumer = withIngest
-      ? ingest.run({ group: `bench-${runId}`, batchSize, untilIdle: true })
+      ? ingest.run({ group, batchSize, untilIdle: true })
       : bus.consume(async (batch) => {
         received += batch.length;
-      }, { group: `bench-${runId}`, batchSize, untilIdle: true });
+      }, { group, batchSize, untilIdle: true });
     await consumer.done;
     const consume = seconds(t1);
     if (!withIngest && received !== observations.length) throw new Error(`received ${received} of ${observations.length}`);
@@ -132,9 +143,10 @@ async function viaInbox(observations: Observation[]): Promise<{ publish_s: numbe
 }
 
 /** The reference loops on kafkajs as published, in a process of their own (_kafkaRawStock.ts). */
-function stockLoops(): { kafkajs_modules: unknown; byTopic: RawResult; asPublished: RawResult } {
+function stockLoops(nth = 0): { kafkajs_modules: unknown; byTopic: RawResult; asPublished: RawResult } {
   const child = fileURLToPath(new URL('./_kafkaRawStock.ts', import.meta.url));
-  const out = execFileSync(process.execPath, [...process.execArgv, child, JSON.stringify({ brokers, runId, crawl: crawlOptions })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const args = { brokers, runId: nth === 0 ? runId : `${runId}-r${nth}`, crawl: crawlOptions };
+  const out = execFileSync(process.execPath, [...process.execArgv, child, JSON.stringify(args)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').at(-1) as string);
 }
 
@@ -147,9 +159,24 @@ const rawOurs = await rawLoop(observations, 'by-topic', brokers, runId);
 const rawOursSame = await rawLoop(observations, 'as-published', brokers, runId);
 const transport = await viaAdapter(observations, false);
 const ingested = await viaAdapter(observations, true);
-const inbox = values['skip-inbox'] ? null : await viaInbox(observations);
 const n = observations.length;
 const rate = (r: { publish_s: number; consume_s: number }) => n / (r.publish_s + r.consume_s);
+/** One round's reference and ours with ingest, side by side: what `rounds` lists. */
+const roundRatios = (s: typeof stock, ours: typeof ingested) => ({
+  raw_s: round(s.byTopic.publish_s + s.byTopic.consume_s),
+  with_ingest_s: round(ours.publish_s + ours.consume_s),
+  ratio_with_ingest_to_raw: round(rate(ours) / rate(s.byTopic), 3),
+  ratio_with_ingest_to_raw_as_published: round(rate(ours) / rate(s.asPublished), 3),
+  cpu_ratio_with_ingest_to_raw: round(s.byTopic.cpu_s / ours.cpu_s, 3),
+});
+const perRound = [roundRatios(stock, ingested)];
+for (let r = 1; r < rounds; r++) {
+  process.stderr.write(`kafka bench: round ${r + 1} of ${rounds}\n`);
+  const s = stockLoops(r);
+  perRound.push(roundRatios(s, await viaAdapter(observations, true, r)));
+}
+const inbox = values['skip-inbox'] ? null : await viaInbox(observations);
+
 const side = (r: { publish_s: number; consume_s: number; cpu_s: number }) => ({
   publish_s: r.publish_s,
   consume_s: r.consume_s,
@@ -192,4 +219,8 @@ console.log(JSON.stringify({
   cpu_ratio_transport_to_raw: round(raw.cpu_s / transport.cpu_s, 3),
   cpu_ratio_with_ingest_to_raw: round(raw.cpu_s / ingested.cpu_s, 3),
   ratio_with_ingest_to_inbox: inbox === null ? null : round(rate(ingested) / rate(inbox), 3),
+  rounds: perRound,
+  median_ratio_with_ingest_to_raw: median(perRound.map((r) => r.ratio_with_ingest_to_raw)),
+  median_ratio_with_ingest_to_raw_as_published: median(perRound.map((r) => r.ratio_with_ingest_to_raw_as_published)),
+  median_cpu_ratio_with_ingest_to_raw: median(perRound.map((r) => r.cpu_ratio_with_ingest_to_raw)),
 }));
