@@ -17,7 +17,16 @@ import { changeEndpoints } from './changeEndpoints.ts';
 import { p } from './params.ts';
 import type { Endpoint } from './types.ts';
 
-/** A link token is base58 (Bitcoin alphabet); anything else cannot decrypt. */
+/** OpenAPI links of a page of media list items (search, rankings, a collection): its first title. */
+const firstResultLinks: Endpoint['links'] = {
+  title: { operationId: 'getMedia', parameters: { 'path.id': '$response.body#/results/0/id' }, description: 'The first result\'s detail.' },
+  links: {
+    operationId: 'getMediaLinks',
+    parameters: { 'path.id': '$response.body#/results/0/id', 'query.country': '$request.query.country' },
+    description: 'Where the first result streams in the same country.',
+  },
+  seasons: { operationId: 'getSeasons', parameters: { 'path.id': '$response.body#/results/0/id' }, description: 'The first result\'s seasons, when it is a TV show (404 for a movie).' },
+};
 
 export function endpoints(openapi: () => unknown): Endpoint[] {
   return [
@@ -36,6 +45,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         { name: 'provider', in: 'query', type: 'string', description: 'Provider `short_id` (available in the country on this provider).' },
       ],
       response: 'SearchResults', errors: [400], auth: 'required', needsCatalog: true, handler: search,
+      links: firstResultLinks,
       // Kept until the index is written, where this process knows when it is (the in-process one).
       cacheable: true, stateOf: (deps) => deps.search.generation?.().toString(), timeField: 'processing_time_ms',
       lean: true,
@@ -46,6 +56,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         + 'With `kind`, the titles of that kind keep their overall position.',
       params: [p.country(), p.limit(50, 200), p.offset(), p.kind()],
       response: 'Rankings', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: getRankings,
+      links: firstResultLinks,
     },
     {
       path: '/v1/trending', operationId: 'getTrending', tag: 'Charts', summary: 'Daily trending titles',
@@ -79,6 +90,10 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         { name: 'country', in: 'query', type: 'country', default: 'US', description: 'Country of the content rating; default `US`.' },
       ],
       response: 'Media', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: true, handler: getMedia,
+      links: {
+        links: { operationId: 'getMediaLinks', parameters: { 'path.id': '$response.body#/id' }, description: 'Where this title streams, in a country.' },
+        seasons: { operationId: 'getSeasons', parameters: { 'path.id': '$response.body#/id' }, description: 'Its seasons, when it is a TV show (404 for a movie).' },
+      },
     },
     {
       path: '/v1/media/:id/links', operationId: 'getMediaLinks', tag: 'Media', summary: 'Streaming links in a country',
@@ -88,6 +103,9 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         { name: 'at', in: 'query', type: 'date', description: 'The links as they were at the end of this day (UTC), from the event history; a day to come gives the links as they stand now.' },
       ],
       response: 'StreamingLinks', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: (params) => params.at === undefined, handler: getLinks,
+      links: {
+        follow: { operationId: 'followLink', parameters: { 'path.link_token': '$response.body#/0/link_token' }, description: 'The redirect to the first link\'s provider.' },
+      },
     },
     ...changeEndpoints(),
     {
@@ -95,6 +113,13 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       description: '404 for a movie.',
       params: [p.mediaId()],
       response: 'Seasons', errors: [404], auth: 'required', needsCatalog: true, cacheable: true, handler: getSeasons,
+      links: {
+        episodes: {
+          operationId: 'getEpisodes',
+          parameters: { 'path.id': '$response.body#/media_id', 'path.season': '$response.body#/seasons/0/season_number' },
+          description: 'The episodes of the first season.',
+        },
+      },
     },
     {
       path: '/v1/media/:id/seasons/:season/episodes', operationId: 'getEpisodes', tag: 'Media', summary: 'Episodes of a season',
@@ -107,6 +132,13 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
       description: 'Collections of that country and those shown in every country.',
       params: [p.country()],
       response: 'Collections', errors: [400], auth: 'required', needsCatalog: true, cacheable: true, handler: listCollections,
+      links: {
+        collection: {
+          operationId: 'getCollection',
+          parameters: { 'path.slug': '$response.body#/collections/0/slug', 'query.country': '$response.body#/country' },
+          description: 'The first collection and its titles.',
+        },
+      },
     },
     {
       path: '/v1/collections/:slug', operationId: 'getCollection', tag: 'Collections', summary: 'A collection and its titles',
@@ -118,6 +150,7 @@ export function endpoints(openapi: () => unknown): Endpoint[] {
         p.country(), p.limit(50, 200), p.offset(),
       ],
       response: 'CollectionDetail', errors: [400, 404], auth: 'required', needsCatalog: true, cacheable: true, handler: getCollection,
+      links: firstResultLinks,
     },
     {
       path: '/v1/providers', operationId: 'listProviders', tag: 'Catalog', summary: 'Streaming providers of a country',

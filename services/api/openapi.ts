@@ -59,6 +59,7 @@ function responses(e: Endpoint): Schema {
       description: 'OK',
       ...(headers ? { headers } : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${e.response}` } } },
+      ...(e.links ? { links: e.links } : {}),
     };
     if (isV1) out['304'] = { description: 'Not modified (the `If-None-Match` ETag matches).' };
   }

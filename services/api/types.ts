@@ -109,6 +109,13 @@ export interface Endpoint {
   otherResponse?: { status: number; description: string; contentTypes?: string[]; headers?: Record<string, string> };
   /** Further non-error answers (a partial file, not modified), with the body of `otherResponse`. */
   moreResponses?: Array<{ status: number; description: string; headers?: Record<string, string>; withBody: boolean }>;
+  /**
+   * OpenAPI links of the 200 answer: operations a client can call next with values from this
+   * answer (runtime expressions such as `$response.body#/results/0/id`). They document how the
+   * API is walked, and let a tool that follows links (schemathesis's stateful phase) reach
+   * titles, seasons and collections that exist instead of guessing ids.
+   */
+  links?: Record<string, { operationId: string; parameters: Record<string, string>; description: string }>;
   /** Documented error statuses; every /v1 endpoint also has 401, 429, 500 and 503. */
   errors: number[];
   /** `required` (default for /v1), `optional` (GET /v1/snapshots) or `none`. */

@@ -118,6 +118,48 @@ describe('the OpenAPI document', () => {
     await SwaggerParser.validate(structuredClone(doc) as never);
   });
 
+  it('links each 200 answer only to operations and parameters that exist, with values its schema has', () => {
+    const doc = buildOpenApi(endpoints(() => ({})), { version: '1' }) as any;
+    const operations = new Map<string, any>();
+    for (const item of Object.values(doc.paths) as any[]) operations.set(item.get.operationId, item.get);
+    /** The schema at a JSON pointer into an answer of `schema` (a number steps into an array's items). */
+    const schemaAt = (schema: any, pointer: string): any => {
+      let at = schema;
+      for (const step of pointer.split('/').slice(1)) {
+        while (at?.$ref) at = doc.components.schemas[String(at.$ref).split('/').at(-1) as string];
+        at = /^\d+$/.test(step) ? at?.items : at?.properties?.[step];
+      }
+      while (at?.$ref) at = doc.components.schemas[String(at.$ref).split('/').at(-1) as string];
+      return at;
+    };
+    const seen: string[] = [];
+    for (const [from, source] of operations) {
+      const ok = source.responses['200'];
+      for (const [name, link] of Object.entries(ok?.links ?? {}) as Array<[string, any]>) {
+        const target = operations.get(link.operationId);
+        assert.ok(target, `${from} links ${name} to ${link.operationId}, which is no operation`);
+        for (const [key, expression] of Object.entries(link.parameters) as Array<[string, string]>) {
+          const [where, param] = key.split('.');
+          const declared = target.parameters.find((x: any) => x.name === param && x.in === where);
+          assert.ok(declared, `${from} -> ${link.operationId}: no ${where} parameter ${param}`);
+          if (expression.startsWith('$response.body#')) {
+            const value = schemaAt(ok.content['application/json'].schema, expression.slice('$response.body#'.length));
+            assert.ok(value?.type === 'string' || value?.type === 'integer', `${from} -> ${link.operationId}: ${expression} is no string or integer of the answer`);
+            assert.equal(value.type, declared.schema.type === 'integer' ? 'integer' : 'string', `${from} -> ${link.operationId}: ${expression} against ${param}`);
+          } else {
+            const query = /^\$request\.query\.(\w+)$/.exec(expression);
+            assert.ok(query && source.parameters.some((x: any) => x.in === 'query' && x.name === query[1]), `${from}: ${expression} names no query parameter of its own`);
+          }
+          seen.push(`${from}->${link.operationId}`);
+        }
+      }
+    }
+    // The walks a client (and schemathesis's stateful phase) takes from a listing to a season's episodes.
+    for (const walk of ['search->getMedia', 'getRankings->getSeasons', 'getMedia->getSeasons', 'getSeasons->getEpisodes', 'listCollections->getCollection', 'getMediaLinks->followLink']) {
+      assert.ok(seen.includes(walk), `no link ${walk}`);
+    }
+  });
+
   it('turns koa paths into OpenAPI templates', () => {
     assert.equal(openApiPath('/v1/media/:id/seasons/:season/episodes'), '/v1/media/{id}/seasons/{season}/episodes');
     assert.equal(openApiPath('/v1/snapshots/file/:version/*path'), '/v1/snapshots/file/{version}/{path}');
