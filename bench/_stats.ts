@@ -1,4 +1,11 @@
-/** Small figures shared by the benches. */
+/** Small figures and options shared by the benches. */
+
+/** The value of a bench's `--rounds`: a whole number from 1, or the bench stops with why. */
+export function roundsOption(value: string): number {
+  const rounds = Number(value);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number from 1, not ${value}`);
+  return rounds;
+}
 
 /**
  * The middle value (the lower of the two middle ones for an even count): the figure of a bench

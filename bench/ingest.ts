@@ -24,7 +24,7 @@ import { publishWhileIngesting, startCrawlThread } from '../services/cli/crawlTh
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { startProjectionThread } from '../services/cli/projectionThread.ts';
 import { kafkaIngestBench } from './_ingestKafka.ts';
-import { median } from './_stats.ts';
+import { median, roundsOption } from './_stats.ts';
 import { crawl } from '../services/crawler/crawl.ts';
 import { openAdapters } from '../services/shared/adapters.ts';
 import { scanPages } from '../services/snapshot/scan.ts';
@@ -45,8 +45,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '1' },
   },
 });
-const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number from 1, not ${values.rounds}`);
+const rounds = roundsOption(values.rounds);
 
 interface RunResult {
   observations: number;

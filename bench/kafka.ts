@@ -53,7 +53,7 @@ import { lmdbInbox } from '../infra/lmdb/inbox.ts';
 import { generateCrawl } from '../services/crawler/catalog.ts';
 import { createIngest } from '../services/ingest/ingest.ts';
 import { CHUNK_MESSAGES, cpuNow, PARTITIONS, rawLoop, round, seconds, type RawResult } from './_kafkaRaw.ts';
-import { median } from './_stats.ts';
+import { median, roundsOption } from './_stats.ts';
 
 const { values } = parseArgs({
   options: {
@@ -72,10 +72,11 @@ const titles = values.titles === undefined ? undefined : Number(values.titles);
 const batchSize = Number(values['batch-size']);
 const eventLog = values['event-log'];
 if (eventLog !== 'lmdb' && eventLog !== 'kafka') throw new Error(`--event-log: lmdb or kafka, not ${eventLog}`);
-const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number from 1, not ${values.rounds}`);
+const rounds = roundsOption(values.rounds);
 const crawlOptions = { seed, day: 0, ...(titles === undefined ? {} : { titles }) };
 const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;
+/** The run's id for round `nth` (0: the first, named as a run of one round is): its topics, groups and the stock loops' topics. */
+const roundId = (nth: number) => (nth === 0 ? runId : `${runId}-r${nth}`);
 
 /** Publishes `observations` through the bus in crawler-sized calls. */
 async function publishAll(bus: KafkaObservationBus, observations: Observation[]): Promise<void> {
@@ -88,7 +89,7 @@ async function publishAll(bus: KafkaObservationBus, observations: Observation[])
  */
 async function viaAdapter(observations: Observation[], withIngest: boolean, nth = 0): Promise<{ events: number; publish_s: number; consume_s: number; cpu_s: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'marquee-bench-kafka-'));
-  const prefix = `marquee.bench.${runId}.${withIngest ? 'ingest' : 'transport'}${nth === 0 ? '' : `-r${nth}`}.`;
+  const prefix = `marquee.bench.${roundId(nth)}.${withIngest ? 'ingest' : 'transport'}.`;
   const eventStore: EventStore = withIngest && eventLog === 'kafka' ? kafkaEventStore({ brokers, topicPrefix: prefix }) : lmdbEventStore({ dataDir });
   const bus = kafkaObservationBus({ brokers, topicPrefix: prefix, partitions: PARTITIONS, consumeConcurrency: Number(values['consume-concurrency']) });
   try {
@@ -102,12 +103,11 @@ async function viaAdapter(observations: Observation[], withIngest: boolean, nth 
     const t1 = performance.now();
     let received = 0;
     const ingest = createIngest({ eventStore, bus });
-    const group = `bench-${runId}${nth === 0 ? '' : `-r${nth}`}`;
     const consumer = withIngest
-      ? ingest.run({ group, batchSize, untilIdle: true })
+      ? ingest.run({ group: `bench-${roundId(nth)}`, batchSize, untilIdle: true })
       : bus.consume(async (batch) => {
         received += batch.length;
-      }, { group, batchSize, untilIdle: true });
+      }, { group: `bench-${roundId(nth)}`, batchSize, untilIdle: true });
     await consumer.done;
     const consume = seconds(t1);
     if (!withIngest && received !== observations.length) throw new Error(`received ${received} of ${observations.length}`);
@@ -145,8 +145,7 @@ async function viaInbox(observations: Observation[]): Promise<{ publish_s: numbe
 /** The reference loops on kafkajs as published, in a process of their own (_kafkaRawStock.ts). */
 function stockLoops(nth = 0): { kafkajs_modules: unknown; byTopic: RawResult; asPublished: RawResult } {
   const child = fileURLToPath(new URL('./_kafkaRawStock.ts', import.meta.url));
-  const args = { brokers, runId: nth === 0 ? runId : `${runId}-r${nth}`, crawl: crawlOptions };
-  const out = execFileSync(process.execPath, [...process.execArgv, child, JSON.stringify(args)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const out = execFileSync(process.execPath, [...process.execArgv, child, JSON.stringify({ brokers, runId: roundId(nth), crawl: crawlOptions })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').at(-1) as string);
 }
 

@@ -25,11 +25,11 @@ import { systemClock } from '../contracts/ports.ts';
 import { kafkaObservationBus } from '../infra/kafka/observationBus.ts';
 import { streamKeyOf, topicNames } from '../infra/kafka/topics.ts';
 import { generateCrawl } from '../services/crawler/catalog.ts';
+import { roundsOption } from './_stats.ts';
 
 const { values } = parseArgs({ options: { rdkafka: { type: 'string' }, rounds: { type: 'string', default: '2' } } });
 const brokers = (process.env.KAFKA_BROKERS ?? '127.0.0.1:9092').split(',');
-const rounds = Number(values.rounds);
-if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds: a whole number from 1, not ${values.rounds}`);
+const rounds = roundsOption(values.rounds);
 const PARTITIONS = 4;
 const CHUNK_MESSAGES = 1000;
 const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;

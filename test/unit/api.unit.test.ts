@@ -122,16 +122,11 @@ describe('the OpenAPI document', () => {
     const doc = buildOpenApi(endpoints(() => ({})), { version: '1' }) as any;
     const operations = new Map<string, any>();
     for (const item of Object.values(doc.paths) as any[]) operations.set(item.get.operationId, item.get);
+    /** The component schema a `$ref` names, followed until it is one. */
+    const deref = (schema: any): any => (schema?.$ref ? deref(doc.components.schemas[String(schema.$ref).split('/').at(-1) as string]) : schema);
     /** The schema at a JSON pointer into an answer of `schema` (a number steps into an array's items). */
-    const schemaAt = (schema: any, pointer: string): any => {
-      let at = schema;
-      for (const step of pointer.split('/').slice(1)) {
-        while (at?.$ref) at = doc.components.schemas[String(at.$ref).split('/').at(-1) as string];
-        at = /^\d+$/.test(step) ? at?.items : at?.properties?.[step];
-      }
-      while (at?.$ref) at = doc.components.schemas[String(at.$ref).split('/').at(-1) as string];
-      return at;
-    };
+    const schemaAt = (schema: any, pointer: string): any =>
+      pointer.split('/').slice(1).reduce((at, step) => deref(/^\d+$/.test(step) ? deref(at)?.items : deref(at)?.properties?.[step]), deref(schema));
     const seen: string[] = [];
     for (const [from, source] of operations) {
       const ok = source.responses['200'];
