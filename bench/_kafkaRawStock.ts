@@ -1,7 +1,9 @@
 /**
  * Child of `npm run bench -- kafka`: the reference loop (_kafkaRaw.ts) on kafkajs as published.
  * kafkajs and its produce request are loaded before any module of ours, so infra/kafka/kafkajsModules.ts
- * finds it loaded and replaces nothing (it says so: `kafkajs_modules` in the line printed).
+ * finds it loaded and replaces nothing (it says so: `kafkajs_modules` in the line printed) but
+ * the transaction coordinator lookup, a method of kafkajs's cluster class, which no load order
+ * keeps: the loops send no transaction, so it is never asked for one here.
  * Everything of ours is imported after that, dynamically. Argument: the JSON of
  * `{ brokers, runId, crawl }`; prints one JSON line: both request shapes' results.
  */

@@ -127,3 +127,81 @@ export function connectedOnUse<T extends { connect(): Promise<void> }>(make: () 
 
 /** kafkajs's partitioners, for the modules that need one: taken from here, so kafkajs is loaded after kafkajsModules.ts. */
 export { Partitioners };
+
+/** What a kafkajs Cluster (kafkajs/src/cluster) offers that the offset reader uses. */
+interface KafkajsCluster {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  addTargetTopic(topic: string): Promise<void>;
+  refreshMetadata(): Promise<void>;
+  fetchTopicsOffset(topics: Array<{ topic: string; fromBeginning: boolean; partitions: Array<{ partition: number }> }>): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
+}
+
+/** kafkajs's protocol value for read_committed (kafkajs/src/protocol/isolationLevel). */
+const READ_COMMITTED = 1;
+
+/** Reads a partition's latest offset in one request: see `latestOffsetReader`. */
+export interface LatestOffsetReader {
+  /** The partition's last stable offset (read_committed: before any open transaction), as a number. */
+  latest(topic: string, partition: number): Promise<number>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * A partition's end offset in ONE ListOffsets request, where kafkajs's `admin.fetchTopicOffsets`
+ * sends three: its admin client refreshes the cluster's metadata before every call (kafkajs
+ * gives the admin's cluster no metadata age, so it is always stale), then asks for the latest
+ * offset and, separately, the earliest. The Kafka event log asks for its end before every read
+ * and after every commit (217 times while ingesting the sample's first day), so that was 650
+ * requests where 217 do.
+ *
+ * kafkajs has no public call for it: this takes the cluster factory the `Kafka` instance keeps
+ * for its own clients (a private symbol of kafkajs 2.x), with kafkajs's metadata age of 5
+ * minutes. Returns null where that factory is missing (another kafkajs), and the caller keeps
+ * `fetchTopicOffsets`. A leader that moved answers with an error: the metadata is refreshed and
+ * the request sent once more.
+ */
+export function latestOffsetReader(kafka: Kafka): LatestOffsetReader | null {
+  const factory = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
+  const create = factory === undefined ? undefined : (kafka as unknown as Record<symbol, unknown>)[factory];
+  if (typeof create !== 'function') return null;
+  let ready: Promise<KafkajsCluster> | null = null;
+  const targeted = new Set<string>();
+  const cluster = (): Promise<KafkajsCluster> => {
+    if (ready === null) {
+      const made = create({ metadataMaxAge: 300_000, allowAutoTopicCreation: false, isolationLevel: READ_COMMITTED }) as KafkajsCluster;
+      const connecting = made.connect().then(() => made);
+      ready = connecting;
+      connecting.catch(() => {
+        if (ready === connecting) ready = null;
+      });
+    }
+    return ready;
+  };
+  const ask = async (c: KafkajsCluster, topic: string, partition: number): Promise<number> => {
+    if (!targeted.has(topic)) {
+      await c.addTargetTopic(topic);
+      targeted.add(topic);
+    }
+    const answer = await c.fetchTopicsOffset([{ topic, fromBeginning: false, partitions: [{ partition }] }]);
+    const offset = answer.find((t) => t.topic === topic)?.partitions.find((p) => p.partition === partition)?.offset;
+    if (offset === undefined) throw new AppError('unavailable', `Kafka answered no offset for ${topic}/${partition}`, { retriable: true });
+    return Number(offset);
+  };
+  return {
+    async latest(topic, partition) {
+      const c = await cluster();
+      try {
+        return await ask(c, topic, partition);
+      } catch {
+        await c.refreshMetadata();
+        return ask(c, topic, partition);
+      }
+    },
+    async disconnect() {
+      const taken = ready;
+      ready = null;
+      await taken?.then((c) => c.disconnect()).catch(() => {});
+    },
+  };
+}

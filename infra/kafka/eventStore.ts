@@ -36,7 +36,7 @@ import {
 } from '../../contracts/ports.ts';
 import { appendOne, conflict, matches } from '../lmdb/eventStore.ts';
 import { pollingSubscription } from '../lmdb/pollingSubscription.ts';
-import { connectedOnUse, createKafka, kafkaError, type KafkaClientOptions } from './client.ts';
+import { connectedOnUse, createKafka, kafkaError, latestOffsetReader, type KafkaClientOptions } from './client.ts';
 import { eventLogIndex, type LoggedEvent } from './eventLogIndex.ts';
 import { waitUntilServed } from './observationBus.ts';
 
@@ -127,6 +127,8 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
 
   const adminClient = connectedOnUse(() => kafka.admin(), 'connecting the admin client');
   const admin = () => adminClient.get();
+  /** The log's end in one request (null: this kafkajs has no way to, and the admin's three requests do). */
+  const ends = latestOffsetReader(kafka);
 
   /** Creates the log topic if missing, and refuses one with several partitions (no total order) or a retention limit. */
   function ensureTopic(): Promise<void> {
@@ -248,6 +250,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
 
   async function lookUpEnd(): Promise<number> {
     try {
+      if (ends !== null) return await ends.latest(topic, 0);
       const [partition] = await (await admin()).fetchTopicOffsets(topic);
       return Number(partition?.high ?? 0);
     } catch (err) {
@@ -555,6 +558,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       await Promise.all([
         t?.then((c) => c.disconnect()).catch(() => {}),
         w?.then((p) => p.disconnect()).catch(() => {}),
+        ends?.disconnect(),
       ]);
       await a?.then((c) => c.disconnect()).catch(() => {});
     },

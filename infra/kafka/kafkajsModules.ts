@@ -3,7 +3,8 @@
  * records, or pick the same partitions): its record-batch checksum, its record encoder,
  * (uncompressed) its produce request's payload, its grouping of a request's messages by
  * partition, its framing of every request, its record decoder, and its default partitioner (its
- * hash and the partitioner it is made into).
+ * hash and the partitioner it is made into). And one method of its cluster class, which sent a
+ * request where none was needed: the transaction coordinator lookup.
  * Through the Kafka event log, ingest produces a record per event (252,681 for the sample's
  * first day, about 150 MB of JSON) on top of the observations the crawlers publish, and these
  * were the largest items of that path's profile that are not the broker's work.
@@ -29,6 +30,9 @@
  *   `decodeRecord`.
  * - **Partitioner** (`producer/partitioners/default/murmur2` and `legacy/partitioner`, every
  *   keyed record the observation bus publishes): see `murmur2` and `partitionerFactory`.
+ * - **Coordinator lookup** (`cluster/index.js`'s `findGroupCoordinator`, twice a transaction of
+ *   the Kafka event log's writer): see `cachingCoordinatorLookup`. Replaced on the class's
+ *   prototype, so it is ours however kafkajs was loaded.
  *
  * How: each is put in Node's module cache under kafkajs's file name before the kafkajs module
  * that requires it loads. kafkajs requires its request versions lazily, so `recordBatch/v0`
@@ -606,9 +610,79 @@ function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
   (require.cache[path] as NodeJS.Module).exports = wrapped;
   return original;
 }
+/** The broker a coordinator lookup finds (kafkajs's Broker): only what the cache needs. */
+export interface CoordinatorBroker {
+  isConnected(): boolean;
+}
+export interface CoordinatorQuery {
+  groupId: string;
+  coordinatorType?: number;
+}
+type FindCoordinator = (this: object, query: CoordinatorQuery) => Promise<CoordinatorBroker>;
+/** kafkajs's coordinator type of a transactional id (protocol/coordinatorTypes). */
+export const TRANSACTION_COORDINATOR = (require('kafkajs/src/protocol/coordinatorTypes.js') as { TRANSACTION: number }).TRANSACTION;
+
+/**
+ * kafkajs's `cluster.findGroupCoordinator`, remembering a transactional id's coordinator per
+ * cluster (each producer has its own). kafkajs asks the cluster for it before every
+ * AddPartitionsToTxn and every EndTxn: two FindCoordinator round trips per transaction, in the
+ * Kafka event log's writer, whose transactions follow one another (172 requests, 0.55 s, for
+ * the sample's first day). Kafka's own Java producer keeps the coordinator until a request to
+ * it fails, and so does this: any request through the broker it returns that fails, or a
+ * broker no longer connected, has the next call ask again. Other coordinator types (consumer
+ * groups keep theirs themselves) pass through.
+ */
+export function cachingCoordinatorLookup(find: FindCoordinator): FindCoordinator {
+  const caches = new WeakMap<object, Map<string, Promise<CoordinatorBroker>>>();
+  return function findCoordinator(this: object, query: CoordinatorQuery): Promise<CoordinatorBroker> {
+    if (query.coordinatorType !== TRANSACTION_COORDINATOR) return find.call(this, query);
+    let cache = caches.get(this);
+    if (cache === undefined) caches.set(this, (cache = new Map()));
+    const known = cache;
+    const hit = known.get(query.groupId);
+    if (hit !== undefined) {
+      return hit.then((broker) => {
+        if (broker.isConnected()) return broker;
+        if (known.get(query.groupId) === hit) known.delete(query.groupId);
+        return findCoordinator.call(this, query);
+      });
+    }
+    const forget = (): void => {
+      if (known.get(query.groupId) === found) known.delete(query.groupId);
+    };
+    const found: Promise<CoordinatorBroker> = find.call(this, query).then((broker) => forgettingOnFailure(broker, forget));
+    known.set(query.groupId, found);
+    found.catch(forget);
+    return found;
+  };
+}
+
+/** `broker` whose requests, when one fails, call `forget` first (the error still reaches the caller). */
+function forgettingOnFailure(broker: CoordinatorBroker, forget: () => void): CoordinatorBroker {
+  return new Proxy(broker, {
+    get(target, key) {
+      const value = Reflect.get(target, key, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        const result = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (result instanceof Promise) result.catch(forget);
+        return result;
+      };
+    },
+  });
+}
+
+const KafkajsCluster = require('kafkajs/src/cluster/index.js') as { prototype: { findGroupCoordinator: FindCoordinator } };
+/** kafkajs's own coordinator lookup, for the tests. */
+export const kafkajsFindCoordinator = KafkajsCluster.prototype.findGroupCoordinator;
+// Every cluster kafkajs makes, made before or after this line, looks its coordinators up through
+// the class's prototype: no load order can leave kafkajs's own in use.
+KafkajsCluster.prototype.findGroupCoordinator = cachingCoordinatorLookup(kafkajsFindCoordinator);
+const coordinatorInstalled = true;
+
 /** kafkajs's own produce request (with our record encoder and checksum), for the tests; null when ours is not in place. */
 export const kafkajsProduce = installProduce();
-const installed = { checksum: checksumInstalled, record: recordInstalled, recordDecoder: recordDecoderInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled, framing: framingInstalled, partitioner: partitionerInstalled };
+const installed = { checksum: checksumInstalled, record: recordInstalled, recordDecoder: recordDecoderInstalled, produce: kafkajsProduce !== null, grouping: groupingInstalled, framing: framingInstalled, partitioner: partitionerInstalled, coordinator: coordinatorInstalled };
 
 /** Which of kafkajs's modules are ours in this process. */
 export function kafkajsModules(): typeof installed {

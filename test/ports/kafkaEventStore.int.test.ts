@@ -12,11 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { isAppError } from '../../contracts/errors.ts';
+import { latestOffsetReader } from '../../infra/kafka/client.ts';
 import { kafkaEventStore, type KafkaEventStore } from '../../infra/kafka/eventStore.ts';
 import { printed, spawnTs, succeeded } from '../fixtures/child.ts';
 import { eventStoreSuite } from './eventStore.suite.ts';
 import { describeWithServer } from './requireServer.ts';
-import { genreEvent, uniqueName } from './support.ts';
+import { genreEvent, uniqueName, waitFor } from './support.ts';
 
 describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
   const brokers = url.split(',');
@@ -194,6 +195,85 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
       assert.deepEqual(missed, []);
     } finally {
       await Promise.all([writer.close(), reader.close()]);
+    }
+  });
+
+  it('asks Kafka for the log end in one request a lookup and for its transaction coordinator once, however many appends and reads', async function () {
+    this.timeout(60_000);
+    const prefix = `${topicPrefix}requests-`;
+    // Counts the requests of this log's clients made by kafkajs (admin, producer), by API.
+    const requests = new Map<string, number>();
+    const tally = (e: { payload: { apiName: string } }) => requests.set(e.payload.apiName, (requests.get(e.payload.apiName) ?? 0) + 1);
+    const [producer, admin] = [Kafka.prototype.producer, Kafka.prototype.admin];
+    Kafka.prototype.producer = function (this: Kafka, config) {
+      const made = producer.call(this, config);
+      if (config?.transactionalId?.startsWith(prefix)) made.on(made.events.REQUEST, tally);
+      return made;
+    };
+    Kafka.prototype.admin = function (this: Kafka, config) {
+      const made = admin.call(this, config);
+      made.on(made.events.REQUEST, tally);
+      return made;
+    };
+    const store = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const other = kafkaEventStore({ brokers, topicPrefix: prefix });
+    try {
+      // Both started: each made the topic sure to exist, as kafkajs's admin does it.
+      await store.append(uniqueName('first'), [genreEvent(0)], 'no_stream');
+      await other.headPosition();
+      const before = new Map(requests);
+      const streams = Array.from({ length: 10 }, () => uniqueName('req'));
+      for (const [i, stream] of streams.entries()) {
+        await store.append(stream, [genreEvent(i)], 'no_stream');
+        assert.equal(await other.streamRevision(stream), 0);
+      }
+      const grew = (api: string) => (requests.get(api) ?? 0) - (before.get(api) ?? 0);
+      // kafkajs's admin refreshed the metadata and asked for the earliest and latest offsets
+      // for every lookup (each append and each read looks the end up once at least).
+      assert.equal(grew('Metadata'), 0);
+      assert.equal(grew('ListOffsets'), 0);
+      // kafkajs looked the coordinator up before AddPartitionsToTxn and before EndTxn.
+      assert.equal(grew('EndTxn'), 10);
+      assert.equal(grew('GroupCoordinator'), 0);
+      assert.equal(requests.get('GroupCoordinator'), 1);
+    } finally {
+      Kafka.prototype.producer = producer;
+      Kafka.prototype.admin = admin;
+      await store.deleteTopic().catch(() => {});
+      await Promise.all([store.close(), other.close()]);
+    }
+  });
+
+  it("reads a partition's end as the admin client does: its last stable offset, before a transaction still open", async function () {
+    this.timeout(60_000);
+    const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING });
+    const reader = latestOffsetReader(kafka);
+    assert.ok(reader, "kafkajs's cluster factory is where this kafkajs version keeps it");
+    const topic = `${topicPrefix}lso-${uniqueName('t')}`;
+    const admin = kafka.admin();
+    const producer = kafka.producer({ transactionalId: `${topic}-writer`, idempotent: true, maxInFlightRequests: 1 });
+    await Promise.all([admin.connect(), producer.connect()]);
+    const theirs = async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high);
+    try {
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      assert.equal(await reader.latest(topic, 0), 0);
+      const committed = await producer.transaction();
+      await committed.send({ topic, messages: [{ value: 'a' }, { value: 'b' }] });
+      await committed.commit();
+      // Two records and the commit marker, once the marker is written.
+      await waitFor('the commit marker', async () => (await theirs()) === 3);
+      assert.equal(await reader.latest(topic, 0), 3);
+      const open = await producer.transaction();
+      await open.send({ topic, messages: [{ value: 'c' }] });
+      assert.equal(await theirs(), 3);
+      assert.equal(await reader.latest(topic, 0), 3);
+      await open.abort();
+      await waitFor('the abort marker', async () => (await theirs()) === 5);
+      assert.equal(await reader.latest(topic, 0), 5);
+    } finally {
+      await producer.disconnect().catch(() => {});
+      await admin.deleteTopics({ topics: [topic] }).catch(() => {});
+      await Promise.all([admin.disconnect(), reader.disconnect()]);
     }
   });
 

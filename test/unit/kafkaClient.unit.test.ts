@@ -5,11 +5,13 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { createKafka, type KafkaLogger } from '../../infra/kafka/client.ts';
 import {
+  cachingCoordinatorLookup,
   decodeRecord,
   encodeProduce,
   encodeRecord,
   frameRequest,
   groupMessagesPerPartition,
+  kafkajsFindCoordinator,
   kafkajsFrame,
   kafkajsGrouping,
   kafkajsModules,
@@ -21,6 +23,9 @@ import {
   murmur2,
   nativeChecksum,
   partitionerFactory,
+  TRANSACTION_COORDINATOR,
+  type CoordinatorBroker,
+  type CoordinatorQuery,
   type FrameInput,
   type GroupingInput,
   type ProduceInput,
@@ -66,7 +71,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
 
   it('are in place on this platform, as the modules kafkajs loads for its requests', function () {
     // The test runner imports kafkajsModules.ts before any test file (.mocharc.json), as client.ts does in a process of ours.
-    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true, partitioner: true });
+    assert.deepEqual(kafkajsModules(), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true, partitioner: true, coordinator: true });
     assert.equal(require('kafkajs/src/producer/groupMessagesPerPartition.js'), groupMessagesPerPartition);
     assert.equal(require('kafkajs/src/protocol/request.js'), frameRequest);
     assert.equal(require('kafkajs/src/protocol/recordBatch/crc32C/index.js'), nativeChecksum);
@@ -106,7 +111,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
     const out = isolated([
       "import('./infra/kafka/observationBus.ts').then(() => import('./infra/kafka/kafkajsModules.ts')).then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true, partitioner: true });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: true, framing: true, partitioner: true, coordinator: true });
   });
 
   it('leave kafkajs’s grouping in use when kafkajs itself was loaded first, the rest being ours', function () {
@@ -115,7 +120,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       "require('kafkajs');",
       "import('./infra/kafka/kafkajsModules.ts').then((m) => process.stdout.write(JSON.stringify(m.kafkajsModules())));",
     ]);
-    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: false, framing: false, partitioner: false });
+    assert.deepEqual(JSON.parse(out), { checksum: true, record: true, recordDecoder: true, produce: true, grouping: false, framing: false, partitioner: false, coordinator: true });
   });
 
   it('leave kafkajs’s own in use, and say so (in the log once), when kafkajs built a request before they could be put in place', function () {
@@ -143,6 +148,8 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       // kafkajs's producer and connection were not loaded: its grouping, framing and partitioner are still ours.
       grouping: true,
       framing: true,
+      // A method of kafkajs's cluster class, replaced on its prototype: ours however kafkajs was loaded.
+      coordinator: true,
       partitioner: true,
       ownChecksum: true,
       ownRecord: true,
@@ -468,5 +475,96 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       const input: ProduceInput = { acks: 1, timeout: 1000, topicData: [{ topic: 't', partitions: [{ partition: 0, messages: [{ value: 'x' }] }] }] };
       assert.equal(encodeProduce(input, () => ({}) as { buf: Buffer; offset: number }, nativeChecksum as (b: Buffer) => number), null);
     });
+  });
+});
+
+describe("kafkajs's transaction coordinator lookup, remembered (kafkajsModules.ts)", function () {
+  /** A broker as kafkajs's: its requests answer or fail as `fail` says, and it may drop its connection. */
+  class FakeBroker implements CoordinatorBroker {
+    connected = true;
+    fail = false;
+    constructor(readonly id: number) {}
+    isConnected(): boolean {
+      return this.connected;
+    }
+    async endTxn(): Promise<number> {
+      if (this.fail) throw new Error('NOT_COORDINATOR');
+      return this.id;
+    }
+  }
+  /** A lookup that hands out a new broker each time it is asked, as after a coordinator moved. */
+  function fakeFind() {
+    const asked: CoordinatorQuery[] = [];
+    const brokers: FakeBroker[] = [];
+    const find = async function (this: object, query: CoordinatorQuery): Promise<CoordinatorBroker> {
+      asked.push(query);
+      const broker = new FakeBroker(brokers.length);
+      brokers.push(broker);
+      return broker;
+    };
+    return { asked, brokers, lookup: cachingCoordinatorLookup(find) };
+  }
+  const txn = (groupId = 'events-writer-0'): CoordinatorQuery => ({ groupId, coordinatorType: TRANSACTION_COORDINATOR });
+  const endTxn = (b: CoordinatorBroker) => (b as FakeBroker).endTxn();
+
+  it("is in place of kafkajs's, for every cluster kafkajs makes", function () {
+    const cluster = createRequire(import.meta.url)('kafkajs/src/cluster/index.js') as { prototype: { findGroupCoordinator: unknown } };
+    assert.notEqual(cluster.prototype.findGroupCoordinator, kafkajsFindCoordinator);
+    assert.equal(typeof kafkajsFindCoordinator, 'function');
+  });
+
+  it("asks once for a transactional id's coordinator, per cluster", async function () {
+    const { asked, lookup } = fakeFind();
+    const [a, b] = [{}, {}];
+    const first = await lookup.call(a, txn());
+    assert.equal(await endTxn(await lookup.call(a, txn())), await endTxn(first));
+    await lookup.call(a, txn());
+    assert.equal(asked.length, 1);
+    await lookup.call(b, txn());
+    await lookup.call(a, txn('another-writer'));
+    assert.equal(asked.length, 3);
+  });
+
+  it('asks again after a request to the coordinator failed, and the failure still reaches the caller', async function () {
+    const { asked, brokers, lookup } = fakeFind();
+    const cluster = {};
+    const broker = await lookup.call(cluster, txn());
+    (brokers[0] as FakeBroker).fail = true;
+    await assert.rejects(endTxn(broker), /NOT_COORDINATOR/);
+    const next = await lookup.call(cluster, txn());
+    assert.equal(asked.length, 2);
+    assert.equal(await endTxn(next), 1);
+  });
+
+  it('asks again once the coordinator it knows is no longer connected', async function () {
+    const { asked, brokers, lookup } = fakeFind();
+    const cluster = {};
+    await lookup.call(cluster, txn());
+    (brokers[0] as FakeBroker).connected = false;
+    assert.equal(await endTxn(await lookup.call(cluster, txn())), 1);
+    assert.equal(await endTxn(await lookup.call(cluster, txn())), 1);
+    assert.equal(asked.length, 2);
+  });
+
+  it('remembers no failed lookup', async function () {
+    let calls = 0;
+    const lookup = cachingCoordinatorLookup(async function () {
+      calls += 1;
+      if (calls === 1) throw new Error('COORDINATOR_NOT_AVAILABLE');
+      return new FakeBroker(calls);
+    });
+    const cluster = {};
+    await assert.rejects(lookup.call(cluster, txn()), /COORDINATOR_NOT_AVAILABLE/);
+    assert.equal(await endTxn(await lookup.call(cluster, txn())), 2);
+    await lookup.call(cluster, txn());
+    assert.equal(calls, 2);
+  });
+
+  it("leaves a consumer group's coordinator to kafkajs: asked every time", async function () {
+    const { asked, lookup } = fakeFind();
+    const cluster = {};
+    await lookup.call(cluster, { groupId: 'g' });
+    await lookup.call(cluster, { groupId: 'g', coordinatorType: 0 });
+    assert.equal(asked.length, 2);
   });
 });
