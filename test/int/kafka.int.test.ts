@@ -11,8 +11,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { schemaFingerprint } from '../../contracts/codec.ts';
+import { isAppError } from '../../contracts/errors.ts';
+import type { GenreDefined } from '../../contracts/events.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import type { EventStore, ObservationRecord } from '../../contracts/ports.ts';
+import { kafkaEventStore } from '../../infra/kafka/eventStore.ts';
 import { kafkaObservationBus, type KafkaObservationBus } from '../../infra/kafka/observationBus.ts';
 import { parseSource, streamKeyOf } from '../../infra/kafka/topics.ts';
 import { lmdbEventStore } from '../../infra/lmdb/eventStore.ts';
@@ -218,6 +221,41 @@ describeKafka('crawl ingestion through Kafka', (brokers) => {
     const perStream = new Map<string, number>();
     for (const e of events) perStream.set(e.streamId, (perStream.get(e.streamId) ?? 0) + 1);
     assert.equal(perStream.size, 3 * 1250);
+  });
+
+  it('keeps appending to and reading the Kafka event log across a broker restart, in the processes that used it before', async function () {
+    // The writer keeps its transaction coordinator between transactions, and each store reads
+    // the log's end on a connection of its own: both must find the broker again once it is back.
+    this.timeout(300_000);
+    const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const reader = kafkaEventStore({ brokers, topicPrefix: prefix });
+    closers.push(async () => {
+      await writer.deleteTopic().catch(() => {});
+      await Promise.all([writer.close(), reader.close()]);
+    });
+    const genre = (n: number): GenreDefined => ({ type: 'GenreDefined', data: { genre: { id: n, slug: `g-${n}`, name: `G ${n}` } }, metadata: { producer: 'test' } });
+    /** Ingest's way with an outage: a retriable failure is tried again (its batch is redelivered). */
+    const retried = async <T>(what: () => Promise<T>): Promise<T> => {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return await what();
+        } catch (err) {
+          if (!isAppError(err) || !err.retriable || attempt >= 60) throw err;
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      }
+    };
+    for (let i = 0; i < 3; i += 1) await writer.append(`genres-before-${i}`, [genre(i)], 'no_stream');
+    assert.equal(await reader.streamRevision('genres-before-2'), 0);
+    try {
+      await servers('down', 'kafka');
+    } finally {
+      await servers('up', 'kafka');
+    }
+    for (let i = 0; i < 3; i += 1) await retried(() => writer.append(`genres-after-${i}`, [genre(10 + i)], 'no_stream'));
+    assert.deepEqual(await retried(async () => Promise.all([0, 1, 2].map((i) => reader.streamRevision(`genres-after-${i}`)))), [0, 0, 0]);
+    const all = (await reader.readAll({ limit: 100 })).map((e) => e.streamId);
+    assert.deepEqual(all, ['genres-before-0', 'genres-before-1', 'genres-before-2', 'genres-after-0', 'genres-after-1', 'genres-after-2']);
   });
 
   /**
