@@ -628,9 +628,12 @@ export const TRANSACTION_COORDINATOR = (require('kafkajs/src/protocol/coordinato
  * AddPartitionsToTxn and every EndTxn: two FindCoordinator round trips per transaction, in the
  * Kafka event log's writer, whose transactions follow one another (172 requests, 0.55 s, for
  * the sample's first day). Kafka's own Java producer keeps the coordinator until a request to
- * it fails, and so does this: any request through the broker it returns that fails, or a
- * broker no longer connected, has the next call ask again. Other coordinator types (consumer
- * groups keep theirs themselves) pass through.
+ * it says it is no longer the coordinator, and so does this: a request through the broker it
+ * returns that fails so (or fails with no answer: a lost connection, a timeout), or a broker no
+ * longer connected, has the next call ask again. An answer that only the coordinator gives
+ * keeps it: CONCURRENT_TRANSACTIONS, which the first send of a transaction gets while the last
+ * one's markers are being written, made it ask again for nothing. Other coordinator types
+ * (consumer groups keep theirs themselves) pass through.
  */
 export function cachingCoordinatorLookup(find: FindCoordinator): FindCoordinator {
   const caches = new WeakMap<object, Map<string, Promise<CoordinatorBroker>>>();
@@ -657,7 +660,20 @@ export function cachingCoordinatorLookup(find: FindCoordinator): FindCoordinator
   };
 }
 
-/** `broker` whose requests, when one fails, call `forget` first (the error still reaches the caller). */
+/**
+ * The broker answers (kafkajs's names, protocol/error.js) that say it is no longer the
+ * coordinator of the id asked about. One that is still loading the id's state
+ * (GROUP_LOAD_IN_PROGRESS) is the coordinator: asked again, it answers.
+ */
+const NOT_THE_COORDINATOR = new Set(['NOT_COORDINATOR_FOR_GROUP', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'TRANSACTION_COORDINATOR_FENCED']);
+
+/** Whether a request's failure leaves its broker in doubt as the coordinator: no answer, or an answer saying it is not. */
+export function coordinatorInDoubt(err: unknown): boolean {
+  const type = (err as { type?: unknown } | null)?.type;
+  return typeof type !== 'string' || NOT_THE_COORDINATOR.has(type);
+}
+
+/** `broker` whose requests, when one fails so that the coordinator is in doubt, call `forget` (the error still reaches the caller). */
 function forgettingOnFailure(broker: CoordinatorBroker, forget: () => void): CoordinatorBroker {
   return new Proxy(broker, {
     get(target, key) {
@@ -665,7 +681,11 @@ function forgettingOnFailure(broker: CoordinatorBroker, forget: () => void): Coo
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
         const result = (value as (...a: unknown[]) => unknown).apply(target, args);
-        if (result instanceof Promise) result.catch(forget);
+        if (result instanceof Promise) {
+          result.catch((err: unknown) => {
+            if (coordinatorInDoubt(err)) forget();
+          });
+        }
         return result;
       };
     },

@@ -482,13 +482,14 @@ describe("kafkajs's transaction coordinator lookup, remembered (kafkajsModules.t
   /** A broker as kafkajs's: its requests answer or fail as `fail` says, and it may drop its connection. */
   class FakeBroker implements CoordinatorBroker {
     connected = true;
-    fail = false;
+    /** What its requests fail with; null: they answer. */
+    failure: Error | null = null;
     constructor(readonly id: number) {}
     isConnected(): boolean {
       return this.connected;
     }
     async endTxn(): Promise<number> {
-      if (this.fail) throw new Error('NOT_COORDINATOR');
+      if (this.failure !== null) throw this.failure;
       return this.id;
     }
   }
@@ -525,15 +526,33 @@ describe("kafkajs's transaction coordinator lookup, remembered (kafkajsModules.t
     assert.equal(asked.length, 3);
   });
 
-  it('asks again after a request to the coordinator failed, and the failure still reaches the caller', async function () {
+  /** A broker's answer as kafkajs throws it: an error with the protocol's type. */
+  const answer = (type: string) => Object.assign(new Error(type), { name: 'KafkaJSProtocolError', type });
+
+  for (const failure of [answer('NOT_COORDINATOR_FOR_GROUP'), answer('TRANSACTION_COORDINATOR_FENCED'), Object.assign(new Error('Connection closed'), { name: 'KafkaJSConnectionClosedError' })]) {
+    it(`asks again after a request to the coordinator failed with ${failure.message}, and the failure still reaches the caller`, async function () {
+      const { asked, brokers, lookup } = fakeFind();
+      const cluster = {};
+      const broker = await lookup.call(cluster, txn());
+      (brokers[0] as FakeBroker).failure = failure;
+      await assert.rejects(endTxn(broker), (err) => err === failure);
+      const next = await lookup.call(cluster, txn());
+      assert.equal(asked.length, 2);
+      assert.equal(await endTxn(next), 1);
+    });
+  }
+
+  it('keeps the coordinator after an answer only the coordinator gives (CONCURRENT_TRANSACTIONS, a fenced epoch)', async function () {
     const { asked, brokers, lookup } = fakeFind();
     const cluster = {};
     const broker = await lookup.call(cluster, txn());
-    (brokers[0] as FakeBroker).fail = true;
-    await assert.rejects(endTxn(broker), /NOT_COORDINATOR/);
-    const next = await lookup.call(cluster, txn());
-    assert.equal(asked.length, 2);
-    assert.equal(await endTxn(next), 1);
+    for (const type of ['CONCURRENT_TRANSACTIONS', 'INVALID_PRODUCER_EPOCH', 'GROUP_LOAD_IN_PROGRESS']) {
+      (brokers[0] as FakeBroker).failure = answer(type);
+      await assert.rejects(endTxn(broker), new RegExp(type));
+    }
+    (brokers[0] as FakeBroker).failure = null;
+    assert.equal(await endTxn(await lookup.call(cluster, txn())), 0);
+    assert.equal(asked.length, 1);
   });
 
   it('asks again once the coordinator it knows is no longer connected', async function () {
