@@ -165,19 +165,11 @@ export function latestOffsetReader(kafka: Kafka): LatestOffsetReader | null {
   const factory = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
   const create = factory === undefined ? undefined : (kafka as unknown as Record<symbol, unknown>)[factory];
   if (typeof create !== 'function') return null;
-  let ready: Promise<KafkajsCluster> | null = null;
+  const cluster = connectedOnUse(
+    () => create({ metadataMaxAge: 300_000, allowAutoTopicCreation: false, isolationLevel: READ_COMMITTED }) as KafkajsCluster,
+    'connecting the offset reader',
+  );
   const targeted = new Set<string>();
-  const cluster = (): Promise<KafkajsCluster> => {
-    if (ready === null) {
-      const made = create({ metadataMaxAge: 300_000, allowAutoTopicCreation: false, isolationLevel: READ_COMMITTED }) as KafkajsCluster;
-      const connecting = made.connect().then(() => made);
-      ready = connecting;
-      connecting.catch(() => {
-        if (ready === connecting) ready = null;
-      });
-    }
-    return ready;
-  };
   const ask = async (c: KafkajsCluster, topic: string, partition: number): Promise<number> => {
     if (!targeted.has(topic)) {
       await c.addTargetTopic(topic);
@@ -190,7 +182,7 @@ export function latestOffsetReader(kafka: Kafka): LatestOffsetReader | null {
   };
   return {
     async latest(topic, partition) {
-      const c = await cluster();
+      const c = await cluster.get();
       try {
         return await ask(c, topic, partition);
       } catch {
@@ -199,9 +191,7 @@ export function latestOffsetReader(kafka: Kafka): LatestOffsetReader | null {
       }
     },
     async disconnect() {
-      const taken = ready;
-      ready = null;
-      await taken?.then((c) => c.disconnect()).catch(() => {});
+      await cluster.take()?.then((c) => c.disconnect()).catch(() => {});
     },
   };
 }

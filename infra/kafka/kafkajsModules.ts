@@ -668,7 +668,7 @@ export function cachingCoordinatorLookup(find: FindCoordinator): FindCoordinator
 const NOT_THE_COORDINATOR = new Set(['NOT_COORDINATOR_FOR_GROUP', 'GROUP_COORDINATOR_NOT_AVAILABLE', 'TRANSACTION_COORDINATOR_FENCED']);
 
 /** Whether a request's failure leaves its broker in doubt as the coordinator: no answer, or an answer saying it is not. */
-export function coordinatorInDoubt(err: unknown): boolean {
+function coordinatorInDoubt(err: unknown): boolean {
   const type = (err as { type?: unknown } | null)?.type;
   return typeof type !== 'string' || NOT_THE_COORDINATOR.has(type);
 }

@@ -12,7 +12,6 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel, type Admin } from 'kafkajs';
 import { schemaFingerprint } from '../../contracts/codec.ts';
 import { isAppError } from '../../contracts/errors.ts';
-import type { GenreDefined } from '../../contracts/events.ts';
 import type { Observation } from '../../contracts/observations.ts';
 import type { EventStore, ObservationRecord } from '../../contracts/ports.ts';
 import { kafkaEventStore } from '../../infra/kafka/eventStore.ts';
@@ -23,7 +22,7 @@ import { createIngest } from '../../services/ingest/ingest.ts';
 import { KCAT_AVAILABILITY, KCAT_AVAILABILITY_FILE } from '../fixtures/kafka/availability.ts';
 import { describeKafka, murmur2Partition, requireServers, uniquePrefix } from '../fixtures/kafka/support.ts';
 import { allEvents, crawlDay, referenceSummary, run, servers, summary } from '../fixtures/kafka/workload.ts';
-import { waitFor } from '../ports/support.ts';
+import { genreEvent, waitFor } from '../ports/support.ts';
 
 function kcatInstalled(): boolean {
   try {
@@ -233,7 +232,6 @@ describeKafka('crawl ingestion through Kafka', (brokers) => {
       await writer.deleteTopic().catch(() => {});
       await Promise.all([writer.close(), reader.close()]);
     });
-    const genre = (n: number): GenreDefined => ({ type: 'GenreDefined', data: { genre: { id: n, slug: `g-${n}`, name: `G ${n}` } }, metadata: { producer: 'test' } });
     /** Ingest's way with an outage: a retriable failure is tried again (its batch is redelivered). */
     const retried = async <T>(what: () => Promise<T>): Promise<T> => {
       for (let attempt = 0; ; attempt += 1) {
@@ -245,14 +243,14 @@ describeKafka('crawl ingestion through Kafka', (brokers) => {
         }
       }
     };
-    for (let i = 0; i < 3; i += 1) await writer.append(`genres-before-${i}`, [genre(i)], 'no_stream');
+    for (let i = 0; i < 3; i += 1) await writer.append(`genres-before-${i}`, [genreEvent(i)], 'no_stream');
     assert.equal(await reader.streamRevision('genres-before-2'), 0);
     try {
       await servers('down', 'kafka');
     } finally {
       await servers('up', 'kafka');
     }
-    for (let i = 0; i < 3; i += 1) await retried(() => writer.append(`genres-after-${i}`, [genre(10 + i)], 'no_stream'));
+    for (let i = 0; i < 3; i += 1) await retried(() => writer.append(`genres-after-${i}`, [genreEvent(10 + i)], 'no_stream'));
     assert.deepEqual(await retried(async () => Promise.all([0, 1, 2].map((i) => reader.streamRevision(`genres-after-${i}`)))), [0, 0, 0]);
     const all = (await reader.readAll({ limit: 100 })).map((e) => e.streamId);
     assert.deepEqual(all, ['genres-before-0', 'genres-before-1', 'genres-before-2', 'genres-after-0', 'genres-after-1', 'genres-after-2']);
