@@ -5,8 +5,9 @@
  * N titles), generated once before any timing. These runs on the same broker, in this order:
  *
  * - raw_kafkajs: the reference, on kafkajs as published (in a process of its own, where none
- *   of Marquee's kafkajs modules is put in place: _kafkaRawStock.ts). The same message bytes,
- *   keys and topics through bare kafkajs:
+ *   of Marquee's kafkajs modules is put in place, with Node's heap settings rather than ours:
+ *   _kafkaRawStock.ts, OUR_HEAP_FLAGS). The same message bytes, keys and topics through bare
+ *   kafkajs:
  *   producer.sendBatch in chunks of the same size with the same idempotent producer settings,
  *   then a consumer whose eachBatch only counts. Its messages are grouped by topic over the
  *   whole crawl first, so a request mostly holds one topic (4 partitions);
@@ -142,10 +143,21 @@ async function viaInbox(observations: Observation[]): Promise<{ publish_s: numbe
   }
 }
 
-/** The reference loops on kafkajs as published, in a process of their own (_kafkaRawStock.ts). */
+/**
+ * V8's heap settings of this process (the young generation `marquee` runs with, no pretenuring),
+ * which the stock loops do not take: they run as a kafkajs loop of anyone's runs, on Node's own.
+ * kafkajs as published allocates a buffer or more per field it encodes, and with a young
+ * generation of 128 MB its publishing took twice as long (4.5-5.2 s and 8.4-9.3 s of CPU for
+ * the sample's first day, against 1.9-2.5 s and 2.4-3.3 s with Node's defaults or 64 MB,
+ * alternated, 2026-12-07): a reference slowed by our settings would flatter the ratio.
+ */
+const OUR_HEAP_FLAGS = /^--(max-semi-space-size|no-allocation-site-pretenuring)\b/;
+
+/** The reference loops on kafkajs as published, in a process of their own (_kafkaRawStock.ts), with Node's heap settings. */
 function stockLoops(nth = 0): { kafkajs_modules: unknown; byTopic: RawResult; asPublished: RawResult } {
   const child = fileURLToPath(new URL('./_kafkaRawStock.ts', import.meta.url));
-  const out = execFileSync(process.execPath, [...process.execArgv, child, JSON.stringify({ brokers, runId: roundId(nth), crawl: crawlOptions })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  const flags = process.execArgv.filter((flag) => !OUR_HEAP_FLAGS.test(flag));
+  const out = execFileSync(process.execPath, [...flags, child, JSON.stringify({ brokers, runId: roundId(nth), crawl: crawlOptions })], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
   return JSON.parse(out.trim().split('\n').at(-1) as string);
 }
 
