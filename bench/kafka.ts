@@ -145,7 +145,7 @@ async function viaInbox(observations: Observation[]): Promise<{ publish_s: numbe
 
 /**
  * V8's heap settings of this process (the young generation `marquee` runs with, no pretenuring),
- * which the stock loops do not take: they run as a kafkajs loop of anyone's runs, on Node's own.
+ * which the stock loops do not take: they run as anyone's kafkajs loop runs, with Node's own.
  * kafkajs as published allocates a buffer or more per field it encodes, and with a young
  * generation of 128 MB its publishing took twice as long (4.5-5.2 s and 8.4-9.3 s of CPU for
  * the sample's first day, against 1.9-2.5 s and 2.4-3.3 s with Node's defaults or 64 MB,
