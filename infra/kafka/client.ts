@@ -132,6 +132,8 @@ export { Partitioners };
 interface KafkajsCluster {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
+  /** The topics whose metadata it keeps (a Set kafkajs replaces when a refresh for a new one fails). */
+  readonly targetTopics: ReadonlySet<string>;
   addTargetTopic(topic: string): Promise<void>;
   refreshMetadata(): Promise<void>;
   fetchTopicsOffset(topics: Array<{ topic: string; fromBeginning: boolean; partitions: Array<{ partition: number }> }>): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
@@ -169,12 +171,9 @@ export function latestOffsetReader(kafka: Kafka): LatestOffsetReader | null {
     () => create({ metadataMaxAge: 300_000, allowAutoTopicCreation: false, isolationLevel: READ_COMMITTED }) as KafkajsCluster,
     'connecting the offset reader',
   );
-  const targeted = new Set<string>();
   const ask = async (c: KafkajsCluster, topic: string, partition: number): Promise<number> => {
-    if (!targeted.has(topic)) {
-      await c.addTargetTopic(topic);
-      targeted.add(topic);
-    }
+    // addTargetTopic takes a lock and copies the set on every call; asked only for a new topic.
+    if (!c.targetTopics.has(topic)) await c.addTargetTopic(topic);
     const answer = await c.fetchTopicsOffset([{ topic, fromBeginning: false, partitions: [{ partition }] }]);
     const offset = answer.find((t) => t.topic === topic)?.partitions.find((p) => p.partition === partition)?.offset;
     if (offset === undefined) throw new AppError('unavailable', `Kafka answered no offset for ${topic}/${partition}`, { retriable: true });
