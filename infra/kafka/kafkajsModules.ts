@@ -16,7 +16,8 @@
  * - **Record** (`recordBatch/record/v0`): kafkajs encodes each record into a zero-filled
  *   512-byte buffer of its own, its timestamp delta through 64-bit `Long` objects and each
  *   varint through an array and `Buffer.from`. This one measures the record first and writes it
- *   into a buffer of its size from Node's pool, for the records it is sure to write as kafkajs
+ *   once: into a buffer of its size from Node's pool, or, in an uncompressed produce request,
+ *   straight into the request's payload (`encodeProduce`), for the records it is sure to write as kafkajs
  *   does (integers within +-2^30, keys and values strings, Buffers or null, header values
  *   strings or Buffers); any other record goes to kafkajs's own encoder.
  * - **Produce payload** (`requests/produce/v3/request`, which v4-v7 extend): see `encodeProduce`.
@@ -153,33 +154,53 @@ function headerList(headers: unknown): Header[] | null {
   return out;
 }
 
-/** kafkajs's record (v0: length, attributes, timestamp delta, offset delta, key, value, headers), measured then written once. */
-export function encodeRecord(record: RecordInput): EncoderLike {
-  const { offsetDelta = 0, timestampDelta = 0, key, value, headers } = record;
+/** A record measured for writing: its parts' lengths, its body's size and the whole record's. */
+interface Measured {
+  offsetDelta: number;
+  timestampDelta: number;
+  keyLength: number;
+  valueLength: number;
+  headers: Header[];
+  body: number;
+  size: number;
+}
+
+/** kafkajs's record v0 (length, attributes, timestamp delta, offset delta, key, value, headers) measured, or null for one kafkajs's encoder must write. */
+function measureRecord(key: unknown, value: unknown, headers: unknown, offsetDelta: unknown, timestampDelta: unknown): Measured | null {
   const keyLength = lengthOf(key, true);
   const valueLength = lengthOf(value, true);
   const list = headerList(headers);
-  if (!small(offsetDelta) || !small(timestampDelta) || keyLength === undefined || valueLength === undefined || list === null) {
-    return kafkajsRecord(record);
-  }
+  if (!small(offsetDelta) || !small(timestampDelta) || keyLength === undefined || valueLength === undefined || list === null) return null;
   let body = 1 + varintSize(timestampDelta) + varintSize(offsetDelta) + partSize(keyLength) + partSize(valueLength) + varintSize(list.length);
   for (const h of list) body += partSize(h.keyLength) + partSize(h.valueLength);
-  if (!small(body)) return kafkajsRecord(record);
-  const size = varintSize(body) + body;
-  // From the pool: every byte is written below, and kafkajs copies a record out by its offset.
-  const buf = Buffer.allocUnsafe(size);
-  let at = writeVarint(buf, 0, body);
+  if (!small(body)) return null;
+  return { offsetDelta, timestampDelta, keyLength, valueLength, headers: list, body, size: varintSize(body) + body };
+}
+
+/** The measured record written at `at` (every one of its bytes); returns its end. */
+function writeRecord(buf: Buffer, at: number, m: Measured, key: unknown, value: unknown): number {
+  at = writeVarint(buf, at, m.body);
   buf[at++] = 0; // attributes: none used per record
-  at = writeVarint(buf, at, timestampDelta);
-  at = writeVarint(buf, at, offsetDelta);
-  at = writeBytes(buf, at, key, keyLength);
-  at = writeBytes(buf, at, value, valueLength);
-  at = writeVarint(buf, at, list.length);
-  for (const h of list) {
+  at = writeVarint(buf, at, m.timestampDelta);
+  at = writeVarint(buf, at, m.offsetDelta);
+  at = writeBytes(buf, at, key, m.keyLength);
+  at = writeBytes(buf, at, value, m.valueLength);
+  at = writeVarint(buf, at, m.headers.length);
+  for (const h of m.headers) {
     at = writeBytes(buf, at, h.key, h.keyLength);
     at = writeBytes(buf, at, h.value, h.valueLength);
   }
-  return asEncoder(buf, at);
+  return at;
+}
+
+/** kafkajs's record (v0), measured then written once into a buffer of its size. */
+export function encodeRecord(record: RecordInput): EncoderLike {
+  const { offsetDelta = 0, timestampDelta = 0, key, value, headers } = record;
+  const measured = measureRecord(key, value, headers, offsetDelta, timestampDelta);
+  if (measured === null) return kafkajsRecord(record);
+  // From the pool: every byte is written below, and kafkajs copies a record out by its offset.
+  const buf = Buffer.allocUnsafe(measured.size);
+  return asEncoder(buf, writeRecord(buf, 0, measured, key, value));
 }
 
 /** kafkajs's Decoder, as the record decoder reads it: the record's own bytes and a read position. */
@@ -447,11 +468,12 @@ const TRANSACTIONAL_MASK = 16;
  * its own that starts at 512 zeroed bytes and doubles, each copied into the next: about 11 MB
  * of ArrayBuffers for a 600 KB request (2.7 GB for the sample's first day into the Kafka event
  * log), memory outside the heap that brings full collections nearer. Here each record is
- * copied once, into the payload, and its checksum is computed in place; the framing
- * (`frameRequest`) copies the payload once more. Null (kafkajs's encoder then) for a record
- * that is not an encoder.
+ * measured as the record encoder measures it and written straight into the payload (the bytes
+ * `encodeRecord` gives), its checksum computed in place; the framing (`frameRequest`) copies
+ * the payload once more. A record the measure refuses goes to `fallback` (kafkajs's record
+ * encoder) and is copied in. Null (kafkajs's encoder then) when the fallback gives no encoder.
  */
-export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => EncoderLike, checksum: Checksum): EncoderLike | null {
+export function encodeProduce(input: ProduceInput, checksum: Checksum, fallback: (r: RecordInput) => EncoderLike = kafkajsRecord): EncoderLike | null {
   const { acks, timeout, transactionalId = null, producerId = Long.fromInt(-1), producerEpoch = 0, topicData } = input;
   const head = new KafkajsEncoderClass().writeString(transactionalId).writeInt16(acks).writeInt32(timeout).buffer;
   let size = head.length + 4;
@@ -467,23 +489,29 @@ export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => E
         const timestamps = messageTimestamps.length === 0 ? [dateNow] : messageTimestamps;
         const firstTimestamp = timestamps[0] as number;
         const maxTimestamp = timestamps[timestamps.length - 1];
-        const records = messages.map((message, i) =>
-          record({ ...message, offsetDelta: i, timestampDelta: ((message.timestamp || dateNow) as number) - firstTimestamp }),
-        );
+        // Each record measured here and written straight into the payload below: a buffer of
+        // its own per record (what encodeRecord hands kafkajs) cost a slice of Node's 8 KB pool,
+        // a new pool every dozen records of the Kafka event log, and a copy more of its bytes.
+        // A record it cannot write is the fallback's (kafkajs's encoder), copied in.
+        const parts = messages.map((message, i): Measured | EncoderLike => {
+          const timestampDelta = ((message.timestamp || dateNow) as number) - firstTimestamp;
+          const measured = measureRecord(message.key, message.value, message.headers, i, timestampDelta);
+          return measured ?? fallback({ ...message, offsetDelta: i, timestampDelta });
+        });
         // Attributes (no compression, create time), last offset delta, timestamps, producer, sequence: recordBatch/v0.
         const batchHead = new KafkajsEncoderClass()
           .writeInt16(transactionalId ? TRANSACTIONAL_MASK : 0)
-          .writeInt32(records.length - 1)
+          .writeInt32(parts.length - 1)
           .writeInt64(firstTimestamp)
           .writeInt64(maxTimestamp)
           .writeInt64(producerId)
           .writeInt16(producerEpoch)
           .writeInt32(firstSequence).buffer;
         let body = batchHead.length + 4;
-        for (const r of records) body += Buffer.isBuffer(r?.buf) ? r.offset : Number.NaN;
+        for (const r of parts) body += 'size' in r ? r.size : Buffer.isBuffer(r?.buf) ? r.offset : Number.NaN;
         // Partition, batch size; first offset, batch length, leader epoch, magic, checksum; the body.
         size += 4 + 4 + 8 + 4 + 4 + 1 + 4 + body;
-        return { partition, batchHead, records, body };
+        return { partition, batchHead, messages, parts, body };
       }),
     };
   });
@@ -495,7 +523,7 @@ export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => E
   for (const topic of topics) {
     buf.set(topic.name, at);
     at = buf.writeInt32BE(topic.partitions.length, at + topic.name.length);
-    for (const { partition, batchHead, records, body } of topic.partitions) {
+    for (const { partition, batchHead, messages, parts, body } of topic.partitions) {
       const batchLength = 4 + 1 + 4 + body;
       at = buf.writeInt32BE(partition, at);
       at = buf.writeInt32BE(8 + 4 + batchLength, at);
@@ -506,11 +534,16 @@ export function encodeProduce(input: ProduceInput, record: (r: RecordInput) => E
       const crcAt = at;
       const bodyAt = at + 4;
       buf.set(batchHead, bodyAt);
-      at = buf.writeInt32BE(records.length, bodyAt + batchHead.length);
-      for (const r of records) {
-        buf.set(r.buf.subarray(0, r.offset), at);
-        at += r.offset;
-      }
+      at = buf.writeInt32BE(parts.length, bodyAt + batchHead.length);
+      parts.forEach((r, i) => {
+        if ('size' in r) {
+          const { key, value } = messages[i] as ProduceMessage;
+          at = writeRecord(buf, at, r, key, value);
+        } else {
+          buf.set(r.buf.subarray(0, r.offset), at);
+          at += r.offset;
+        }
+      });
       buf.writeUInt32BE(checksum(buf.subarray(bodyAt, at)), crcAt);
     }
   }
@@ -604,7 +637,7 @@ function installProduce(): ((input: ProduceInput) => ProduceRequest) | null {
     const request = original(input);
     if ((input.compression ?? NO_COMPRESSION) !== NO_COMPRESSION) return request;
     const theirs = request.encode;
-    request.encode = async () => encodeProduce(input, encodeRecord, checksum) ?? theirs();
+    request.encode = async () => encodeProduce(input, checksum) ?? theirs();
     return request;
   };
   (require.cache[path] as NodeJS.Module).exports = wrapped;
