@@ -175,7 +175,7 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
       seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
       return seed % n;
     };
-    const texts = ['', 'a', 'marquee.events', 'é', '日本語のタイトル', '\u{1F3AC} film', 'x'.repeat(200), 'y'.repeat(5000)];
+    const texts = ['', 'a', 'marquee.events', 'é', '日本語のタイトル', '\u{1F3AC} film', 'caf\u00e9 \u00ff', 'x\ud83d', 'x'.repeat(200), 'y'.repeat(5000)];
     const part = (): unknown => {
       const pick = next(5);
       if (pick === 0) return null;
@@ -422,7 +422,8 @@ describe('kafkajs modules replaced by ours (kafkajsModules.ts)', function () {
         seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
         return seed % n;
       };
-      const texts = ['', 'k', 'media:movie:42', '{"type":"MediaObserved"}', 'é', '日本語', 'z'.repeat(3000)];
+      // ASCII (written as Latin-1), Latin-1 beyond ASCII, other scripts and a lone surrogate (written as UTF-8).
+      const texts = ['', 'k', 'media:movie:42', '{"type":"MediaObserved"}', 'é', 'caf\u00e9 \u00ff', '日本語', 'x\ud83d', 'z'.repeat(3000)];
       const Long = createRequire(import.meta.url)('kafkajs/src/utils/long.js') as { fromValue(v: unknown): unknown };
       for (let i = 0; i < 300; i++) {
         const message = () => ({
