@@ -37,6 +37,12 @@ const OFFER_SHAPE =
   'priceTypes:null|[enum],formats:null|[string],audioLanguages:null|[string],subtitleLanguages:null|[string],' +
   'availableFrom:null|string,availableTo:null|string,platforms:null|[enum]}';
 const SHAPE = `{observationId:string,observedAt:string,data:{contentType:enum,sourceId:long,country:string,offers:[${OFFER_SHAPE}]}}`;
+/** The OfferAdded event's body (`data`, `metadata`): one offer, the availability's commonest event by far. */
+const OFFER_ADDED_SHAPE = `{data:{mediaId:string,country:string,offer:${OFFER_SHAPE}},metadata:{observationId:null|string,observedAt:null|string,producer:null|string}}`;
+
+/** The records written and read here: the observation, and the event that most of its offers become. */
+type Written = 'AvailabilityObserved' | 'OfferAdded';
+const SHAPES: Record<Written, string> = { AvailabilityObserved: SHAPE, OfferAdded: OFFER_ADDED_SHAPE };
 
 const NO_BUFFER: Buffer = Buffer.alloc(0);
 /** The largest long avsc writes (its isSafeLong): 2^53 - 2. */
@@ -59,14 +65,15 @@ function field(type: avsc.Type, name: string): avsc.Type {
  * The symbols of the record's three enums, in index order, read from the schema (so a symbol's
  * index is the schema's): the content type, and the items of the offers' price types and platforms.
  */
-function enumsOf(type: avsc.Type): { contentTypes: string[]; priceTypes: string[]; platforms: string[] } {
+function enumsOf(type: avsc.Type, written: Written): { contentTypes: string[]; priceTypes: string[]; platforms: string[] } {
   const symbols = (t: avsc.Type) => (t as unknown as { symbols: string[] }).symbols;
   const items = (t: avsc.Type) => (t as unknown as { itemsType: avsc.Type }).itemsType;
   // The non-null branch of a `["null", array]`.
   const listed = (union: avsc.Type) => symbols(items((union as unknown as { types: avsc.Type[] }).types[1] as avsc.Type));
   const data = field(type, 'data');
-  const offer = items(field(data, 'offers'));
-  return { contentTypes: symbols(field(data, 'contentType')), priceTypes: listed(field(offer, 'priceTypes')), platforms: listed(field(offer, 'platforms')) };
+  const offer = written === 'OfferAdded' ? field(data, 'offer') : items(field(data, 'offers'));
+  const contentTypes = written === 'OfferAdded' ? [] : symbols(field(data, 'contentType'));
+  return { contentTypes, priceTypes: listed(field(offer, 'priceTypes')), platforms: listed(field(offer, 'platforms')) };
 }
 
 /** symbol -> index. */
@@ -75,6 +82,10 @@ const indexOf = (symbols: readonly string[]) => new Map(symbols.map((s, i) => [s
 /** The declared fields of a record: what an object written as one may hold (`type`: the observation's, besides). */
 const OBSERVATION_KEYS: ReadonlySet<string> = new Set(['type', 'observationId', 'observedAt', 'data']);
 const DATA_KEYS: ReadonlySet<string> = new Set(['contentType', 'sourceId', 'country', 'offers']);
+/** The event's keys (its `type` besides), and those of its data and metadata. */
+const EVENT_KEYS: ReadonlySet<string> = new Set(['type', 'data', 'metadata']);
+const OFFER_ADDED_DATA_KEYS: ReadonlySet<string> = new Set(['mediaId', 'country', 'offer']);
+const METADATA_KEYS: ReadonlySet<string> = new Set(['observationId', 'observedAt', 'producer']);
 const OFFER_KEYS: ReadonlySet<string> = new Set([
   'providerId', 'addonProviderId', 'seasonNumber', 'episodeNumber', 'webUrl', 'priceTypes', 'formats', 'audioLanguages',
   'subtitleLanguages', 'availableFrom', 'availableTo', 'platforms',
@@ -93,8 +104,23 @@ const OFFER_KEYS: ReadonlySet<string> = new Set([
  * lets through), and what it refuses takes the path every record took before.
  */
 export function availabilityWriter(type: avsc.Type, checked = false): BodyWriter | null {
-  if (shapeOf(type) !== SHAPE) return null;
-  const enums = enumsOf(type);
+  return offersWriter(type, 'AvailabilityObserved', checked);
+}
+
+/**
+ * The writer of an OfferAdded event's body (`data`, `metadata`) for `type` when it is the
+ * schema this was written for, else null: the same bytes as avsc's, as `availabilityWriter`.
+ * Metadata's optional fields are written as the codec writes them: an absent one as null (read
+ * back, a null is dropped, so absent again). `checked` as `availabilityWriter`'s; it also
+ * refuses a metadata field that is null, which would read back absent.
+ */
+export function offerAddedWriter(type: avsc.Type, checked = false): BodyWriter | null {
+  return offersWriter(type, 'OfferAdded', checked);
+}
+
+function offersWriter(type: avsc.Type, written: Written, checked: boolean): BodyWriter | null {
+  if (shapeOf(type) !== SHAPES[written]) return null;
+  const enums = enumsOf(type, written);
   const contentTypes = indexOf(enums.contentTypes);
   const priceTypes = indexOf(enums.priceTypes);
   const platforms = indexOf(enums.platforms);
@@ -267,10 +293,38 @@ export function availabilityWriter(type: avsc.Type, checked = false): BodyWriter
     nullableList(r['platforms'], platforms);
   }
 
+  /** A metadata field: absent is null, as the codec writes it; a null (which would read back absent) is refused when checked. */
+  function metadataStr(v: unknown): void {
+    if (v === null && checked) throw BAIL;
+    room(1);
+    if (v === undefined || v === null) {
+      buf[pos++] = 0;
+      return;
+    }
+    buf[pos++] = 2;
+    str(v);
+  }
+
+  function writeOfferAdded(body: unknown): void {
+    const r = record(body, EVENT_KEYS);
+    const data = record(r['data'], OFFER_ADDED_DATA_KEYS);
+    str(data['mediaId']);
+    str(data['country']);
+    writeOffer(data['offer']);
+    const metadata = record(r['metadata'], METADATA_KEYS);
+    metadataStr(metadata['observationId']);
+    metadataStr(metadata['observedAt']);
+    metadataStr(metadata['producer']);
+  }
+
   return (body, target, at) => {
     buf = target;
     pos = at;
     try {
+      if (written === 'OfferAdded') {
+        writeOfferAdded(body);
+        return pos;
+      }
       const r = record(body, OBSERVATION_KEYS);
       str(r['observationId']);
       str(r['observedAt']);
@@ -326,8 +380,21 @@ const TABLE_SIZE = 4096;
  * end, bytes left over, a long past 2^53) answers null, and avsc reads it, with its own error.
  */
 export function availabilityReader(type: avsc.Type): BodyReader | null {
-  if (shapeOf(type) !== SHAPE) return null;
-  const { contentTypes, priceTypes, platforms } = enumsOf(type);
+  return offersReader(type, 'AvailabilityObserved');
+}
+
+/**
+ * The reader of an OfferAdded event's body for `type` when it is the schema this was written
+ * for, else null: the event as the codec answers it (`type`, `data`, `metadata` without its null
+ * fields), the objects avsc makes otherwise alike.
+ */
+export function offerAddedReader(type: avsc.Type): BodyReader | null {
+  return offersReader(type, 'OfferAdded');
+}
+
+function offersReader(type: avsc.Type, written: Written): BodyReader | null {
+  if (shapeOf(type) !== SHAPES[written]) return null;
+  const { contentTypes, priceTypes, platforms } = enumsOf(type, written);
   const table: Array<string | undefined> = new Array(TABLE_SIZE);
 
   let buf: Slicing = NO_BUFFER as Slicing;
@@ -438,11 +505,25 @@ export function availabilityReader(type: avsc.Type): BodyReader | null {
     };
   }
 
+  function readOfferAdded(typeName: string): object {
+    const mediaId = str();
+    const country = str();
+    const offer = readOffer();
+    // As the codec reads an event's metadata: its null fields dropped, the others in order.
+    const metadata: Record<string, string> = {};
+    if (present()) metadata['observationId'] = str();
+    if (present()) metadata['observedAt'] = str();
+    if (present()) metadata['producer'] = str();
+    if (pos !== end) throw BAIL;
+    return { type: typeName, data: { mediaId, country, offer }, metadata };
+  }
+
   return (source, start, stop, typeName) => {
     buf = source as Slicing;
     pos = start;
     end = stop;
     try {
+      if (written === 'OfferAdded') return readOfferAdded(typeName);
       const observationId = str();
       const observedAt = str();
       const contentType = symbol(contentTypes);

@@ -13,7 +13,7 @@
  *   and a null is dropped when read, so `{}` round-trips as `{}`.
  */
 import type avsc from 'avsc';
-import { availabilityReader, availabilityWriter } from './availabilityAvro.ts';
+import { availabilityReader, availabilityWriter, offerAddedReader, offerAddedWriter } from './availabilityAvro.ts';
 import { AppError } from './errors.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
@@ -47,6 +47,14 @@ export interface Codec {
   validateObservation(o: unknown): string | null;
   /** Throws AppError `invalid_schema` when the event does not match its schema (a bug in decide). */
   encodeEvent(e: DomainEvent): Buffer;
+  /**
+   * The event's record (header and body, the bytes `encodeEvent` gives) written at `at` of
+   * `target` by a field-by-field writer, checking as it writes what `encodeEvent` checks: the
+   * record's end; null when its type has no such writer (OfferAdded has), when the event does
+   * not match its schema, or when `target` is too short. Never throws: the caller keeps a null's
+   * event another way (the Kafka event log, as JSON).
+   */
+  encodeEventInto(e: DomainEvent, target: Buffer, at: number): number | null;
   /** Throws AppError `invalid_schema` for bytes that are not a known event record. */
   decodeEvent(buf: Uint8Array): DomainEvent;
   validateEvent(e: unknown): string | null;
@@ -100,6 +108,12 @@ export function createCodec(registry: SchemaRegistry): Codec {
   const availabilityChecked = availability && availabilityWriter(availability.avro, true);
   const availabilityRead = availability && availabilityReader(availability.avro);
   const availabilityHeader = availability && Buffer.concat([SINGLE_OBJECT_MAGIC, availability.fingerprint]);
+  // The newest OfferAdded likewise (most of the events ingest appends): checked as it is
+  // written, for encodeEventInto, and read field by field.
+  const offerAdded = registry.latest('event', 'OfferAdded') ?? null;
+  const offerAddedChecked = offerAdded && offerAddedWriter(offerAdded.avro, true);
+  const offerAddedRead = offerAdded && offerAddedReader(offerAdded.avro);
+  const offerAddedHeader = offerAdded && Buffer.concat([SINGLE_OBJECT_MAGIC, offerAdded.fingerprint]);
 
   /** The body at `at`: the end, or a negative count of the bytes missing, as avsc's encode answers. */
   function encodeBody(schema: VersionedSchema, body: unknown, target: Buffer, at: number): number {
@@ -237,7 +251,21 @@ export function createCodec(registry: SchemaRegistry): Codec {
       if (reason) throw new AppError('invalid_schema', reason, { details: { reason } });
       return encode(latestOf('event', e.type), eventBody(e));
     },
+    encodeEventInto(e, target, at) {
+      if (offerAddedChecked === null || offerAddedHeader === null || (e as { type?: unknown } | null)?.type !== 'OfferAdded') return null;
+      if (target.length < at + HEADER_LENGTH) return null;
+      offerAddedHeader.copy(target, at);
+      return offerAddedChecked(e, target, at + HEADER_LENGTH);
+    },
     decodeEvent(buf) {
+      // The newest OfferAdded, most events by far, as decodeObservation reads an AvailabilityObserved.
+      if (offerAddedRead !== null && offerAddedHeader !== null && buf.length >= HEADER_LENGTH) {
+        const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+        if (bytes.compare(offerAddedHeader, 0, HEADER_LENGTH, 0, HEADER_LENGTH) === 0) {
+          const read = offerAddedRead(bytes, HEADER_LENGTH, bytes.length, 'OfferAdded');
+          if (read !== null) return read as DomainEvent;
+        }
+      }
       let decoded: { type: string; body: Record<string, unknown> };
       try {
         decoded = decode(buf, 'event');

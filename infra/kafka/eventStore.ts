@@ -3,8 +3,9 @@
  * written by one fenced transactional writer at a time. docs/kafka-event-log.md gives the
  * design and its guarantees; in short:
  *
- * - Record: key = the stream (the entity read models follow), value = the event as JSON with
- *   its stream and revision. Retention is unlimited (`retention.ms=-1`, `retention.bytes=-1`):
+ * - Record: key = the stream (the entity read models follow), value = the event in the
+ *   contract's Avro (its revision and time recorded as headers) or as JSON with its stream and
+ *   revision (eventRecords.ts says which events are which; readers take both). Retention is unlimited (`retention.ms=-1`, `retention.bytes=-1`):
  *   the topic is the system of record, not a buffer.
  * - Position = offset + 1: one partition is one total order that every reader computes the same
  *   way. Increasing, not gapless: each transaction's commit marker takes an offset too.
@@ -21,7 +22,7 @@
  *   commit), checked in call order.
  */
 import { randomUUID } from 'node:crypto';
-import type { ConfigResourceTypes, Consumer, Kafka, Message, Producer } from 'kafkajs';
+import type { ConfigResourceTypes, Consumer, Kafka, Producer } from 'kafkajs';
 import { AppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import {
@@ -38,6 +39,7 @@ import { appendOne, conflict, matches } from '../lmdb/eventStore.ts';
 import { pollingSubscription } from '../lmdb/pollingSubscription.ts';
 import { connectedOnUse, createKafka, kafkaError, latestOffsetReader, type KafkaClientOptions } from './client.ts';
 import { eventLogIndex, type LoggedEvent } from './eventLogIndex.ts';
+import { decodeLogRecord, logEncoder, messageBytes, type LogMessage } from './eventRecords.ts';
 import { waitUntilServed } from './observationBus.ts';
 
 export interface KafkaEventStoreOptions extends KafkaClientOptions {
@@ -106,6 +108,8 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
   const maxBatchBytes = options.maxBatchBytes ?? 900_000;
   const kafka: Kafka = createKafka(options);
   const index = eventLogIndex();
+  /** The records of the transaction being planned (its Avro values in slabs reused per transaction). */
+  const encoder = logEncoder();
   const subscriptions = new Set<Subscription>();
   let closed = false;
 
@@ -206,7 +210,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
                 // The writer applied its own records when its commit returned: parsing them
                 // again here (every event this process appends) would only be skipped by apply.
                 if (message.value === null || offset < index.nextOffset) continue;
-                index.apply(offset, JSON.parse(message.value.toString('utf8')) as LoggedEvent);
+                index.apply(offset, decodeLogRecord(message as typeof message & { value: Buffer }));
               }
               index.advance(Number(batch.lastOffset()));
             },
@@ -353,8 +357,10 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
 
   /** Checks the requests against the index (and earlier requests of the same transaction). */
   function plan(requests: AppendRequest[], recordedAt: string) {
+    // The last transaction's records are all sent (one transaction at a time): its slabs are free.
+    encoder.reset();
     const pending = new Map<string, number>();
-    const messages: Message[] = [];
+    const messages: LogMessage[] = [];
     const logged: LoggedEvent[] = [];
     const slots: Array<{ stream: string; first: number; count: number; revision: number } | AppError> = [];
     for (const request of requests) {
@@ -369,10 +375,7 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
         revision += 1;
         const record = { ...event, streamId: request.stream, revision, recordedAt } as LoggedEvent;
         logged.push(record);
-        // No headers: kafkajs encodes each header into a zeroed buffer of its own (512 bytes),
-        // which cost as much as the record itself; the type is in the value. Records written
-        // with the `event-type` header before read the same (readers never looked at it).
-        messages.push({ key: request.stream, value: JSON.stringify(record), partition: 0 });
+        messages.push(encoder.message(request.stream, event, revision, recordedAt));
       }
       pending.set(request.stream, revision);
       slots.push({ stream: request.stream, first, count: request.events.length, revision });
@@ -579,11 +582,11 @@ function writeError(err: unknown, what: string): AppError {
   );
 }
 
-function* chunks(messages: Message[], maxBytes: number): Generator<Message[]> {
-  let chunk: Message[] = [];
+function* chunks(messages: LogMessage[], maxBytes: number): Generator<LogMessage[]> {
+  let chunk: LogMessage[] = [];
   let bytes = 0;
   for (const message of messages) {
-    const size = Buffer.byteLength(message.value as string);
+    const size = messageBytes(message);
     if (chunk.length > 0 && bytes + size > maxBytes) {
       yield chunk;
       chunk = [];

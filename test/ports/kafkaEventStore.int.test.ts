@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { isAppError } from '../../contracts/errors.ts';
+import type { DomainEvent } from '../../contracts/events.ts';
 import { latestOffsetReader } from '../../infra/kafka/client.ts';
 import { kafkaEventStore, type KafkaEventStore } from '../../infra/kafka/eventStore.ts';
 import { printed, spawnTs, succeeded } from '../fixtures/child.ts';
@@ -106,6 +107,56 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     } finally {
       await consumer.disconnect().catch(() => {});
       await producer.disconnect().catch(() => {});
+      await writer.close().catch(() => {});
+      await reader?.deleteTopic().catch(() => {});
+      await reader?.close();
+    }
+  });
+
+  it("keeps an OfferAdded as the contract's Avro, any other event as JSON, and a process of its own reads both back exactly", async function () {
+    this.timeout(60_000);
+    const prefix = `${topicPrefix}avro-`;
+    const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING });
+    const consumer = kafka.consumer({ groupId: `${prefix}check`, readUncommitted: false });
+    let reader: KafkaEventStore | undefined;
+    const offer = { providerId: 'mubi', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: 'https://mubi.com/films/1', priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['fr'], subtitleLanguages: null, availableFrom: null, availableTo: null, platforms: ['web'] };
+    const offerAdded = (mediaId: string, extra: Record<string, unknown> = {}) =>
+      ({ type: 'OfferAdded', data: { mediaId, country: 'FR', offer: { ...offer, ...extra } }, metadata: { observationId: `obs-${mediaId}`, observedAt: '2026-11-01T06:00:00.000Z', producer: 'test' } }) as unknown as DomainEvent;
+    const streams = { avro: uniqueName('avro'), genre: uniqueName('genre'), odd: uniqueName('odd') };
+    try {
+      await writer.appendMany([
+        { stream: streams.avro, events: [offerAdded('mv1'), offerAdded('mv2')], expectedRevision: 'no_stream' },
+        { stream: streams.genre, events: [genreEvent(7)], expectedRevision: 'no_stream' },
+        // A field its schema lacks: Avro would drop it, so it stays JSON.
+        { stream: streams.odd, events: [offerAdded('mv3', { price: 3.99 })], expectedRevision: 'no_stream' },
+      ]);
+      const written = Object.fromEntries(await Promise.all(Object.entries(streams).map(async ([k, s]) => [k, await writer.readStream(s)] as const)));
+
+      const kinds = new Map<string, string[]>();
+      await consumer.connect();
+      await consumer.subscribe({ topic: writer.topic, fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        let seen = 0;
+        consumer.run({
+          eachMessage: async ({ message }) => {
+            const key = message.key?.toString() ?? '';
+            const value = message.value ?? Buffer.alloc(0);
+            const kind = value[0] === 0xc3 && value[1] === 0x01 ? `avro rev ${message.headers?.['revision']?.toString()}` : value[0] === 0x7b ? 'json' : 'other';
+            kinds.set(key, [...(kinds.get(key) ?? []), kind]);
+            if (++seen === 4) resolve();
+          },
+        }).catch(reject);
+      });
+      assert.deepEqual(Object.fromEntries(kinds), { [streams.avro]: ['avro rev 0', 'avro rev 1'], [streams.genre]: ['json'], [streams.odd]: ['json'] });
+
+      // A fresh process rebuilds its index from the records: the same events, every field.
+      reader = kafkaEventStore({ brokers, topicPrefix: prefix });
+      for (const [k, s] of Object.entries(streams)) assert.deepEqual(await reader.readStream(s), written[k], k);
+      assert.deepEqual((written['avro'] ?? []).map(({ type, data, metadata }) => ({ type, data, metadata })), [offerAdded('mv1'), offerAdded('mv2')]);
+      assert.equal(((written['odd']?.[0]?.data as { offer: { price?: number } }).offer.price), 3.99);
+    } finally {
+      await consumer.disconnect().catch(() => {});
       await writer.close().catch(() => {});
       await reader?.deleteTopic().catch(() => {});
       await reader?.close();

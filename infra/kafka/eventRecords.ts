@@ -1,0 +1,145 @@
+/**
+ * The records of the Kafka event log: how the writer turns an event into a record's value and
+ * headers, and how every reader turns a record back into the event (docs/kafka-event-log.md,
+ * "Record"). Two kinds of value, told apart by their first bytes, both read by every reader:
+ *
+ * - Avro (`C3 01`, then the writer schema's fingerprint and the body): the event as the
+ *   contract's codec encodes it (`contracts/codec.ts`, `contracts/schemas/events`), so any Avro
+ *   reader with the schemas decodes it and a later version of the type resolves it. The stream
+ *   is the record's key, the revision and the time recorded are its headers `revision` and
+ *   `recorded-at`. Written for the event types with a field-by-field writer that checks as it
+ *   writes (OfferAdded: 209,782 of the sample's 252,681 events): avsc's generic writer, with
+ *   the check the codec makes, took longer than `JSON.stringify` for every type
+ *   (docs/performance.md).
+ * - JSON (`{`): the event with its `streamId`, `revision` and `recordedAt`, no headers needed.
+ *   Every other event, an event its type's writer refuses (one that does not match its schema
+ *   keeps every field so), and every record written before the Avro records (logs from before
+ *   2026-12-07 hold JSON only; their older records may carry an `event-type` header, ignored).
+ */
+import { codec } from '../../contracts/codec.ts';
+import { AppError } from '../../contracts/errors.ts';
+import type { DomainEvent } from '../../contracts/events.ts';
+import type { LoggedEvent } from './eventLogIndex.ts';
+
+export const REVISION_HEADER = 'revision';
+export const RECORDED_AT_HEADER = 'recorded-at';
+
+/** One record of the log as the writer hands it to kafkajs. */
+export interface LogMessage {
+  key: string;
+  value: string | Buffer;
+  headers?: Record<string, string>;
+  partition: 0;
+}
+
+/** An OfferAdded is ~250 bytes; one longer than a slab (past Kafka's default record limit too) is kept as JSON. */
+const SLAB_BYTES = 1 << 20;
+
+/**
+ * The writer's encoder. Avro values are written into slabs of 1 MB that are reused by the next
+ * transaction (`reset`): a value is a view into one, so every value of a transaction must have
+ * been sent before `reset` (the writer sends one transaction at a time and resets only when it
+ * plans the next).
+ */
+export interface LogEncoder {
+  /** The record of `event` at `revision` of `stream`, recorded at `recordedAt`. */
+  message(stream: string, event: DomainEvent, revision: number, recordedAt: string): LogMessage;
+  /** Every slab free again: the values handed out before are no longer read. */
+  reset(): void;
+}
+
+export function logEncoder(): LogEncoder {
+  const slabs: Buffer[] = [];
+  let slab = 0;
+  let at = 0;
+
+  function current(): Buffer {
+    let buf = slabs[slab];
+    if (buf === undefined) {
+      buf = Buffer.allocUnsafeSlow(SLAB_BYTES);
+      slabs.push(buf);
+    }
+    return buf;
+  }
+
+  function avro(event: DomainEvent): Buffer | null {
+    let buf = current();
+    let end = codec.encodeEventInto(event, buf, at);
+    if (end === null && at > 0) {
+      // Refused, or only too long for what is left of this slab: once more in a fresh one.
+      slab += 1;
+      at = 0;
+      buf = current();
+      end = codec.encodeEventInto(event, buf, at);
+    }
+    // Refused by its type's writer (or longer than a slab): left to JSON.
+    if (end === null) return null;
+    const value = buf.subarray(at, end);
+    at = end;
+    return value;
+  }
+
+  return {
+    message(stream, event, revision, recordedAt) {
+      const value = avro(event);
+      if (value !== null) {
+        return { key: stream, value, headers: { [REVISION_HEADER]: String(revision), [RECORDED_AT_HEADER]: recordedAt }, partition: 0 };
+      }
+      // The spread as the JSON record always was: the event's fields, then the log's.
+      return { key: stream, value: JSON.stringify({ ...event, streamId: stream, revision, recordedAt }), partition: 0 };
+    },
+    reset() {
+      slab = 0;
+      at = 0;
+    },
+  };
+}
+
+/** Bytes a message takes in a produce request, near enough for sizing requests. */
+export function messageBytes(message: LogMessage): number {
+  const value = typeof message.value === 'string' ? Buffer.byteLength(message.value) : message.value.length;
+  return message.headers === undefined ? value : value + 48;
+}
+
+/** A consumed record as kafkajs hands it over. */
+export interface ConsumedRecord {
+  offset: string;
+  key: Buffer | null;
+  value: Buffer | null;
+  headers?: Record<string, Buffer | string | Array<Buffer | string> | undefined>;
+}
+
+function header(record: ConsumedRecord, name: string): string | undefined {
+  const value = record.headers?.[name];
+  const one = Array.isArray(value) ? value[0] : value;
+  return one === undefined ? undefined : one.toString();
+}
+
+/** The event of a record (with a value), in either kind; throws AppError `internal` naming the offset for one that is neither. */
+export function decodeLogRecord(record: ConsumedRecord & { value: Buffer }): LoggedEvent {
+  const { value } = record;
+  const unreadable = (why: string, cause?: unknown): AppError =>
+    new AppError('internal', `Kafka event log: the record at offset ${record.offset} is unreadable: ${why}`, cause === undefined ? {} : { cause });
+  if (value[0] === 0x7b) {
+    try {
+      return JSON.parse(value.toString('utf8')) as LoggedEvent;
+    } catch (err) {
+      throw unreadable((err as Error).message, err);
+    }
+  }
+  if (value[0] === 0xc3 && value[1] === 0x01) {
+    let event: DomainEvent;
+    try {
+      event = codec.decodeEvent(value);
+    } catch (err) {
+      throw unreadable((err as Error).message, err);
+    }
+    const revision = Number(header(record, REVISION_HEADER));
+    const recordedAt = header(record, RECORDED_AT_HEADER);
+    if (record.key === null || !Number.isSafeInteger(revision) || revision < 0 || recordedAt === undefined) {
+      throw unreadable(`an Avro record needs its stream as the key and the headers ${REVISION_HEADER} and ${RECORDED_AT_HEADER}`);
+    }
+    return { ...event, streamId: record.key.toString(), revision, recordedAt } as LoggedEvent;
+  }
+  throw unreadable(`its value starts with neither '{' (JSON) nor C3 01 (Avro) but ${value.subarray(0, 2).toString('hex') || 'nothing'}`);
+}
