@@ -10,7 +10,7 @@
  */
 import type { RecordedEvent } from '../../contracts/events.ts';
 
-/** What one event record of the log holds (its JSON value); the position is offset + 1. */
+/** What one event record of the log holds (eventRecords.ts reads it from either kind of value); the position is offset + 1. */
 export type LoggedEvent = Omit<RecordedEvent, 'position'>;
 
 export interface EventLogIndex {
