@@ -32,8 +32,15 @@ export interface LogMessage {
   partition: 0;
 }
 
-/** An OfferAdded is ~250 bytes; one longer than a slab (past Kafka's default record limit too) is kept as JSON. */
+/**
+ * An OfferAdded is ~250 bytes. A slab with less than the margin left is not written into: the
+ * next one is taken first, so any event up to the margin's size finds room, and one that does
+ * not fit where it is written is kept as JSON (the writer cannot tell a record too long for its
+ * room from one it refuses, and trying again elsewhere cost a fresh slab for every event of
+ * another type).
+ */
 const SLAB_BYTES = 1 << 20;
+const SLAB_MARGIN = 64 * 1024;
 
 /**
  * The writer's encoder. Avro values are written into slabs of 1 MB that are reused by the next
@@ -64,15 +71,13 @@ export function logEncoder(): LogEncoder {
 
   function avro(event: DomainEvent): Buffer | null {
     let buf = current();
-    let end = codec.encodeEventInto(event, buf, at);
-    if (end === null && at > 0) {
-      // Refused, or only too long for what is left of this slab: once more in a fresh one.
+    if (buf.length - at < SLAB_MARGIN) {
       slab += 1;
       at = 0;
       buf = current();
-      end = codec.encodeEventInto(event, buf, at);
     }
-    // Refused by its type's writer (or longer than a slab): left to JSON.
+    const end = codec.encodeEventInto(event, buf, at);
+    // No writer for its type, refused by it, or longer than the room left: kept as JSON.
     if (end === null) return null;
     const value = buf.subarray(at, end);
     at = end;

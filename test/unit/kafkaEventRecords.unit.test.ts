@@ -77,17 +77,18 @@ describe('the Kafka event log records (eventRecords.ts)', () => {
     assert.equal((again.value as Buffer).buffer, (first[0]?.value as Buffer).buffer, 'the first slab again');
   });
 
-  it('writes an OfferAdded too long for what is left of a slab into the next, and one longer than a slab as JSON', () => {
+  it('takes a fresh slab for events of any type in turn without wasting one, and keeps as JSON an OfferAdded longer than the room left', () => {
     const encoder = logEncoder();
-    const first = encoder.message('s-first', offerAdded(0), 0, RECORDED_AT);
-    for (let n = 1; n < 3000; n += 1) encoder.message(`s-${n}`, offerAdded(n), 0, RECORDED_AT);
-    // ~690 KB: past what the first slab has left after 3,000 records of 150 bytes or more.
-    const long = offerAdded(4, { subtitleLanguages: Array.from({ length: 100_000 }, (_, i) => `l${i}`) });
-    const next = encoder.message('s', long, 0, RECORDED_AT);
-    assert.ok(Buffer.isBuffer(next.value) && Buffer.isBuffer(first.value));
-    assert.notEqual(next.value.buffer, first.value.buffer, 'another slab');
-    assert.equal(next.value.byteOffset, 0, 'from its start');
-    assert.deepEqual(decodeLogRecord(consumed(next)), { ...long, streamId: 's', revision: 0, recordedAt: RECORDED_AT });
+    // Events of other types between OfferAdded ones: all of ~6,000 records in the first slabs.
+    const messages = Array.from({ length: 6000 }, (_, n) => encoder.message(`s-${n}`, n % 3 === 0 ? genre : offerAdded(n), n, RECORDED_AT));
+    const slabs = new Set(messages.flatMap((m) => (Buffer.isBuffer(m.value) ? [m.value.buffer] : [])));
+    assert.ok(slabs.size <= 2, `${slabs.size} slabs for ~1 MB of records`);
+    for (const [n, m] of messages.entries()) assert.equal(typeof m.value === 'string', n % 3 === 0, `record ${n}`);
+    // ~100 KB in a slab with room: Avro; ~1.4 MB, more than a slab holds: JSON with every field.
+    const long = offerAdded(4, { subtitleLanguages: Array.from({ length: 15_000 }, (_, i) => `l${i}`) });
+    const fits = logEncoder().message('s', long, 0, RECORDED_AT);
+    assert.ok(Buffer.isBuffer(fits.value));
+    assert.deepEqual(decodeLogRecord(consumed(fits)), { ...long, streamId: 's', revision: 0, recordedAt: RECORDED_AT });
     const longer = offerAdded(5, { subtitleLanguages: Array.from({ length: 200_000 }, (_, i) => `l${i}`) });
     const json = encoder.message('s', longer, 1, RECORDED_AT);
     assert.equal(typeof json.value, 'string');
