@@ -2,8 +2,9 @@
  * `npm run bench -- kafkalog [--events N] [--streams N] [--batch N] [--concurrency N]`
  *
  * Append throughput of the Kafka event log (infra/kafka/eventStore.ts) beside bare kafkajs on
- * the same broker, in one run, with the same record bytes and keys (each event's JSON as the
- * store writes it, keyed by its stream):
+ * the same broker, in one run, with the same record bytes, keys and headers (each event's
+ * record as the store writes it, infra/kafka/eventRecords.ts: OfferAdded events, so the
+ * contract's Avro with the revision and time as headers):
  *
  * - raw_kafkajs: an idempotent producer, `send` of `batch` records at a time, acks from all
  *   replicas: the ceiling of one partition written by one client;
@@ -24,6 +25,7 @@ import { Kafka, logLevel, type Message } from 'kafkajs';
 import type { DomainEvent } from '../contracts/events.ts';
 import type { AppendRequest } from '../contracts/ports.ts';
 import { kafkaEventStore, TRANSACTION_RETRY } from '../infra/kafka/eventStore.ts';
+import { logEncoder } from '../infra/kafka/eventRecords.ts';
 
 const { values } = parseArgs({
   options: {
@@ -41,9 +43,9 @@ const concurrency = Number(values.concurrency);
 const runId = `${Date.now().toString(36)}${randomUUID().slice(0, 6)}`;
 const round = (n: number) => Math.round(n);
 
-/** An availability-sized event (about 300 bytes of JSON), different for every n. */
+/** An OfferAdded as ingest decides it (138 bytes of Avro and two headers; 561 bytes as JSON), different for every n. */
 function event(n: number): { stream: string; event: DomainEvent } {
-  const mediaId = `m${n % streamCount}`;
+  const mediaId = `mv${String(n % streamCount).padStart(8, '0')}`;
   return {
     stream: `availability-${mediaId}-US`,
     event: {
@@ -52,12 +54,12 @@ function event(n: number): { stream: string; event: DomainEvent } {
         mediaId,
         country: 'US',
         offer: {
-          providerId: `p${n % 7}`, monetization: 'flatrate', presentation: 'hd', url: `https://example.com/watch/${n}`,
-          price: null, currency: null, audioLanguages: ['en'], subtitleLanguages: ['en', 'es'], availableFrom: null, availableTo: null,
+          providerId: `p${n % 7}`, addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: `https://example.com/watch/${n}`,
+          priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['en'], subtitleLanguages: ['en', 'es'], availableFrom: null, availableTo: null, platforms: ['web', 'ios'],
         },
       },
       metadata: { observationId: `obs-${n}`, observedAt: '2024-01-01T00:00:00.000Z', producer: 'bench' },
-    } as unknown as DomainEvent,
+    } as DomainEvent,
   };
 }
 
@@ -65,10 +67,13 @@ const kafka = new Kafka({ clientId: 'marquee-bench', brokers, logLevel: logLevel
 const admin = kafka.admin();
 await admin.connect();
 
+/** The records the store would write for these events (fresh values: the encoder's slabs are reused from call to call). */
 function messages(from: number, count: number): Message[] {
+  const encoder = logEncoder();
+  const recordedAt = new Date().toISOString();
   return Array.from({ length: count }, (_, i) => {
     const { stream, event: e } = event(from + i);
-    return { key: stream, partition: 0, value: JSON.stringify({ ...e, streamId: stream, revision: 0, recordedAt: new Date().toISOString() }) };
+    return encoder.message(stream, e, 0, recordedAt);
   });
 }
 

@@ -120,16 +120,18 @@ function header(record: ConsumedRecord, name: string): string | undefined {
   return one === undefined ? undefined : one.toString();
 }
 
+function unreadable(record: ConsumedRecord, why: string, cause?: unknown): AppError {
+  return new AppError('internal', `Kafka event log: the record at offset ${record.offset} is unreadable: ${why}`, cause === undefined ? {} : { cause });
+}
+
 /** The event of a record (with a value), in either kind; throws AppError `internal` naming the offset for one that is neither. */
 export function decodeLogRecord(record: ConsumedRecord & { value: Buffer }): LoggedEvent {
   const { value } = record;
-  const unreadable = (why: string, cause?: unknown): AppError =>
-    new AppError('internal', `Kafka event log: the record at offset ${record.offset} is unreadable: ${why}`, cause === undefined ? {} : { cause });
   if (value[0] === 0x7b) {
     try {
       return JSON.parse(value.toString('utf8')) as LoggedEvent;
     } catch (err) {
-      throw unreadable((err as Error).message, err);
+      throw unreadable(record, (err as Error).message, err);
     }
   }
   if (value[0] === 0xc3 && value[1] === 0x01) {
@@ -137,14 +139,14 @@ export function decodeLogRecord(record: ConsumedRecord & { value: Buffer }): Log
     try {
       event = codec.decodeEvent(value);
     } catch (err) {
-      throw unreadable((err as Error).message, err);
+      throw unreadable(record, (err as Error).message, err);
     }
     const revision = Number(header(record, REVISION_HEADER));
     const recordedAt = header(record, RECORDED_AT_HEADER);
     if (record.key === null || !Number.isSafeInteger(revision) || revision < 0 || recordedAt === undefined) {
-      throw unreadable(`an Avro record needs its stream as the key and the headers ${REVISION_HEADER} and ${RECORDED_AT_HEADER}`);
+      throw unreadable(record, `an Avro record needs its stream as the key and the headers ${REVISION_HEADER} and ${RECORDED_AT_HEADER}`);
     }
     return { ...event, streamId: record.key.toString(), revision, recordedAt } as LoggedEvent;
   }
-  throw unreadable(`its value starts with neither '{' (JSON) nor C3 01 (Avro) but ${value.subarray(0, 2).toString('hex') || 'nothing'}`);
+  throw unreadable(record, `its value starts with neither '{' (JSON) nor C3 01 (Avro) but ${value.subarray(0, 2).toString('hex') || 'nothing'}`);
 }

@@ -5,8 +5,9 @@
  *
  * - Record: key = the stream (the entity read models follow), value = the event in the
  *   contract's Avro (its revision and time recorded as headers) or as JSON with its stream and
- *   revision (eventRecords.ts says which events are which; readers take both). Retention is unlimited (`retention.ms=-1`, `retention.bytes=-1`):
- *   the topic is the system of record, not a buffer.
+ *   revision (eventRecords.ts says which events are which; readers take both). Retention is
+ *   unlimited (`retention.ms=-1`, `retention.bytes=-1`): the topic is the system of record,
+ *   not a buffer.
  * - Position = offset + 1: one partition is one total order that every reader computes the same
  *   way. Increasing, not gapless: each transaction's commit marker takes an offset too.
  * - Kafka has no per-stream revision check, so the writer keeps every stream's revision in a
