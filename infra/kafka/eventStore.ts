@@ -24,7 +24,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { ConfigResourceTypes, Consumer, Kafka, Producer } from 'kafkajs';
-import { AppError } from '../../contracts/errors.ts';
+import { AppError, isAppError } from '../../contracts/errors.ts';
 import type { DomainEvent, RecordedEvent } from '../../contracts/events.ts';
 import {
   systemClock,
@@ -211,7 +211,18 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
                 // The writer applied its own records when its commit returned: parsing them
                 // again here (every event this process appends) would only be skipped by apply.
                 if (message.value === null || offset < index.nextOffset) continue;
-                index.apply(offset, decodeLogRecord(message as typeof message & { value: Buffer }));
+                let event: LoggedEvent;
+                try {
+                  event = decodeLogRecord(message as typeof message & { value: Buffer });
+                } catch (err) {
+                  // No reader can go past a record it cannot read (the events after it would
+                  // be folded without it): every read fails with why, at once, instead of
+                  // kafkajs fetching the same batch again and again while reads time out.
+                  index.fail(err as Error);
+                  consumer.pause([{ topic }]);
+                  return;
+                }
+                index.apply(offset, event);
               }
               index.advance(Number(batch.lastOffset()));
             },
@@ -287,6 +298,8 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
     try {
       await index.reached(end, syncTimeoutMs);
     } catch (err) {
+      // An unreadable record is said as it is (`internal`, not retriable): waiting will not help.
+      if (isAppError(err, 'internal')) throw err;
       throw new AppError('unavailable', `Kafka event log: ${(err as Error).message}`, { cause: err, retriable: true });
     }
   }

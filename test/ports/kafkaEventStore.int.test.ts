@@ -163,6 +163,32 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     }
   });
 
+  it('fails every read at once with the offset of a record it cannot read, rather than waiting past it', async function () {
+    this.timeout(60_000);
+    const prefix = `${topicPrefix}bad-record-`;
+    const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
+    const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer();
+    // Reads would wait this long for a reader stuck before the record; they must not.
+    const reader = kafkaEventStore({ brokers, topicPrefix: prefix, syncTimeoutMs: 30_000 });
+    try {
+      const stream = uniqueName('s');
+      await writer.append(stream, [genreEvent(1)], 'no_stream');
+      await producer.connect();
+      // Neither JSON nor Avro: written by hand, past the writer's checks.
+      await producer.send({ topic: writer.topic, acks: -1, messages: [{ key: stream, value: Buffer.from([0x00, 0x01, 0x02]), partition: 0 }] });
+      const started = Date.now();
+      await assert.rejects(reader.readStream(stream), (err) => isAppError(err, 'internal') && /offset \d+ is unreadable.*neither/.test(err.message));
+      assert.ok(Date.now() - started < 15_000, `failed after ${Date.now() - started} ms`);
+      // And so does every read after it.
+      await assert.rejects(reader.headPosition(), (err) => isAppError(err, 'internal'));
+    } finally {
+      await producer.disconnect().catch(() => {});
+      await writer.deleteTopic().catch(() => {});
+      await writer.close().catch(() => {});
+      await reader.close();
+    }
+  });
+
   it('answers a read after its own commit without waiting for its reader to fetch that transaction back', async function () {
     this.timeout(60_000);
     const prefix = `${topicPrefix}own-`;
