@@ -13,7 +13,7 @@
  *   and a null is dropped when read, so `{}` round-trips as `{}`.
  */
 import type avsc from 'avsc';
-import { availabilityReader, availabilityWriter, offerAddedReader, offerAddedWriter } from './availabilityAvro.ts';
+import { availabilityReader, availabilityWriter, offerAddedReader, offerAddedWriter, type BodyReader } from './availabilityAvro.ts';
 import { AppError } from './errors.ts';
 import type { DomainEvent, EventMetadata, EventType } from './events.ts';
 import { EVENT_TYPES } from './events.ts';
@@ -142,6 +142,17 @@ export function createCodec(registry: SchemaRegistry): Codec {
     return encodeWith(schema, (target, at) => encodeBody(schema, body, target, at)) as Buffer;
   }
 
+  /**
+   * The record read by a field-by-field reader when its header is `header` (that reader's schema):
+   * null when there is no such reader, the header is another, or the reader leaves it to avsc.
+   */
+  function readFast(read: BodyReader | null, header: Buffer | null, buf: Uint8Array, typeName: string): object | null {
+    if (read === null || header === null || buf.length < HEADER_LENGTH) return null;
+    const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
+    if (bytes.compare(header, 0, HEADER_LENGTH, 0, HEADER_LENGTH) !== 0) return null;
+    return read(bytes, HEADER_LENGTH, bytes.length, typeName);
+  }
+
   /** Decodes with the writer schema named in the header, resolved to the newest reader version. */
   function decode(buf: Uint8Array, kind: SchemaKind): { type: string; body: Record<string, unknown> } {
     const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -230,13 +241,8 @@ export function createCodec(registry: SchemaRegistry): Codec {
     },
     decodeObservation(buf) {
       // The newest AvailabilityObserved, most records by far, without the fingerprint's hex.
-      if (availabilityRead !== null && availabilityHeader !== null && buf.length >= HEADER_LENGTH) {
-        const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-        if (bytes.compare(availabilityHeader, 0, HEADER_LENGTH, 0, HEADER_LENGTH) === 0) {
-          const read = availabilityRead(bytes, HEADER_LENGTH, bytes.length, 'AvailabilityObserved');
-          if (read !== null) return read as Observation;
-        }
-      }
+      const read = readFast(availabilityRead, availabilityHeader, buf, 'AvailabilityObserved');
+      if (read !== null) return read as Observation;
       let decoded: { type: string; body: Record<string, unknown> };
       try {
         decoded = decode(buf, 'observation');
@@ -259,13 +265,8 @@ export function createCodec(registry: SchemaRegistry): Codec {
     },
     decodeEvent(buf) {
       // The newest OfferAdded, most events by far, as decodeObservation reads an AvailabilityObserved.
-      if (offerAddedRead !== null && offerAddedHeader !== null && buf.length >= HEADER_LENGTH) {
-        const bytes = Buffer.isBuffer(buf) ? buf : Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-        if (bytes.compare(offerAddedHeader, 0, HEADER_LENGTH, 0, HEADER_LENGTH) === 0) {
-          const read = offerAddedRead(bytes, HEADER_LENGTH, bytes.length, 'OfferAdded');
-          if (read !== null) return read as DomainEvent;
-        }
-      }
+      const read = readFast(offerAddedRead, offerAddedHeader, buf, 'OfferAdded');
+      if (read !== null) return read as DomainEvent;
       let decoded: { type: string; body: Record<string, unknown> };
       try {
         decoded = decode(buf, 'event');

@@ -49,8 +49,12 @@ const SLAB_MARGIN = 64 * 1024;
  * plans the next).
  */
 export interface LogEncoder {
-  /** The record of `event` at `revision` of `stream`, recorded at `recordedAt`. */
-  message(stream: string, event: DomainEvent, revision: number, recordedAt: string): LogMessage;
+  /**
+   * The record of `event` at `revision` of `stream`, recorded at `recordedAt`; `logged`, that
+   * event as the log holds it (`loggedEvent`) when the caller has it already, is what a JSON
+   * record writes.
+   */
+  message(stream: string, event: DomainEvent, revision: number, recordedAt: string, logged?: LoggedEvent): LogMessage;
   /** Every slab free again: the values handed out before are no longer read. */
   reset(): void;
 }
@@ -85,19 +89,23 @@ export function logEncoder(): LogEncoder {
   }
 
   return {
-    message(stream, event, revision, recordedAt) {
+    message(stream, event, revision, recordedAt, logged) {
       const value = avro(event);
       if (value !== null) {
         return { key: stream, value, headers: { [REVISION_HEADER]: String(revision), [RECORDED_AT_HEADER]: recordedAt }, partition: 0 };
       }
-      // The spread as the JSON record always was: the event's fields, then the log's.
-      return { key: stream, value: JSON.stringify({ ...event, streamId: stream, revision, recordedAt }), partition: 0 };
+      return { key: stream, value: JSON.stringify(logged ?? loggedEvent(stream, event, revision, recordedAt)), partition: 0 };
     },
     reset() {
       slab = 0;
       at = 0;
     },
   };
+}
+
+/** An event as the log holds it, as a JSON record writes it and as readers answer it: its fields, then the log's. */
+export function loggedEvent(stream: string, event: DomainEvent, revision: number, recordedAt: string): LoggedEvent {
+  return { ...event, streamId: stream, revision, recordedAt } as LoggedEvent;
 }
 
 /** Bytes a message takes in a produce request, near enough for sizing requests. */
@@ -146,7 +154,7 @@ export function decodeLogRecord(record: ConsumedRecord & { value: Buffer }): Log
     if (record.key === null || !Number.isSafeInteger(revision) || revision < 0 || recordedAt === undefined) {
       throw unreadable(record, `an Avro record needs its stream as the key and the headers ${REVISION_HEADER} and ${RECORDED_AT_HEADER}`);
     }
-    return { ...event, streamId: record.key.toString(), revision, recordedAt } as LoggedEvent;
+    return loggedEvent(record.key.toString(), event, revision, recordedAt);
   }
   throw unreadable(record, `its value starts with neither '{' (JSON) nor C3 01 (Avro) but ${value.subarray(0, 2).toString('hex') || 'nothing'}`);
 }

@@ -40,7 +40,7 @@ import { appendOne, conflict, matches } from '../lmdb/eventStore.ts';
 import { pollingSubscription } from '../lmdb/pollingSubscription.ts';
 import { connectedOnUse, createKafka, kafkaError, latestOffsetReader, type KafkaClientOptions } from './client.ts';
 import { eventLogIndex, type LoggedEvent } from './eventLogIndex.ts';
-import { decodeLogRecord, logEncoder, messageBytes, type LogMessage } from './eventRecords.ts';
+import { decodeLogRecord, logEncoder, loggedEvent, messageBytes, type LogMessage } from './eventRecords.ts';
 import { waitUntilServed } from './observationBus.ts';
 
 export interface KafkaEventStoreOptions extends KafkaClientOptions {
@@ -387,9 +387,9 @@ export function kafkaEventStore(options: KafkaEventStoreOptions): KafkaEventStor
       let revision = current;
       for (const event of request.events) {
         revision += 1;
-        const record = { ...event, streamId: request.stream, revision, recordedAt } as LoggedEvent;
+        const record = loggedEvent(request.stream, event, revision, recordedAt);
         logged.push(record);
-        messages.push(encoder.message(request.stream, event, revision, recordedAt));
+        messages.push(encoder.message(request.stream, event, revision, recordedAt, record));
       }
       pending.set(request.stream, revision);
       slots.push({ stream: request.stream, first, count: request.events.length, revision });

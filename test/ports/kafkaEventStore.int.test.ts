@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { isAppError } from '../../contracts/errors.ts';
 import type { DomainEvent } from '../../contracts/events.ts';
 import { latestOffsetReader } from '../../infra/kafka/client.ts';
@@ -25,6 +25,27 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
   const topicPrefix = `test-eventlog-${process.pid}-${Date.now().toString(36)}.`;
   const spec = `kafka:${url}#${topicPrefix}`;
   const open = (): KafkaEventStore => kafkaEventStore({ brokers, topicPrefix });
+
+  /** The first `count` committed records of a log topic as a plain kafkajs consumer reads them. */
+  async function rawRecords(topic: string, count: number): Promise<KafkaMessage[]> {
+    const consumer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).consumer({ groupId: `${topic}-check-${uniqueName('g')}`, readUncommitted: false });
+    const records: KafkaMessage[] = [];
+    try {
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        consumer.run({
+          eachMessage: async ({ message }) => {
+            records.push(message);
+            if (records.length === count) resolve();
+          },
+        }).catch(reject);
+      });
+      return records;
+    } finally {
+      await consumer.disconnect().catch(() => {});
+    }
+  }
 
   after(async function () {
     this.timeout(30_000);
@@ -70,9 +91,7 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     this.timeout(60_000);
     const prefix = `${topicPrefix}old-`;
     const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
-    const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING });
-    const producer = kafka.producer();
-    const consumer = kafka.consumer({ groupId: `${prefix}check`, readUncommitted: false });
+    const producer = new Kafka({ brokers, logLevel: logLevel.NOTHING }).producer();
     const oldStream = uniqueName('old');
     const newStream = uniqueName('new');
     let reader: KafkaEventStore | undefined;
@@ -92,20 +111,13 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
       assert.deepEqual((await reader.readStream(oldStream)).map((e) => e.revision), [0, 1]);
 
       const headers = new Map<string, number>();
-      await consumer.connect();
-      await consumer.subscribe({ topic: writer.topic, fromBeginning: true });
-      await new Promise<void>((resolve, reject) => {
-        consumer.run({
-          eachMessage: async ({ message }) => {
-            const key = message.key?.toString() ?? '';
-            headers.set(key, (headers.get(key) ?? 0) + Object.keys(message.headers ?? {}).length);
-            if (headers.size === 2 && key === oldStream && JSON.parse(message.value?.toString() ?? '{}').revision === 1) resolve();
-          },
-        }).catch(reject);
-      });
+      // The new stream's event, the old record, and the event appended after it.
+      for (const message of await rawRecords(writer.topic, 3)) {
+        const key = message.key?.toString() ?? '';
+        headers.set(key, (headers.get(key) ?? 0) + Object.keys(message.headers ?? {}).length);
+      }
       assert.deepEqual(Object.fromEntries(headers), { [newStream]: 0, [oldStream]: 1 });
     } finally {
-      await consumer.disconnect().catch(() => {});
       await producer.disconnect().catch(() => {});
       await writer.close().catch(() => {});
       await reader?.deleteTopic().catch(() => {});
@@ -117,8 +129,6 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
     this.timeout(60_000);
     const prefix = `${topicPrefix}avro-`;
     const writer = kafkaEventStore({ brokers, topicPrefix: prefix });
-    const kafka = new Kafka({ brokers, logLevel: logLevel.NOTHING });
-    const consumer = kafka.consumer({ groupId: `${prefix}check`, readUncommitted: false });
     let reader: KafkaEventStore | undefined;
     const offer = { providerId: 'mubi', addonProviderId: null, seasonNumber: null, episodeNumber: null, webUrl: 'https://mubi.com/films/1', priceTypes: ['flatrate'], formats: ['hd'], audioLanguages: ['fr'], subtitleLanguages: null, availableFrom: null, availableTo: null, platforms: ['web'] };
     const offerAdded = (mediaId: string, extra: Record<string, unknown> = {}) =>
@@ -134,20 +144,12 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
       const written = Object.fromEntries(await Promise.all(Object.entries(streams).map(async ([k, s]) => [k, await writer.readStream(s)] as const)));
 
       const kinds = new Map<string, string[]>();
-      await consumer.connect();
-      await consumer.subscribe({ topic: writer.topic, fromBeginning: true });
-      await new Promise<void>((resolve, reject) => {
-        let seen = 0;
-        consumer.run({
-          eachMessage: async ({ message }) => {
-            const key = message.key?.toString() ?? '';
-            const value = message.value ?? Buffer.alloc(0);
-            const kind = value[0] === 0xc3 && value[1] === 0x01 ? `avro rev ${message.headers?.['revision']?.toString()}` : value[0] === 0x7b ? 'json' : 'other';
-            kinds.set(key, [...(kinds.get(key) ?? []), kind]);
-            if (++seen === 4) resolve();
-          },
-        }).catch(reject);
-      });
+      for (const message of await rawRecords(writer.topic, 4)) {
+        const key = message.key?.toString() ?? '';
+        const value = message.value ?? Buffer.alloc(0);
+        const kind = value[0] === 0xc3 && value[1] === 0x01 ? `avro rev ${message.headers?.['revision']?.toString()}` : value[0] === 0x7b ? 'json' : 'other';
+        kinds.set(key, [...(kinds.get(key) ?? []), kind]);
+      }
       assert.deepEqual(Object.fromEntries(kinds), { [streams.avro]: ['avro rev 0', 'avro rev 1'], [streams.genre]: ['json'], [streams.odd]: ['json'] });
 
       // A fresh process rebuilds its index from the records: the same events, every field.
@@ -156,7 +158,6 @@ describeWithServer('kafkaEventStore', 'KAFKA_BROKERS', (url) => {
       assert.deepEqual((written['avro'] ?? []).map(({ type, data, metadata }) => ({ type, data, metadata })), [offerAdded('mv1'), offerAdded('mv2')]);
       assert.equal(((written['odd']?.[0]?.data as { offer: { price?: number } }).offer.price), 3.99);
     } finally {
-      await consumer.disconnect().catch(() => {});
       await writer.close().catch(() => {});
       await reader?.deleteTopic().catch(() => {});
       await reader?.close();
