@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N] [--build-threads N] [--encoder arrow-rs|parquet-wasm]`
+ * `npm run bench -- snapshot [--titles N] [--countries N] [--data DIR] [--heap-mb N] [--build-threads N] [--encoder arrow-rs|parquet-wasm] [--rounds N]`
  *
  * The weekly release of a synthetic catalog (default 50,000 titles, 4 countries; `--titles
  * 250000` for the full figure), measured three ways in one run, and printed as one JSON line:
@@ -20,6 +20,12 @@
  * before services/snapshot/parquetWriterWasm.ts (the same bytes); the default is the release's
  * own encoder (`encoder` in the JSON line).
  *
+ * With `--rounds N` (default 1) the build, the write phase and DuckDB's write (default threads)
+ * run N times, alternated, each round beside its own reference: the fields are the first
+ * round's, `rounds` lists every round's times and ratios, `median_build_over_duckdb_write` and
+ * `median_write_over_duckdb_write` their medians (steadier on a shared machine than one round),
+ * and `max_peak_rss_mb` the highest peak of the builds.
+ *
  * Sizes are the Parquet bytes of the release beside DuckDB's for the same rows. Peak RSS is
  * split into anonymous memory (heap, wasm, buffers) and file-backed pages (LMDB's memory map
  * of the read models: clean pages the kernel can drop), sampled every 100 ms. Progress goes to
@@ -35,6 +41,7 @@ import { lmdbReadStore } from '../infra/lmdb/readStore.ts';
 import { extractTarGz } from '../services/snapshot/tarball.ts';
 import { encoderName } from '../services/snapshot/parquetEncoder.ts';
 import { CATALOG_MODELS, catalogCollection, writeSyntheticCatalog } from './_snapshotCatalog.ts';
+import { median, roundsOption } from './_stats.ts';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -44,6 +51,8 @@ function flag(name: string, fallback: number): number {
 }
 
 const titles = flag('titles', 50_000);
+const roundsFlag = process.argv.indexOf('--rounds');
+const rounds = roundsOption(roundsFlag >= 0 ? String(process.argv[roundsFlag + 1]) : '1');
 const countries = flag('countries', 4);
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'marquee-bench-snapshot-'));
@@ -142,10 +151,12 @@ try {
   // 1. Our build, end to end. The build's live heap is small (bounded chunks); the cap keeps V8
   // from letting the garbage of decoding a million read-model documents pile up first.
   log('building the release (ours, end to end)');
-  const ours = child<{
-    build_ms: number; build_cpu_ms: number; peak_rss_mb: number; peak_rss_anon_mb: number; peak_rss_file_mb: number;
-    peak_wasm_mb: number; peak_heap_mb: number; files: number; total_bytes: number;
-  }>([join(here, '_snapshotBuild.ts'), dataDir, join(dir, 'releases'), WEEK, ...buildThreads], flag('heap-mb', 384));
+  const build = (releases: string) =>
+    child<{
+      build_ms: number; build_cpu_ms: number; peak_rss_mb: number; peak_rss_anon_mb: number; peak_rss_file_mb: number;
+      peak_wasm_mb: number; peak_heap_mb: number; files: number; total_bytes: number;
+    }>([join(here, '_snapshotBuild.ts'), dataDir, releases, WEEK, ...buildThreads], flag('heap-mb', 384));
+  const ours = build(join(dir, 'releases'));
   log(`built in ${seconds(ours.build_ms)} s`);
 
   // Every Parquet file of the release, the bundle's extracted.
@@ -165,17 +176,21 @@ try {
 
   // 2. Our pure write phase over the same rows (its own process: it holds a file's rows at once).
   log(`writing the same rows again (ours, write phase only, ${parquetFiles.length} files)`);
-  const writeDir = join(dir, 'rewrite');
-  mkdirSync(writeDir);
   // --expose-gc: each thread collects the garbage of reading the rows back before the writes.
   // --external-memory-accounted-in-global-limit: the rows read back (1.4-1.8 GB of heap per
   // thread at 250,000 titles, which a build never holds) were otherwise marked whole whenever
   // the Parquet bytes and IPC buffers (external memory) grew by some 64 MB: ~1.2 s of CPU per
   // thread, where the same collection in a build, its heap small, costs milliseconds.
-  const write = child<{ write_ms: number; write_cpu_ms: number; bytes: number; rows: number; per_task_ms: Record<string, unknown> }>(
-    ['--expose-gc', '--external-memory-accounted-in-global-limit', join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles],
-    4096,
-  );
+  const writeAll = (writeDir: string) => {
+    mkdirSync(writeDir);
+    const written = child<{ write_ms: number; write_cpu_ms: number; bytes: number; rows: number; per_task_ms: Record<string, unknown> }>(
+      ['--expose-gc', '--external-memory-accounted-in-global-limit', join(here, '_snapshotWrite.ts'), writeDir, ...parquetFiles],
+      4096,
+    );
+    rmSync(writeDir, { recursive: true, force: true });
+    return written;
+  };
+  const write = writeAll(join(dir, 'rewrite'));
 
   // 3. DuckDB writing the same rows, default threads, then one thread.
   const duckDir = join(dir, 'duck');
@@ -188,8 +203,38 @@ try {
   await duck.run('SET threads = 1');
   log('DuckDB writing the same rows (1 thread)');
   const duckOne = await duckWrite(duck, parquetFiles, duckDir);
+  await duck.run(`SET threads = ${threads}`);
+
+  // 4. `--rounds N`: the build, the write phase and DuckDB's write again, each round beside its
+  // own reference (the rows of the first round's release: every build writes the same rows).
+  const perRound = [{ build_ms: ours.build_ms, write_ms: write.write_ms, duck_ms: duckAll.ms, peak_rss_mb: ours.peak_rss_mb }];
+  for (let r = 2; r <= rounds; r++) {
+    log(`round ${r} of ${rounds}: the build, the write phase and DuckDB again`);
+    const releases = join(dir, `releases-${r}`);
+    const again = build(releases);
+    rmSync(releases, { recursive: true, force: true });
+    const rewritten = writeAll(join(dir, `rewrite-${r}`));
+    const duckAgain = await duckWrite(duck, parquetFiles, duckDir);
+    perRound.push({ build_ms: again.build_ms, write_ms: rewritten.write_ms, duck_ms: duckAgain.ms, peak_rss_mb: again.peak_rss_mb });
+  }
   duck.closeSync();
   instance.closeSync();
+  const roundFields =
+    rounds === 1
+      ? {}
+      : {
+        rounds: perRound.map((r) => ({
+          build_s: seconds(r.build_ms),
+          write_s: seconds(r.write_ms),
+          duckdb_write_s: seconds(r.duck_ms),
+          build_over_duckdb_write: ratio(r.build_ms, r.duck_ms),
+          write_over_duckdb_write: ratio(r.write_ms, r.duck_ms),
+          peak_rss_mb: r.peak_rss_mb,
+        })),
+        median_build_over_duckdb_write: median(perRound.map((r) => ratio(r.build_ms, r.duck_ms))),
+        median_write_over_duckdb_write: median(perRound.map((r) => ratio(r.write_ms, r.duck_ms))),
+        max_peak_rss_mb: Math.max(...perRound.map((r) => r.peak_rss_mb)),
+      };
 
   console.log(JSON.stringify({
     bench: 'snapshot',
@@ -226,6 +271,7 @@ try {
     peak_wasm_mb: ours.peak_wasm_mb,
     peak_heap_mb: ours.peak_heap_mb,
     write_tasks: write.per_task_ms,
+    ...roundFields,
     note:
       'build_s: ours end to end (LMDB read models, link-token encryption, Parquet, tar.gz, publish). write_s: ours from rows in memory to Parquet files, measured as a build hands out its work: its tasks (media pass on a helper thread, seasons pass, small read models, each country) in its order, each to the first of its threads free, the files of a pass written together (write_tasks: each task\'s thread, wall ms and that thread\'s CPU ms). ' +
       '*_cpu_s: CPU time of every thread of the process over the same span. ' +
