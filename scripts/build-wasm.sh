@@ -50,6 +50,10 @@ build() {
   rm -rf "$src"
   mkdir -p "$src"
   cp -r "$crate/Cargo.toml" "$crate/Cargo.lock" "$crate/rust-toolchain.toml" "$crate/src" "$src/"
+  # The crates a build patches in by path (`../zstd-shim`), beside the copy as in native/.
+  local shim="$cache/zstd-shim"
+  rm -rf "$shim"
+  cp -r "$root/native/zstd-shim" "$shim"
   # rustup installs a toolchain named by rust-toolchain.toml with its targets, but adds no target
   # to a toolchain already there (a machine that had 1.95.0 without wasm32 failed here).
   if command -v rustup >/dev/null; then
@@ -58,7 +62,7 @@ build() {
     rustup target add --toolchain "$channel" wasm32-unknown-unknown >&2
   fi
   # simd128: WebAssembly SIMD (every Node since 16.4) for zstd's and arrow-rs's loops.
-  RUSTFLAGS="-C target-feature=+simd128 --remap-path-prefix=$src=$1 --remap-path-prefix=$registry=crates" \
+  RUSTFLAGS="-C target-feature=+simd128 --remap-path-prefix=$src=$1 --remap-path-prefix=$shim=zstd-shim --remap-path-prefix=$registry=crates" \
     bash -c "cd '$src' && cargo build --release --locked --target wasm32-unknown-unknown --target-dir '$target_dir'"
   local built="$target_dir/wasm32-unknown-unknown/release/$2.wasm"
   if $check; then

@@ -1,7 +1,7 @@
 /**
  * A WebAssembly module shipped beside the code that uses it (the release's modules, built from
- * native/ by scripts/build-wasm.sh): looked for once, compiled once per thread at first use, no
- * imports. Erasable TypeScript importing only Node's own modules, so a pool thread loads it
+ * native/ by scripts/build-wasm.sh): looked for once, compiled once per thread at first use,
+ * instantiated with the functions it imports, if any. Erasable TypeScript importing only Node's own modules, so a pool thread loads it
  * through Node's type stripping (services/snapshot/parquetWorker.mjs).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ export interface WasmModule<E> {
   /** Whether the file is there (a checkout always has it; one that deleted it falls back). */
   readonly present: boolean;
   /** A new instance of the module (compiled on the first call); throws when it is not present. */
-  instantiate(): E;
+  instantiate(imports?: object): E;
 }
 
 /** The module in the file at `url`; its presence is checked once. */
@@ -35,9 +35,9 @@ export function wasmModule<E>(url: URL): WasmModule<E> {
       present ??= existsSync(url);
       return present;
     },
-    instantiate() {
+    instantiate(imports = {}) {
       compiled ??= new WebAssembly.Module(readFileSync(url));
-      return new WebAssembly.Instance(compiled, {}).exports as E;
+      return new WebAssembly.Instance(compiled, imports).exports as E;
     },
   };
 }

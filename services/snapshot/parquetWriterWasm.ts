@@ -13,6 +13,7 @@
  * unknown state: the instance is dropped, the file reports the error, and so does every other
  * file still open on it at its next call; the next file gets a new instance.
  */
+import { constants, zstdCompressSync } from 'node:zlib';
 import { isWasmTrap, wasmModule, type WasmMemory } from '../shared/wasmModule.ts';
 
 /** What this encoder needs of parquetEncoder.ts's types (declared here: that file imports this one). */
@@ -64,8 +65,59 @@ export function parquetWriterWasmPresent(): boolean {
   return MODULE.present;
 }
 
+/**
+ * The zstd built into the module (zstd-sys 2.1.0+zstd.1.5.7, native/zstd-shim). Node's own zstd
+ * of this version writes the same frame for a page given in one call with room for its bound
+ * (every page of a 250,000-title release compared), in native code rather than WebAssembly; zstd
+ * promises no such thing across versions, so any other leaves the pages to the module's.
+ */
+const MODULE_ZSTD = '1.5.7';
+/** Whether pages go to Node's zstd (settable for the tests, which compare both). */
+let hostZstd = (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD && typeof zstdCompressSync === 'function';
+
+/** Pages this thread gave to Node's zstd so far (the tests check that the path is taken). */
+let hostPages = 0;
+export function hostZstdPages(): number {
+  return hostPages;
+}
+
+/** Routes new instances' pages to Node's zstd (when it is the module's version) or to the module's own; returns the previous choice. */
+export function useHostZstd(on: boolean): boolean {
+  const before = hostZstd;
+  hostZstd = on && (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD;
+  current = null;
+  return before;
+}
+
+/**
+ * The module's import `marquee.zstd_compress` (native/zstd-shim/src/lib.rs): the page at
+ * `src` as one zstd frame at `dst`, its length returned; -1 leaves the page to the module's zstd.
+ * `capacity` is the page's compress bound, so zstd takes its one-pass path, as the module's
+ * `ZSTD_compress2` does.
+ */
+function zstdImport(memory: () => WasmMemory, useHost: boolean): (level: number, src: number, srcLen: number, dst: number, capacity: number) => number {
+  return (level, src, srcLen, dst, capacity) => {
+    if (!useHost) return -1;
+    let frame: Uint8Array;
+    try {
+      frame = zstdCompressSync(new Uint8Array(memory().buffer, src, srcLen), { chunkSize: Math.max(capacity, 64), params: { [constants.ZSTD_c_compressionLevel]: level } });
+    } catch {
+      return -1;
+    }
+    if (frame.length > capacity) return -1;
+    new Uint8Array(memory().buffer, dst, frame.length).set(frame);
+    hostPages += 1;
+    return frame.length;
+  };
+}
+
 function instance(): Instance {
-  if (current === null || !current.alive.value) current = { exports: MODULE.instantiate(), alive: { value: true } };
+  if (current === null || !current.alive.value) {
+    let exports: Exports | null = null;
+    const memory = (): WasmMemory => (exports as Exports).memory;
+    exports = MODULE.instantiate({ marquee: { zstd_compress: zstdImport(memory, hostZstd) } });
+    current = { exports, alive: { value: true } };
+  }
   return current;
 }
 

@@ -1,6 +1,7 @@
 //! Parquet files from Arrow IPC streams, for the weekly release (services/snapshot/parquetWriterWasm.ts).
 //!
-//! A wasm module with a plain C interface and no imports: JavaScript copies bytes into the
+//! A wasm module with a plain C interface and one import, the host's zstd for the pages
+//! (native/zstd-shim, patched in for parquet's ZSTD codec): JavaScript copies bytes into the
 //! module's memory (`mq_alloc`), calls, and copies the Parquet bytes out. One `Session` per file:
 //! its writer is made at the first record batch (whose schema it takes, as parquet-wasm's
 //! `transformParquetStream` does), every batch of every IPC stream handed over is written in
