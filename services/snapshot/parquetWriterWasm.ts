@@ -13,7 +13,7 @@
  * unknown state: the instance is dropped, the file reports the error, and so does every other
  * file still open on it at its next call; the next file gets a new instance.
  */
-import { constants, zstdCompressSync } from 'node:zlib';
+import { constants, createZstdCompress, zstdCompressSync } from 'node:zlib';
 import { isWasmTrap, wasmModule, type WasmMemory } from '../shared/wasmModule.ts';
 
 /** What this encoder needs of parquetEncoder.ts's types (declared here: that file imports this one). */
@@ -90,6 +90,48 @@ export function useHostZstd(on: boolean): boolean {
 }
 
 /**
+ * What zlib's own sync functions use of a stream (`zlibBufferSync`): its native handle, whose
+ * `writeSync(flush, in, inOffset, inLength, out, outOffset, outLength)` leaves the room and the
+ * input it did not use in `_writeState`. Internal to Node, so checked once (zstdInto below) and
+ * `zstdCompressSync` used without it.
+ */
+interface ZstdStreamInternals {
+  _handle?: { writeSync?(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void };
+  _writeState?: Uint32Array;
+}
+
+/**
+ * Compresses `input` into `out` at `at` (room: `capacity`, the bound) as one frame at `level`;
+ * returns its length, or -1. A stream per page, its frame written straight into the module's
+ * memory and the stream closed at once: `zstdCompressSync` returns each frame in a new buffer
+ * the size of the bound, which V8 counts as external memory until a collection frees it, and
+ * the ~750 MB of them over a 250,000-title release set off full collections (1-1.5 s of CPU each
+ * in the write bench's threads, which hold every row). Same bytes either way, the same one-pass
+ * path of zstd (every page of such a release compared, and the tests compare files).
+ */
+function zstdInto(level: number, input: Uint8Array, out: Uint8Array, at: number, capacity: number): number {
+  const params = { [constants.ZSTD_c_compressionLevel]: level };
+  const stream = createZstdCompress({ params });
+  // An error of the handle destroys the stream with an 'error' event: heard here, not thrown later.
+  stream.on('error', () => {});
+  try {
+    const { _handle: handle, _writeState: state } = stream as unknown as ZstdStreamInternals;
+    if (typeof handle?.writeSync !== 'function' || !(state instanceof Uint32Array)) {
+      const frame = zstdCompressSync(input, { chunkSize: Math.max(capacity, 64), params });
+      if (frame.length > capacity) return -1;
+      out.set(frame, at);
+      return frame.length;
+    }
+    handle.writeSync(constants.ZSTD_e_end, input, 0, input.length, out, at, capacity);
+    // All of the page taken, and room left over: the frame is complete.
+    if (stream.destroyed || state[1] !== 0 || state[0] === 0) return -1;
+    return capacity - (state[0] as number);
+  } finally {
+    stream.close();
+  }
+}
+
+/**
  * The module's import `marquee.zstd_compress` (native/zstd-shim/src/lib.rs): the page at
  * `src` as one zstd frame at `dst`, its length returned; -1 leaves the page to the module's zstd.
  * `capacity` is the page's compress bound, so zstd takes its one-pass path, as the module's
@@ -98,16 +140,15 @@ export function useHostZstd(on: boolean): boolean {
 function zstdImport(memory: () => WasmMemory, useHost: boolean): (level: number, src: number, srcLen: number, dst: number, capacity: number) => number {
   return (level, src, srcLen, dst, capacity) => {
     if (!useHost) return -1;
-    let frame: Uint8Array;
+    let written: number;
     try {
-      frame = zstdCompressSync(new Uint8Array(memory().buffer, src, srcLen), { chunkSize: Math.max(capacity, 64), params: { [constants.ZSTD_c_compressionLevel]: level } });
+      const bytes = new Uint8Array(memory().buffer);
+      written = zstdInto(level, bytes.subarray(src, src + srcLen), bytes, dst, capacity);
     } catch {
       return -1;
     }
-    if (frame.length > capacity) return -1;
-    new Uint8Array(memory().buffer, dst, frame.length).set(frame);
-    hostPages += 1;
-    return frame.length;
+    if (written >= 0) hostPages += 1;
+    return written;
   };
 }
 
