@@ -73,7 +73,7 @@ export function parquetWriterWasmPresent(): boolean {
  */
 const MODULE_ZSTD = '1.5.7';
 /** Whether pages go to Node's zstd (settable for the tests, which compare both). */
-let hostZstd = (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD && typeof zstdCompressSync === 'function';
+let hostZstd = (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD && typeof createZstdCompress === 'function';
 
 /** Pages this thread gave to Node's zstd so far (the tests check that the path is taken). */
 let hostPages = 0;
@@ -92,8 +92,8 @@ export function useHostZstd(on: boolean): boolean {
 /**
  * What zlib's own sync functions use of a stream (`zlibBufferSync`): its native handle, whose
  * `writeSync(flush, in, inOffset, inLength, out, outOffset, outLength)` leaves the room and the
- * input it did not use in `_writeState`. Internal to Node, so checked once (zstdInto below) and
- * `zstdCompressSync` used without it.
+ * input it did not use in `_writeState`. Internal to Node, so checked on each stream (zstdInto
+ * below), and `zstdCompressSync` used without it.
  */
 interface ZstdStreamInternals {
   _handle?: { writeSync?(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void };

@@ -3,7 +3,7 @@
 //!
 //! Why: zstd was the largest single cost of writing a release's Parquet (about 2.8 s of CPU at
 //! 250,000 titles, in this module's WebAssembly build), and Node carries zstd 1.5.7 natively
-//! (`zlib.zstdCompressSync`), the very version built in here (zstd-sys 2.1.0+zstd.1.5.7). Given
+//! (`node:zlib`), the very version built in here (zstd-sys 2.1.0+zstd.1.5.7). Given
 //! the same level and the whole page in one call with room for the bound, both produce the same
 //! frame byte for byte (every page of a 250,000-title release compared). The host says whether
 //! it can through the import's answer: a negative one (no zstd, or another version, whose bytes
