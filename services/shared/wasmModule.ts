@@ -1,8 +1,9 @@
 /**
  * A WebAssembly module shipped beside the code that uses it (the release's modules, built from
  * native/ by scripts/build-wasm.sh): looked for once, compiled once per thread at first use,
- * instantiated with the functions it imports, if any. Erasable TypeScript importing only Node's own modules, so a pool thread loads it
- * through Node's type stripping (services/snapshot/parquetWorker.mjs).
+ * instantiated with the functions it imports, if any. Erasable TypeScript importing only Node's
+ * own modules, so a pool thread loads it through Node's type stripping
+ * (services/snapshot/parquetWorker.mjs).
  */
 import { existsSync, readFileSync } from 'node:fs';
 

@@ -72,8 +72,10 @@ export function parquetWriterWasmPresent(): boolean {
  * promises no such thing across versions, so any other leaves the pages to the module's.
  */
 const MODULE_ZSTD = '1.5.7';
+/** Whether this Node's zstd is the module's version, so that its frames are the module's. */
+export const NODE_ZSTD_IS_MODULES = (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD && typeof createZstdCompress === 'function';
 /** Whether pages go to Node's zstd (settable for the tests, which compare both). */
-let hostZstd = (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD && typeof createZstdCompress === 'function';
+let hostZstd = NODE_ZSTD_IS_MODULES;
 
 /** Pages this thread gave to Node's zstd so far (the tests check that the path is taken). */
 let hostPages = 0;
@@ -84,7 +86,7 @@ export function hostZstdPages(): number {
 /** Routes new instances' pages to Node's zstd (when it is the module's version) or to the module's own; returns the previous choice. */
 export function useHostZstd(on: boolean): boolean {
   const before = hostZstd;
-  hostZstd = on && (process.versions as Record<string, string | undefined>).zstd === MODULE_ZSTD;
+  hostZstd = on && NODE_ZSTD_IS_MODULES;
   current = null;
   return before;
 }

@@ -36,7 +36,6 @@ pub fn compression_level_range() -> std::ops::RangeInclusive<i32> {
 pub mod bulk {
     use super::{map_error_code, zstd_compress};
     use std::io;
-    use std::marker::PhantomData;
     use zstd_safe::{CCtx, CParameter, DCtx, WriteBuf};
 
     /// One-shot compression at one level; the C context is made at the first page the host
@@ -94,7 +93,6 @@ pub mod bulk {
     #[derive(Default)]
     pub struct Decompressor<'a> {
         context: Option<DCtx<'a>>,
-        _lifetime: PhantomData<&'a ()>,
     }
 
     impl Decompressor<'static> {
