@@ -71,23 +71,29 @@ export interface RunnerOptions<D> {
   signal?: AbortSignal;
 }
 
+/** The events of `batch` whose type is one of `types`, in log order. */
+function eventsOfTypes(types: readonly string[], batch: readonly RecordedEvent[]): RecordedEvent[] {
+  const handled = new Set<string>(types);
+  return batch.filter((event) => handled.has(event.type));
+}
+
 /**
  * Folds one batch into the read store and moves the checkpoint to the batch's last position.
  * A document whose write keeps failing is parked (parking.ts) and the rest of the batch is
  * written: see `writeOrPark`. Exported for runners of other shapes (the projection group,
- * replay, tests).
+ * replay, tests). `handledEvents`, when given, are the batch's events of the projection's types
+ * in log order, picked by a caller that picks them for several projections in one pass (the
+ * group); otherwise they are picked here.
  */
-export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEvent[]): Promise<BatchInfo> {
+export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEvent[], handledEvents?: readonly RecordedEvent[]): Promise<BatchInfo> {
   const last = batch[batch.length - 1];
   if (last === undefined) throw new AppError('internal', 'applyBatch needs at least one event');
   const { projection, readStore, collection } = options;
   const checkpointName = checkpointNameOf(options);
   const checkpoint = { name: checkpointName, position: last.position };
 
-  const handled = new Set<string>(projection.canHandle);
   const byDocument = new Map<string, RecordedEvent[]>();
-  for (const event of batch) {
-    if (!handled.has(event.type)) continue;
+  for (const event of handledEvents ?? eventsOfTypes(projection.canHandle, batch)) {
     const id = projection.documentId(event);
     if (id === null) continue;
     const list = byDocument.get(id);

@@ -17,7 +17,7 @@ import { lmdbReadStore } from '../../infra/lmdb/readStore.ts';
 import { ProjectionGroup, type ProjectionGroupOptions, type RunnerLog } from '../../projections/group.ts';
 import { LEASES_COLLECTION, LeaseKeeper, takeLease } from '../../services/shared/lease.ts';
 import { countingProjection, type StreamTally } from '../fixtures/countingProjection.ts';
-import { genreEvent, waitFor } from '../ports/support.ts';
+import { genreEvent, positionEvent, waitFor } from '../ports/support.ts';
 
 const quiet: RunnerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -111,6 +111,41 @@ describe('projection runner of a process (group) on LMDB', () => {
     await group.catchUp();
     assert.equal(await readStore.getCheckpoint('tally_v1'), head);
     assert.equal(folded.length, head, 'nothing folded twice');
+  });
+
+  it('hands each projection the events of its own types alone, in log order, a lagging one only those past its checkpoint', async () => {
+    /** A projection that records the events it folds, by type: one document for the whole log. */
+    const recorder = (name: string, canHandle: Array<'GenreDefined' | 'PositionChanged'>) => {
+      const seen: Array<[string, number]> = [];
+      const projection = defineProjection<{ n: number }>({
+        name,
+        version: 1,
+        canHandle,
+        documentId: () => 'all',
+        evolve(doc, event) {
+          seen.push([event.type, event.position]);
+          return { n: (doc?.n ?? 0) + 1 };
+        },
+      });
+      return { projection, seen };
+    };
+    const genres = recorder('genres_only', ['GenreDefined']);
+    // A type named twice is still handed over once per event.
+    const both = recorder('both', ['PositionChanged', 'GenreDefined', 'PositionChanged']);
+    const positions = recorder('positions_only', ['PositionChanged']);
+    for (let i = 1; i <= 9; i += 1) {
+      if (i % 3 === 0) await eventStore.append(`m${i}`, [positionEvent(`movie-${i}`, i)], 'any');
+      else await append(`g${i}`, i);
+    }
+    // The positions-only projection already holds the first 4 events (a replay caught it up so far).
+    await readStore.writeBatch('positions_only_v1', [], { name: 'positions_only_v1', position: 4 });
+    const all = (await eventStore.readAll({ after: 0, limit: 100 })).map((e): [string, number] => [e.type, e.position]);
+    group = new ProjectionGroup({ eventStore, readStore, projections: [genres.projection, both.projection, positions.projection], logger: quiet, batchSize: 4, idleMs: 5 });
+    await group.catchUp();
+    assert.deepEqual(genres.seen, all.filter(([type]) => type === 'GenreDefined'));
+    assert.deepEqual(both.seen, all);
+    assert.deepEqual(positions.seen, all.filter(([type, position]) => type === 'PositionChanged' && position > 4));
+    for (const name of ['genres_only_v1', 'both_v1', 'positions_only_v1']) assert.equal(await readStore.getCheckpoint(name), 9, name);
   });
 
   it('folds several projections at once when told to, each to the same documents, a failing one held back alone', async () => {
