@@ -243,12 +243,10 @@ export class ProjectionGroup {
     // `apply` never throws (a failure sets the projection aside), so the workers never reject.
     const worker = async () => {
       for (let state = queue.shift(); state !== undefined && !this.stopped; state = queue.shift()) {
-        // Past the projection's checkpoint (one that lagged is fed again from it).
-        const fresh = (events: RecordedEvent[]): RecordedEvent[] =>
-          events[0] === undefined || events[0].position > state.checkpoint ? events : events.filter((e) => e.position > state.checkpoint);
-        const events = fresh(batch);
+        // A projection that lagged is fed again from its own checkpoint.
+        const events = eventsAfter(batch, state.checkpoint);
         if (events.length === 0) continue;
-        progressed = (await this.apply(state, events, fresh(handled.get(state) ?? []))) || progressed;
+        progressed = (await this.apply(state, events, eventsAfter(handled.get(state) ?? [], state.checkpoint))) || progressed;
       }
     };
     await Promise.all(Array.from({ length: Math.max(1, Math.min(this.options.parallel, queue.length)) }, worker));
@@ -287,6 +285,11 @@ export class ProjectionGroup {
       return false;
     }
   }
+}
+
+/** The events past `position`, in log order (the list itself when all are). */
+function eventsAfter(events: RecordedEvent[], position: number): RecordedEvent[] {
+  return events[0] === undefined || events[0].position > position ? events : events.filter((e) => e.position > position);
 }
 
 /**
