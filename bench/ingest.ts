@@ -91,14 +91,17 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   const pipeline = createPipeline(adapters, silentLogger);
   // As `start` loads a catalog: projections fold in their worker thread while this one ingests.
   const projecting = await startProjectionThread(config, readStore);
+  // As `start` loads the sample: the crawl generated and encoded on its own thread, appended as
+  // it comes while ingest consumes it. The thread is started, as the projections' is, before
+  // the clock: `start` boots both at once, and a crawler is a publisher already running when it
+  // publishes; the crawl itself, generation and encoding included, is timed.
+  const crawling = adapters.localInbox ? startCrawlThread({ seed: 42, startDate: '2026-11-14', ...(titles === undefined ? {} : { titles }), ...(countries === undefined ? {} : { countries }) }) : null;
+  await crawling?.ready;
   const t0 = performance.now();
   const cpu0 = cpuSeconds();
   let observations: number;
   let t1: number;
-  if (adapters.localInbox) {
-    // As `start` loads the sample: the crawl generated and encoded on its own thread, appended
-    // as it comes while ingest consumes it.
-    const crawling = startCrawlThread({ seed: 42, startDate: '2026-11-14', ...(titles === undefined ? {} : { titles }), ...(countries === undefined ? {} : { countries }) });
+  if (adapters.localInbox && crawling) {
     observations = await publishWhileIngesting(adapters.localInbox, crawling.take(0), () => pipeline.ingestUntilIdle((n) => progressLine(label, 'ingested', n)));
     await crawling.stop();
     t1 = t0;

@@ -9,9 +9,14 @@ import { Worker } from 'node:worker_threads';
 import { AppError } from '../../contracts/errors.ts';
 import type { LmdbInbox } from '../../infra/lmdb/inbox.ts';
 import type { CrawlOptions } from '../crawler/catalog.ts';
-import type { CrawlChunk, CrawlRequest } from './crawlWorkerMain.ts';
+import type { CrawlChunk, CrawlReady, CrawlRequest } from './crawlWorkerMain.ts';
 
 export interface CrawlThread {
+  /**
+   * Resolves once the worker has loaded its modules and can generate (rejects if it failed to
+   * start): a bench waits for it to time the crawl, not the thread's start.
+   */
+  readonly ready: Promise<void>;
   /** Starts generating `day` in the worker, if not asked already. */
   prepare(day: number): void;
   /** The encoded records of `day` in crawl order, chunk by chunk (asks for it first if needed). */
@@ -25,13 +30,23 @@ export function startCrawlThread(options: Omit<CrawlOptions, 'day'>): CrawlThrea
   const worker = new Worker(new URL('./crawlWorker.mjs', import.meta.url));
   const days = new Map<number, { chunks: CrawlChunk[]; wake: (() => void) | null }>();
   let failure: Error | null = null;
+  let started!: { resolve: () => void; reject: (err: Error) => void };
+  const ready = new Promise<void>((resolve, reject) => (started = { resolve, reject }));
+  // Nobody need wait for it: a failed start also reaches `take`.
+  ready.catch(() => undefined);
   const fail = (err: Error) => {
     failure ??= err;
+    started.reject(err);
     for (const d of days.values()) d.wake?.();
   };
   worker.on('error', fail);
   worker.on('exit', (code) => fail(new Error(`the crawl worker exited with code ${code}`)));
-  worker.on('message', (chunk: CrawlChunk) => {
+  worker.on('message', (message: CrawlChunk | CrawlReady) => {
+    if ('ready' in message) {
+      started.resolve();
+      return;
+    }
+    const chunk = message;
     const day = days.get(chunk.day);
     if (!day) return;
     day.chunks.push(chunk);
@@ -45,6 +60,7 @@ export function startCrawlThread(options: Omit<CrawlOptions, 'day'>): CrawlThrea
   }
 
   return {
+    ready,
     prepare,
     async *take(day) {
       prepare(day);

@@ -14,6 +14,11 @@ import { generateCrawl, type CrawlOptions } from '../crawler/catalog.ts';
 
 export type CrawlRequest = { type: 'crawl'; day: number; options: CrawlOptions } | { type: 'ack'; day: number };
 
+/** What the worker posts once its modules are loaded, before any chunk. */
+export interface CrawlReady {
+  ready: true;
+}
+
 export interface CrawlChunk {
   day: number;
   /** The encoded records, one after the other. */
@@ -101,3 +106,4 @@ parentPort?.on('message', (message: CrawlRequest) => {
     }),
   );
 });
+parentPort?.postMessage({ ready: true } satisfies CrawlReady);

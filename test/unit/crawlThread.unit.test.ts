@@ -19,6 +19,19 @@ const OPTIONS: Omit<CrawlOptions, 'day'> = { seed: 7, titles: 1500, countries: [
 describe('sample crawl thread', function () {
   this.timeout(120_000);
 
+  it('says it is ready once its modules are loaded, before anything is asked of it', async () => {
+    const thread = startCrawlThread(OPTIONS);
+    try {
+      // Resolves with no day prepared: what a bench waits for before it starts its clock.
+      await thread.ready;
+      let chunks = 0;
+      for await (const records of thread.take(0)) chunks += records.length > 0 ? 1 : 0;
+      assert.ok(chunks > 0);
+    } finally {
+      await thread.stop();
+    }
+  });
+
   it('yields, day after day, the bytes encodeObservation gives for the crawl, in order', async () => {
     const thread = startCrawlThread(OPTIONS);
     try {
