@@ -5,7 +5,7 @@
  * LMDB event store -> every projection), for the sample catalog and a synthetic catalog
  * (default 250,000 titles), beside the raw LMDB batched-append rate of the same event values in
  * the same run (one transaction per 1,000 events, the bare engine with no decide, no index, no
- * projection), and the peak RSS. A second reference adds to that time the same bare appends of
+ * projection; on a fresh thread, bench/_ingestRaw.ts), and the peak RSS. A second reference adds to that time the same bare appends of
  * every read-model document the run wrote: what the engine takes to write what we write. With
  * KAFKA_BROKERS, also observations/s through Kafka into the
  * Kafka event log with one and two ingest processes beside a raw kafkajs loop, and the projector
@@ -18,16 +18,16 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { open } from 'lmdb';
+import { Worker } from 'node:worker_threads';
 import { systemClock } from '../contracts/ports.ts';
 import { publishWhileIngesting, startCrawlThread } from '../services/cli/crawlThread.ts';
 import { createPipeline } from '../services/cli/pipeline.ts';
 import { startProjectionThread } from '../services/cli/projectionThread.ts';
 import { kafkaIngestBench } from './_ingestKafka.ts';
+import type { RawResult } from './_ingestRaw.ts';
 import { median, roundsOption } from './_stats.ts';
 import { crawl } from '../services/crawler/crawl.ts';
 import { openAdapters } from '../services/shared/adapters.ts';
-import { scanPages } from '../services/snapshot/scan.ts';
 import { loadConfig } from '../services/shared/config.ts';
 import { silentLogger } from '../services/shared/logger.ts';
 
@@ -75,6 +75,19 @@ interface RunResult {
    * than our three); on two free cores the wall-clock ratio can reach up to twice this.
    */
   cpu_ratio_to_raw: number;
+}
+
+/** The bare appends of the run in `dataDir`, measured on a fresh thread. */
+function references(dataDir: string): Promise<RawResult> {
+  const worker = new Worker(new URL('./_ingestRawWorker.mjs', import.meta.url), { workerData: { dataDir } });
+  return new Promise<RawResult>((resolve, reject) => {
+    worker.once('message', (result: RawResult) => {
+      resolve(result);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the reference thread exited with code ${code}`)));
+  });
 }
 
 /** CPU seconds this process has used so far, all threads. */
@@ -127,50 +140,9 @@ async function runOnce(label: string, titles: number | undefined, countries: str
   const events = await eventStore.headPosition();
   const seconds = (t3 - t0) / 1000;
 
-  // The reference: the same event values appended to a bare LMDB database, 1,000 per
-  // transaction, fsync'd like ours: what the engine can do with no decide and no projection.
-  const rawDir = mkdtempSync(join(tmpdir(), 'marquee-bench-raw-'));
-  const raw = open({ path: rawDir, overlappingSync: false });
-  let rawSeconds = 0;
-  let rawCpu = 0;
-  let after = 0;
-  let key = 0;
-  for (;;) {
-    const batch = await eventStore.readAll({ after, limit: 1000 });
-    const last = batch[batch.length - 1];
-    if (!last) break;
-    after = last.position;
-    const values = batch.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata, streamId: e.streamId, revision: e.revision, recordedAt: e.recordedAt }));
-    const started = performance.now();
-    const cpuStarted = cpuSeconds();
-    await raw.transaction(() => {
-      for (const v of values) raw.put((key += 1), v);
-    });
-    rawSeconds += (performance.now() - started) / 1000;
-    rawCpu += cpuSeconds() - cpuStarted;
-  }
-  await raw.close();
-  rmSync(rawDir, { recursive: true, force: true });
-
-  // A second reference: the events' bare appends above plus every document the projections
-  // wrote, appended the same bare way (1,000 per transaction, keys `collection\0key`). Our run
-  // writes both; the first reference writes the events alone, a fraction of the bytes.
-  const fullDir = mkdtempSync(join(tmpdir(), 'marquee-bench-raw-all-'));
-  const full = open({ path: fullDir, overlappingSync: false });
-  let fullSeconds = rawSeconds;
-  let documents = 0;
-  for (const collection of await readStore.listCollections()) {
-    for await (const page of scanPages<unknown>(readStore, collection, { pageSize: 1000 })) {
-      const started = performance.now();
-      await full.transaction(() => {
-        for (const d of page) full.put(`${collection}\u0000${d.key}`, d.doc);
-      });
-      fullSeconds += (performance.now() - started) / 1000;
-      documents += page.length;
-    }
-  }
-  await full.close();
-  rmSync(fullDir, { recursive: true, force: true });
+  // The references, on a thread of their own (see bench/_ingestRaw.ts): the run's events
+  // appended to a bare LMDB database, then every read-model document too.
+  const { rawSeconds, rawCpu, fullSeconds, documents } = await references(dataDir);
   await adapters.close();
   rmSync(dataDir, { recursive: true, force: true });
   const rawRate = events / rawSeconds;
