@@ -5,9 +5,9 @@
  * LMDB event store -> every projection), for the sample catalog and a synthetic catalog
  * (default 250,000 titles), beside the raw LMDB batched-append rate of the same event values in
  * the same run (one transaction per 1,000 events, the bare engine with no decide, no index, no
- * projection; on a fresh thread, bench/_ingestRaw.ts), and the peak RSS. A second reference adds to that time the same bare appends of
- * every read-model document the run wrote: what the engine takes to write what we write. With
- * KAFKA_BROKERS, also observations/s through Kafka into the
+ * projection; on a fresh thread, bench/_ingestRaw.ts), and the peak RSS. A second reference
+ * adds to that time the same bare appends of every read-model document the run wrote: what the
+ * engine takes to write what we write. With KAFKA_BROKERS, also observations/s through Kafka into the
  * Kafka event log with one and two ingest processes beside a raw kafkajs loop, and the projector
  * failover time (bench/_ingestKafka.ts). With `--rounds N` (default 1) the sample and the
  * synthetic catalog each run N times, each run beside its own references: their fields are the

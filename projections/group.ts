@@ -19,7 +19,7 @@ import type { EventStore, ReadStore, Subscription } from '../contracts/ports.ts'
 import type { Projection } from '../contracts/projection.ts';
 import { resolveCollection } from './collections.ts';
 import { countParked } from './parking.ts';
-import { applyBatch } from './runner.ts';
+import { applyBatch, eventsAfter } from './runner.ts';
 
 /** What the runner logs: a pino logger fits. */
 export interface RunnerLog {
@@ -285,11 +285,6 @@ export class ProjectionGroup {
       return false;
     }
   }
-}
-
-/** The events past `position`, in log order (the list itself when all are). */
-function eventsAfter(events: RecordedEvent[], position: number): RecordedEvent[] {
-  return events[0] === undefined || events[0].position > position ? events : events.filter((e) => e.position > position);
 }
 
 /**

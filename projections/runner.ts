@@ -85,6 +85,15 @@ function eventsOfTypes(types: readonly string[], batch: readonly RecordedEvent[]
  * in log order, picked by a caller that picks them for several projections in one pass (the
  * group); otherwise they are picked here.
  */
+/**
+ * The events past `position`, in log order: the list itself when its first is (being in log
+ * order, all are), a filtered copy otherwise. What a document, or a projection that lagged,
+ * still has to fold.
+ */
+export function eventsAfter(events: RecordedEvent[], position: number): RecordedEvent[] {
+  return events[0] === undefined || events[0].position > position ? events : events.filter((e) => e.position > position);
+}
+
 export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEvent[], handledEvents?: readonly RecordedEvent[]): Promise<BatchInfo> {
   const last = batch[batch.length - 1];
   if (last === undefined) throw new AppError('internal', 'applyBatch needs at least one event');
@@ -115,9 +124,8 @@ export async function applyBatch<D>(options: RunnerOptions<D>, batch: RecordedEv
     let doc: D | null = current?.doc ?? null;
     let position = current?.position ?? 0;
     // Already in the stored document (a replay or a redelivery): folding it again would
-    // count it twice. The events are in log order, so when the first is fresh all are.
-    const events = byDocument.get(id) ?? [];
-    const fresh = (events[0]?.position ?? 0) > position ? events : events.filter((event) => event.position > position);
+    // count it twice.
+    const fresh = eventsAfter(byDocument.get(id) ?? [], position);
     if (fresh.length === 0) return;
     const existing = parked.get(id);
     if (existing !== undefined) {
